@@ -1,0 +1,209 @@
+"""The mechanism behind the op catalogue: value facts, the op entry, the chooser protocol.
+
+Every op is one ``OpDef``. Its ``infer`` is the single statement of the op's type rule *and*
+of its value-range rule: it computes the result's shape, dtype, value interval and exactness
+from the operands' facts, and raises ``OpError`` for anything TVM would reject or that would be
+undefined behaviour at run time (an index out of range, an integer divisor that may be zero,
+integer overflow, a float leaving its finite range). Generation, reduction and loading all
+validate through it, so a Program that passes ``infer`` everywhere is valid by construction.
+
+``propose`` is how the strategies instantiate an op: it picks operands and attributes with an
+abstract ``Chooser`` (Hypothesis in ``strategies/``, anything else in tests), and may add helper
+nodes first, e.g. a ``clip`` that makes a computed index valid for ``take``.
+
+Exactness: a value is *exact* when every correct compilation must compute it bit for bit the
+same (integers, bools, and floats that only went through data movement, negation, max/min and
+the like). Floats that went through arithmetic may differ in the last bits after a legal
+rewrite (reassociation, FMA contraction). Ops that turn such a difference into a discrete one
+(comparisons, float-to-int casts) accept only exact float operands, so a tiny legal rounding
+difference can never become a false alarm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, Sequence, TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+
+FLOATS = ("float32", "float16")
+INTS = ("int32", "int64")
+NUMERIC = FLOATS + INTS
+DTYPES = NUMERIC + ("bool",)
+
+# Largest magnitude an integer value may reach: overflow is undefined behaviour in TVM's codegen.
+INT_LIMIT = {"int32": 2**31 - 1, "int64": 2**62}
+# Largest magnitude a float value may reach: far from overflow, so that a rewrite's legal
+# rounding difference stays a rounding difference.
+FLOAT_LIMIT = {"float32": 1e12, "float16": 1e4}
+# Relative tolerance of a float comparison; the absolute part scales with the value bound.
+RTOL = {"float32": 1e-4, "float16": 2e-2}
+
+
+class OpError(ValueError):
+    """The operands or attributes are not valid for this op."""
+
+
+def is_float(dtype: str) -> bool:
+    return dtype in FLOATS
+
+
+def is_int(dtype: str) -> bool:
+    return dtype in INTS
+
+
+def representable(dtype: str, lo: float, hi: float) -> bool:
+    if dtype == "bool":
+        return 0 <= lo and hi <= 1
+    limit = INT_LIMIT[dtype] if is_int(dtype) else FLOAT_LIMIT[dtype]
+    return -limit <= lo and hi <= limit
+
+
+@dataclass(frozen=True)
+class ValueInfo:
+    """What is statically known of a value: its type, a bound on its elements, exactness."""
+
+    shape: tuple[int, ...]
+    dtype: str
+    lo: float
+    hi: float
+    exact: bool = True
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def magnitude(self) -> float:
+        return max(abs(self.lo), abs(self.hi))
+
+    def excludes_zero(self, margin: float = 0.0) -> bool:
+        return self.lo > margin or self.hi < -margin
+
+
+def checked(shape, dtype: str, lo: float, hi: float, exact: bool) -> ValueInfo:
+    """A result ValueInfo, after checking its range is representable without overflow."""
+    if not representable(dtype, lo, hi):
+        raise OpError(f"result range [{lo:g}, {hi:g}] may overflow {dtype}")
+    return ValueInfo(tuple(int(d) for d in shape), dtype, float(lo), float(hi), exact)
+
+
+def require(condition: bool, message: str) -> None:
+    if not condition:
+        raise OpError(message)
+
+
+def normalize_axis(axis: int, rank: int) -> int:
+    require(isinstance(axis, int) and -rank <= axis < rank, f"axis {axis} out of range for rank {rank}")
+    return axis % rank
+
+
+class Chooser(Protocol):
+    """The source of every choice an op makes when it is instantiated."""
+
+    def choice(self, options: Sequence[T]) -> T: ...
+
+    def integer(self, lo: int, hi: int) -> int: ...
+
+    def boolean(self) -> bool: ...
+
+    def array(self, shape: tuple[int, ...], dtype: str, lo: float, hi: float) -> np.ndarray: ...
+
+
+class Sketch(Protocol):
+    """A Program under construction, as ops see it while proposing (see passfuzz.graph)."""
+
+    infos: list[ValueInfo]
+
+    def candidates(self, accept: Callable[[ValueInfo], bool]) -> list[int]: ...
+
+    def add(self, op: str, args: Sequence[int], attrs: dict | None = None) -> int: ...
+
+    def add_const(self, shape: tuple[int, ...], dtype: str, lo: float, hi: float) -> int: ...
+
+    def add_param(self, shape: tuple[int, ...], dtype: str, lo: float, hi: float, role: str) -> int: ...
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """One op of the catalogue; see the module docstring for the contract of each part."""
+
+    name: str
+    infer: Callable[[list[ValueInfo], dict], ValueInfo]
+    emit: Callable[[Any, list, dict], Any]  # (tvm.relax, operand exprs, attrs) -> expr
+    reference: Callable[[list[np.ndarray], dict], np.ndarray]
+    propose: Callable[[Sketch, Chooser], None] | None  # None: never drawn as a node of its own
+    accepts: Callable[[ValueInfo], bool]  # can this value be the first operand?
+    notes: str = ""  # where the Relax op differs from its numpy counterpart
+
+    def applicable(self, sketch: Sketch) -> bool:
+        return self.propose is not None and bool(sketch.candidates(self.accepts))
+
+
+# -- operand helpers shared by the ops' propose functions -------------------------------------
+
+def valid(infer: Callable[[list[ValueInfo], dict], ValueInfo], args: list[ValueInfo], attrs: dict | None = None) -> bool:
+    """Would ``infer`` accept these operands? Lets propose choose only among valid operands."""
+    try:
+        infer(args, attrs or {})
+        return True
+    except OpError:
+        return False
+
+
+def probe(like: ValueInfo, lo: float = -4, hi: float = 4, shape: tuple[int, ...] | None = None) -> ValueInfo:
+    """The facts of a fresh operand: ``like``'s dtype, elements in [lo, hi]."""
+    return ValueInfo(like.shape if shape is None else shape, like.dtype, lo, hi, True)
+
+
+def pick(sketch: Sketch, choose: Chooser, accept: Callable[[ValueInfo], bool]) -> int:
+    options = sketch.candidates(accept)
+    if not options:
+        raise OpError("no operand qualifies")  # OpDef.applicable() prevents this
+    return choose.choice(options)
+
+
+def operand(sketch: Sketch, choose: Chooser, shapes: Sequence[tuple[int, ...]], dtype: str,
+            lo: float, hi: float, accept: Callable[[ValueInfo], bool] = lambda info: True) -> int:
+    """An operand of one of ``shapes`` and ``dtype``: an existing value for which ``accept``
+    holds, or a new constant or parameter with elements drawn in [lo, hi]. Existing values come
+    first, so shrinking prefers reusing the graph over growing it."""
+    wanted = {tuple(s) for s in shapes}
+    existing = sketch.candidates(lambda i: i.shape in wanted and i.dtype == dtype and accept(i))
+    source = choose.choice([*existing, "const", "param"])
+    if not isinstance(source, str):
+        return source
+    shape = tuple(choose.choice(list(shapes)))
+    if source == "const":
+        return sketch.add_const(shape, dtype, lo, hi)
+    return sketch.add_param(shape, dtype, lo, hi, choose.choice(["input", "weight"]))
+
+
+def broadcastable_shapes(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Shapes that broadcast against ``shape`` to ``shape`` itself: same shape first, then scalar,
+    then the trailing dims, then the same shape with each dim set to 1."""
+    out = [tuple(shape), ()]
+    for k in range(1, len(shape)):
+        out.append(tuple(shape[k:]))
+    for k, d in enumerate(shape):
+        if d != 1:
+            out.append(tuple(1 if j == k else s for j, s in enumerate(shape)))
+    seen, unique = set(), []
+    for s in out:
+        if s not in seen:
+            seen.add(s)
+            unique.append(s)
+    return unique
+
+
+def broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    try:
+        return tuple(int(d) for d in np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise OpError(f"shapes {shapes} do not broadcast") from None

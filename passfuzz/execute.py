@@ -1,0 +1,84 @@
+"""Build, transform, compile and run one side of a comparison in an isolated child -> Outcome.
+
+The original side is the Program's module compiled as is; the optimized side is a fresh build
+with the passes applied in order, checked for well-formedness, and called through the
+calling-convention adapter. Each side runs in its own forked child, so a crash on the optimized
+side never loses the original's results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import tvm_ffi
+from tvm import relax
+
+from . import isolate
+from .calling import PLAIN, choose_adapter
+from .passes import PassSpec
+from .program import Program
+from .relax_build import build_module, to_numpy
+from .targets import compile_module, device_for
+
+
+@dataclass
+class Outcome:
+    status: str  # "ok" | "error" | "crash" | "hang" | "incomparable"
+    stage: str = ""  # where it ended: "build", "pass:<name>", "well-formed", "compile:<target>", "run:<target>"
+    error: str = ""  # one line: "InternalError: ...", "SIGSEGV", "no result after 60 s"
+    outputs: dict[str, list[np.ndarray]] = field(default_factory=dict)  # per target
+    changed: bool | None = None  # did the passes change the module (optimized side only)
+    log: str = ""  # the child's stderr tail and traceback, for the report
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+class IllFormed(Exception):
+    """The optimized module fails relax.analysis.well_formed."""
+
+
+def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str]) -> dict:
+    isolate.mark("build")
+    mod = build_module(program)
+    adapter, changed = PLAIN, None
+    if passes is not None:
+        for spec in passes:
+            isolate.mark(f"pass:{spec.text}")
+            mod = spec.instantiate()(mod)
+        isolate.mark("well-formed")
+        try:
+            relax.analysis.well_formed(mod)
+        except Exception as exc:  # noqa: BLE001 - its message names the violation
+            raise IllFormed(str(exc).strip().splitlines()[-1] if str(exc).strip() else "well_formed failed")
+        if not relax.analysis.check_well_formed(mod):
+            raise IllFormed("check_well_formed returned False")
+        reference = build_module(program)  # fresh: a pass may have mutated its input
+        changed = not tvm_ffi.structural_equal(reference, mod)
+        adapter = choose_adapter(reference, mod)
+        if adapter is None:
+            return {"incomparable": "main's signature changed and no calling adapter is known", "changed": changed}
+    outputs = {}
+    for target in targets:
+        isolate.mark(f"compile:{target}")
+        executable = compile_module(mod, target)
+        isolate.mark(f"run:{target}")
+        vm = relax.VirtualMachine(executable, device_for(target))
+        outputs[target] = to_numpy(adapter.call(vm, program, program.arguments()))
+    return {"outputs": outputs, "changed": changed}
+
+
+def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str],
+             timeout: float) -> Outcome:
+    """One side in a forked child; ``passes=None`` is the original side."""
+    child = isolate.run_forked(lambda: _run_side(program, passes, targets), timeout)
+    if child.status != "ok":
+        return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
+                       log=child.stderr_tail)
+    value = child.value
+    if "incomparable" in value:
+        return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"])
+    return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"])

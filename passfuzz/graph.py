@@ -1,0 +1,113 @@
+"""Static analysis of Programs through the catalogue, and the sketch programs are built in.
+
+``analyse`` is the one validity check: every consumer of a Program (generation, the reducer,
+the corpus loader) relies on it, so a Program that analyses cleanly is well typed and free of
+undefined behaviour for every argument inside the declared parameter ranges.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .catalogue import BY_NAME, Chooser, OpError, ValueInfo
+from .catalogue.base import DTYPES, representable
+from .program import Node, Param, Program, ProgramError
+
+
+def param_info(param: Param) -> ValueInfo:
+    return ValueInfo(tuple(param.shape), param.dtype, float(param.lo), float(param.hi), True)
+
+
+def infer_node(node: Node, infos: Sequence[ValueInfo], where: str = "node") -> ValueInfo:
+    op = BY_NAME.get(node.op)
+    if op is None:
+        raise ProgramError(f"{where}: unknown op {node.op!r}")
+    if any(not 0 <= a < len(infos) for a in node.args):
+        raise ProgramError(f"{where}: operand refers to a later or missing value")
+    try:
+        return op.infer([infos[a] for a in node.args], dict(node.attrs))
+    except OpError as exc:
+        raise ProgramError(f"{where} ({node.op}): {exc}") from None
+    except (KeyError, TypeError, IndexError, ValueError) as exc:
+        raise ProgramError(f"{where} ({node.op}): bad attributes: {type(exc).__name__}: {exc}") from None
+
+
+def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
+    """The ValueInfo of every value; raises ProgramError on the first invalid one."""
+    infos: list[ValueInfo] = []
+    for i, value in enumerate(program.values):
+        where = f"values[{i}]"
+        if isinstance(value, Param):
+            if value.dtype not in DTYPES or value.role not in ("input", "weight"):
+                raise ProgramError(f"{where}: unsupported dtype or role")
+            if any(not isinstance(d, int) or d < 1 for d in value.shape) or not value.lo <= value.hi \
+                    or not representable(value.dtype, value.lo, value.hi):
+                raise ProgramError(f"{where}: bad shape or range")
+            if check_values:
+                try:
+                    array = value.array()
+                except (ValueError, TypeError, OverflowError) as exc:
+                    raise ProgramError(f"{where}.value: does not match shape and dtype: {exc}") from None
+                if array.size and not (value.lo <= array.astype("float64").min()
+                                       and array.astype("float64").max() <= value.hi):
+                    raise ProgramError(f"{where}.value: element outside the declared range")
+            infos.append(param_info(value))
+        else:
+            infos.append(infer_node(value, infos, where))
+    if not program.outputs or any(not 0 <= o < len(infos) for o in program.outputs):
+        raise ProgramError("outputs: empty or refers to a missing value")
+    return infos
+
+
+class ProgramSketch:
+    """A Program under construction; ops add to it while proposing (catalogue.Sketch)."""
+
+    def __init__(self, chooser: Chooser):
+        self.chooser = chooser
+        self.values: list[Param | Node] = []
+        self.infos: list[ValueInfo] = []
+
+    def candidates(self, accept: Callable[[ValueInfo], bool]) -> list[int]:
+        return [i for i, info in enumerate(self.infos) if accept(info)]
+
+    def add(self, op: str, args: Sequence[int], attrs: dict | None = None) -> int:
+        node = Node(op, tuple(args), dict(attrs or {}))
+        self.infos.append(infer_node(node, self.infos))  # a failure here is a bug in op.propose
+        self.values.append(node)
+        return len(self.values) - 1
+
+    def add_const(self, shape: tuple[int, ...], dtype: str, lo: float, hi: float) -> int:
+        array = self.chooser.array(tuple(shape), dtype, lo, hi)
+        return self.add("const", [], {"shape": list(shape), "dtype": dtype, "value": array.tolist()})
+
+    def add_param(self, shape: tuple[int, ...], dtype: str, lo: float, hi: float, role: str = "input") -> int:
+        # The argument is drawn in finish(), after the whole structure (better shrinking).
+        self.values.append(Param(tuple(shape), dtype, lo, hi, None, role))
+        self.infos.append(param_info(self.values[-1]))
+        return len(self.values) - 1
+
+    def sinks(self) -> list[int]:
+        used = {a for v in self.values if isinstance(v, Node) for a in v.args}
+        return [i for i, v in enumerate(self.values) if isinstance(v, Node) and i not in used]
+
+    def finish(self, outputs: Sequence[int]) -> Program:
+        values = []
+        for v in self.values:
+            if isinstance(v, Param):
+                v = Param(v.shape, v.dtype, v.lo, v.hi, self.chooser.array(v.shape, v.dtype, v.lo, v.hi).tolist(),
+                          v.role)
+            values.append(v)
+        return Program(tuple(values), tuple(outputs))
+
+
+def evaluate(program: Program) -> list[np.ndarray]:
+    """The outputs of ``program`` computed with the catalogue's numpy references."""
+    results: list[np.ndarray] = []
+    for value in program.values:
+        if isinstance(value, Param):
+            results.append(value.array())
+        else:
+            results.append(np.asarray(BY_NAME[value.op].reference([results[a] for a in value.args], value.attrs)))
+    return [results[o] for o in program.outputs]

@@ -1,0 +1,15 @@
+"""Public Hypothesis strategies of passfuzz, for use in your own tests::
+
+    from hypothesis import given
+    from strategies import relax_programs
+    from passfuzz.relax_build import build_module
+
+    @given(relax_programs(max_nodes=6))
+    def test_my_pass_keeps_well_formedness(program):
+        mod = build_module(program)
+        ...
+"""
+
+from ._programs import relax_programs, tensor_values
+
+__all__ = ["relax_programs", "tensor_values"]

@@ -1,0 +1,105 @@
+"""Hypothesis strategies for Programs, built on the op catalogue's ``propose`` functions."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+from hypothesis.extra import numpy as hnp
+
+from passfuzz.catalogue import BY_NAME, DTYPES, OPS
+from passfuzz.graph import ProgramSketch
+from passfuzz.program import Program
+
+# Declared element ranges of new parameters, simplest first. Positive ranges give divisors;
+# small integers make ties and repeated values frequent, which rewrite bugs often need.
+FLOAT_RANGES = [(-4.0, 4.0), (0.0, 4.0), (1.0, 4.0), (-4.0, -1.0)]
+INT_RANGES = [(-8, 8), (0, 8), (1, 8), (0, 1)]
+
+
+def tensor_values(shape: tuple[int, ...], dtype: str, lo: float, hi: float) -> st.SearchStrategy[np.ndarray]:
+    """Arrays of ``shape`` and ``dtype`` with every element in [lo, hi]: no NaN, no infinity,
+    no subnormal; exact zeros, negative zero and repeated values are all likely.
+
+    Examples from this strategy shrink toward arrays of zeros (or of the bound nearest zero)."""
+    if dtype == "bool":
+        elements = st.booleans()
+    elif dtype.startswith("int"):
+        elements = st.integers(int(np.ceil(lo)), int(np.floor(hi)))
+    else:
+        width = 16 if dtype == "float16" else 32
+        elements = st.floats(lo, hi, width=width, allow_nan=False, allow_infinity=False, allow_subnormal=False)
+    return hnp.arrays(np.dtype(dtype), tuple(shape), elements=elements)
+
+
+class _DrawChooser:
+    """The catalogue's Chooser, backed by a Hypothesis draw function."""
+
+    def __init__(self, draw):
+        self.draw = draw
+
+    def choice(self, options):
+        return self.draw(st.sampled_from(list(options)))
+
+    def integer(self, lo, hi):
+        return self.draw(st.integers(lo, hi))
+
+    def boolean(self):
+        return self.draw(st.booleans())
+
+    def array(self, shape, dtype, lo, hi):
+        return self.draw(tensor_values(shape, dtype, lo, hi))
+
+
+def _param_spec(draw, dtypes: Sequence[str], max_rank: int):
+    dtype = draw(st.sampled_from(list(dtypes)))
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=0, max_size=max_rank)))
+    lo, hi = (0, 1) if dtype == "bool" else draw(st.sampled_from(INT_RANGES if dtype.startswith("int")
+                                                                  else FLOAT_RANGES))
+    return shape, dtype, lo, hi
+
+
+def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = DTYPES, min_nodes: int = 1,
+                   max_nodes: int = 10, max_params: int = 3, max_rank: int = 3) -> st.SearchStrategy[Program]:
+    """Well-typed Relax programs as passfuzz Programs (plain data; build them with
+    ``passfuzz.relax_build.build_module``).
+
+    Programs are DAGs: a value may feed several nodes, parameters are runtime inputs or
+    weights (``num_input``), constants may be 0-d, and every value no node consumes is an
+    output (several outputs make a tuple). Every index is in range, every integer divisor
+    non-zero, no integer overflows and no float leaves its finite range, for any arguments in
+    the declared parameter ranges.
+
+    ``ops`` restricts the catalogue (names, see ``passfuzz.catalogue.BY_NAME``); ``dtypes``
+    restricts the dtypes of parameters and constants.
+
+    Examples from this strategy shrink toward fewer nodes, ops earlier in the catalogue,
+    smaller shapes, float32, and arguments near zero."""
+    chosen = list(OPS) if ops is None else [BY_NAME[name] for name in ops if name in BY_NAME]
+    if ops is not None and len(chosen) != len(set(ops)):
+        raise InvalidArgument(f"unknown op(s): {sorted(set(ops) - set(BY_NAME))}")
+    if not dtypes or set(dtypes) - set(DTYPES):
+        raise InvalidArgument(f"dtypes must be a non-empty subset of {DTYPES}")
+    if not 0 <= min_nodes <= max_nodes or max_params < 1:
+        raise InvalidArgument("need 0 <= min_nodes <= max_nodes and max_params >= 1")
+
+    @st.composite
+    def draw_program(draw) -> Program:
+        chooser = _DrawChooser(draw)
+        sketch = ProgramSketch(chooser)
+        sketch.add_param(*_param_spec(draw, dtypes, max_rank), role="input")
+        while len(sketch.values) < max_params and draw(st.booleans()):
+            sketch.add_param(*_param_spec(draw, dtypes, max_rank), role=draw(st.sampled_from(["input", "weight"])))
+        steps = 0
+        # One continue-or-stop choice per node keeps deleting a node a local change for the shrinker.
+        while steps < max_nodes and (steps < min_nodes or draw(st.integers(0, 4)) != 0):
+            applicable = [op for op in chosen if op.applicable(sketch)]
+            if not applicable:
+                break
+            draw(st.sampled_from(applicable)).propose(sketch, chooser)
+            steps += 1
+        return sketch.finish(sketch.sinks() or [len(sketch.values) - 1])
+
+    return draw_program()
