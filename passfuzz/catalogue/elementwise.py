@@ -67,13 +67,20 @@ def _abs_bounds(lo: float, hi: float) -> tuple[float, float]:
 
 
 def _sigmoid(v: float) -> float:
-    return 1.0 / (1.0 + math.exp(-v))
+    if v >= 0:
+        return 1.0 / (1.0 + math.exp(-v))
+    e = math.exp(max(v, -700.0))
+    return e / (1.0 + e)
+
+
+def _exp(v: float) -> float:
+    return math.exp(min(v, 700.0))  # beyond float64; checked() then rejects the range
 
 
 NEGATIVE = unary("negative", "negative", np.negative, NUMERIC, lambda lo, hi: (-hi, -lo), True)
 ABS = unary("abs", "abs", np.abs, NUMERIC, _abs_bounds, True)
 RELU = unary("relu", "nn.relu", lambda x: np.maximum(x, 0), NUMERIC, lambda lo, hi: (max(lo, 0), max(hi, 0)), True)
-EXP = unary("exp", "exp", np.exp, FLOATS, lambda lo, hi: (math.exp(lo), math.exp(hi)), False)
+EXP = unary("exp", "exp", np.exp, FLOATS, lambda lo, hi: (_exp(lo), _exp(hi)), False)
 SIGMOID = unary("sigmoid", "sigmoid", lambda x: 1 / (1 + np.exp(-x.astype("float64"))), FLOATS,
                 lambda lo, hi: (_sigmoid(lo), _sigmoid(hi)), False)
 TANH = unary("tanh", "tanh", np.tanh, FLOATS, lambda lo, hi: (math.tanh(lo), math.tanh(hi)), False)

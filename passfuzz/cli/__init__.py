@@ -1,0 +1,42 @@
+"""The command line: ``passfuzz --passes ...`` fuzzes (the default command); ``passfuzz replay``
+re-checks reproducers. Each command is one module; formatting lives in cli.output.
+
+Exit status: 0 nothing new (fuzz) or nothing reproduces (replay); 1 a new finding, or a
+reproducer that still reproduces; 2 a usage or input error, reported in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+USAGE_ERROR = 2
+
+
+class UsageError(Exception):
+    """A mistake of the user's; reported as one line and exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line instead of argparse's usage dump
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(USAGE_ERROR)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from . import fuzz, replay  # after argv handling: imports TVM
+
+    commands = {"replay": replay, "fuzz": fuzz}
+    command = commands.get(argv[0]) if argv else None
+    if command is not None:
+        argv = argv[1:]
+    else:
+        command = fuzz  # fuzzing is the default command
+    parser = command.parser()
+    args = parser.parse_args(argv)
+    try:
+        return command.run(args)
+    except UsageError as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return USAGE_ERROR

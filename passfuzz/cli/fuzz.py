@@ -1,0 +1,101 @@
+"""``passfuzz --passes P[,P...]``: generate programs, apply the passes, compare, shrink, save."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from . import Parser, UsageError
+from .output import Console
+
+DEFAULT_MAX_EXAMPLES = 200
+
+
+def parser() -> argparse.ArgumentParser:
+    p = Parser(
+        prog="passfuzz",
+        description="Fuzz TVM Relax passes: generate random well-typed Relax programs, apply the passes, "
+                    "compile and run the original and the optimized module on each target, and shrink every "
+                    "divergence (wrong result, crash, hang, ill-formed IR, compile error) into a minimal "
+                    "reproducer saved to the corpus. `passfuzz replay` re-checks saved reproducers.",
+        epilog="Exit status: 0 no new finding, 1 at least one new finding, 2 usage or input error. "
+               "Without --max-examples or --max-time, runs %d examples." % DEFAULT_MAX_EXAMPLES)
+    p.add_argument("--passes", required=True, metavar="P[,P...]",
+                   help="comma-separated passes applied in order: names in tvm.relax.transform "
+                        "(e.g. FoldConstant) or module.path:attr naming a tvm.transform.Pass or a callable "
+                        "returning one")
+    p.add_argument("--max-examples", type=int, metavar="N",
+                   help="stop after N generated examples (shrinking runs are not counted)")
+    p.add_argument("--max-time", type=float, metavar="SECONDS",
+                   help="stop generating after SECONDS; a shrink in progress may finish (up to 5 more minutes)")
+    p.add_argument("--seed", type=int, metavar="N", help="seed of the run: the same seed generates the same examples")
+    p.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR",
+                   help="where findings are saved and known bugs are read from (default: ./corpus)")
+    p.add_argument("--targets", metavar="T[,T...]",
+                   help="targets to compile and run on (llvm, c, cuda, rocm, vulkan, opencl, metal); default: "
+                        "every target this machine can run. Targets that cannot run here are skipped with a reason")
+    p.add_argument("-x", "--exitfirst", action="store_true",
+                   help="stop after the first new finding has been shrunk and saved")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="fuzzing processes on this machine (default 1); they share the corpus")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="time limit for building, optimizing, compiling and running one side of one example; "
+                        "past it the side counts as hung (default 60)")
+    p.add_argument("--max-nodes", type=int, default=10, metavar="N",
+                   help="most ops drawn per program, helper nodes aside (default 10)")
+    p.add_argument("--reduce-time", type=float, default=60.0, metavar="SECONDS",
+                   help="time for graph-level reduction of each finding after Hypothesis has shrunk it (default 60)")
+    return p
+
+
+def config_from(args: argparse.Namespace, console: Console):
+    """Validate the arguments into a FuzzConfig; UsageError for anything the user must fix."""
+    from ..engine import FuzzConfig
+    from ..passes import PassSpecError, resolve_list
+    from ..targets import default_targets, unavailable_reason
+
+    for name in ("max_examples", "workers", "max_nodes"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+    for name in ("max_time", "timeout", "reduce_time"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
+    try:
+        passes = resolve_list(args.passes)
+    except PassSpecError as exc:
+        raise UsageError(str(exc)) from None
+    if args.targets:
+        targets = []
+        for target in (t.strip() for t in args.targets.split(",")):
+            reason = unavailable_reason(target)
+            if reason is None:
+                targets.append(target)
+            else:
+                console.note(f"skipping target {target}: {reason}")
+        if not targets:
+            raise UsageError("none of the requested targets can run on this machine")
+    else:
+        targets = default_targets()
+        if not targets:
+            raise UsageError("this TVM build can run no target on this machine")
+    if args.corpus.exists() and not args.corpus.is_dir():
+        raise UsageError(f"--corpus {args.corpus} is not a directory")
+    max_examples = args.max_examples
+    if max_examples is None and args.max_time is None:
+        max_examples = DEFAULT_MAX_EXAMPLES
+    return FuzzConfig(passes=passes, targets=targets, corpus_dir=args.corpus, max_examples=max_examples,
+                      max_time=args.max_time, seed=args.seed, exitfirst=args.exitfirst, timeout=args.timeout,
+                      reduce_seconds=args.reduce_time, max_nodes=args.max_nodes)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..parallel import fuzz_in_workers
+
+    console = Console()
+    config = config_from(args, console)
+    console.start(config, args.workers)
+    stats = fuzz_in_workers(config, args.workers, console.handle)
+    console.summary(stats, config)
+    return 1 if stats.findings else 0

@@ -1,0 +1,92 @@
+"""What the user sees: a live progress line on a terminal, finding notices, the final summary.
+
+Execution never prints; it emits events (engine.Notify) that the Console renders.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+_REFRESH_SECONDS = 0.25  # progress line on a terminal
+_LOG_SECONDS = 30.0  # progress line when stderr is a file or a pipe (CI logs)
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+class Console:
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
+        self.live = self.stream.isatty()
+        self.started = time.monotonic()
+        self.last_progress = 0.0
+        self.line_open = False
+
+    def _write(self, text: str) -> None:
+        if self.line_open:
+            self.stream.write("\r\033[K")
+            self.line_open = False
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def note(self, text: str) -> None:
+        self._write(f"passfuzz: {text}")
+
+    def start(self, config, workers: int) -> None:
+        budget = []
+        if config.max_examples is not None:
+            budget.append(f"{config.max_examples} examples")
+        if config.max_time is not None:
+            budget.append(f"{config.max_time:g} s")
+        seed = f", seed {config.seed}" if config.seed is not None else ""
+        self.note(f"fuzzing {','.join(p.text for p in config.passes)} on {','.join(config.targets)} "
+                  f"({' or '.join(budget) or 'until interrupted'}, {workers} worker{'s' * (workers > 1)}{seed}); "
+                  f"corpus {config.corpus_dir}")
+
+    def handle(self, kind: str, data: dict) -> None:
+        if kind == "example":
+            self._progress(data["stats"])
+        elif kind == "new":
+            finding = data["finding"]
+            self._write(f"new finding {finding.kind}: {finding.message[:160]}\n"
+                        f"  saved unshrunk to {data['path']}; shrinking...")
+        elif kind == "saved":
+            self._write(f"shrunk to {data['program'].summary()}\n  saved {data['path']}\n"
+                        f"  reproduce: python {str(data['path'])[:-5]}.py")
+
+    def _progress(self, stats) -> None:
+        now = time.monotonic()
+        if now - self.last_progress < (_REFRESH_SECONDS if self.live else _LOG_SECONDS):
+            return
+        self.last_progress = now
+        elapsed = now - self.started
+        line = (f"{_clock(elapsed)}  {stats.examples} examples  {stats.examples / max(elapsed, 1e-9):.1f}/s  "
+                f"findings {len(stats.findings)}  known {stats.known}  generator defects {stats.generator_defects}")
+        if self.live:
+            self.stream.write("\r\033[K" + line)
+            self.stream.flush()
+            self.line_open = True
+        else:
+            self._write(line)
+
+    def summary(self, stats, config) -> None:
+        elapsed = time.monotonic() - self.started
+        rate = stats.examples / max(elapsed, 1e-9)
+        fired = 100.0 * stats.fired / max(stats.examples, 1)
+        lines = [
+            f"{stats.examples} examples in {elapsed:.1f} s ({rate:.2f}/s), {stats.shrink_runs} shrink runs; "
+            f"stop: {stats.stop_reason or 'done'}; seed {stats.seed}",
+            f"the passes changed the module in {fired:.0f}% of examples; incomparable {stats.incomparable}; "
+            f"known bugs hit {stats.known}; generator defects {stats.generator_defects}",
+        ]
+        lines += [f"  generator defect: {sample}" for sample in stats.defect_samples]
+        if stats.findings:
+            lines.append(f"{len(stats.findings)} new finding{'s' * (len(stats.findings) > 1)}:")
+            for fid, path in sorted(stats.findings.items()):
+                lines.append(f"  {path}    reproduce: python {path[:-5]}.py")
+        else:
+            lines.append("no new finding")
+        self._write("\n".join(f"passfuzz: {line}" if i == 0 else line for i, line in enumerate(lines)))

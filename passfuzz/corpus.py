@@ -1,0 +1,114 @@
+"""The corpus: one finding is <id>.json (the record, validated against the shipped JSON Schema),
+<id>.py (the standalone reproducer) and <id>.md (the bug report).
+
+The id is derived from the fingerprint, so each bug is stored once; a shrunk finding replaces
+its unshrunk first sighting. Every write is atomic (temporary file, then rename), and the
+record is written last, so an interrupted run never leaves a record without its script.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+
+from .graph import analyse
+from .program import Program, ProgramError
+
+
+class CorpusError(ValueError):
+    """A corpus file that cannot be loaded; the message names the file and the field."""
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    return json.loads(resources.files("passfuzz").joinpath("schemas/finding.schema.json").read_text())
+
+
+@dataclass(frozen=True)
+class Entry:
+    path: Path  # the .json record
+    record: dict
+    program: Program
+
+    @property
+    def id(self) -> str:
+        return self.record["id"]
+
+
+def finding_id(kind: str, fingerprint: str) -> str:
+    return f"{kind}-{fingerprint}"
+
+
+def atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save(directory: Path, record: dict, script: str, report: str) -> Path:
+    validate(record, directory / f"{record['id']}.json")
+    atomic_write(directory / f"{record['id']}.py", script)
+    atomic_write(directory / f"{record['id']}.md", report)
+    path = directory / f"{record['id']}.json"
+    atomic_write(path, json.dumps(record, indent=1) + "\n")
+    return path
+
+
+def validate(record: object, path: Path | str) -> Program:
+    """Schema first, then the Program's own rules; CorpusError names the file and the field."""
+    error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema()).iter_errors(record))
+    if error is not None:
+        field = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise CorpusError(f"{path}: field {field}: {error.message[:300]}")
+    try:
+        program = Program.from_json(record["program"])
+        analyse(program)
+    except ProgramError as exc:
+        raise CorpusError(f"{path}: field program: {exc}") from None
+    return program
+
+
+def load(path: Path) -> Entry:
+    try:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CorpusError(f"{path}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise CorpusError(f"{path}: not JSON: {exc}") from None
+    return Entry(Path(path), record, validate(record, path))
+
+
+def entries(paths: list[Path]) -> list[Path]:
+    """The .json records named by ``paths`` (files, or directories searched one level deep)."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(sorted(p for p in path.glob("*.json") if not p.name.startswith(".")))
+        elif path.exists():
+            found.append(path)
+        else:
+            raise CorpusError(f"{path}: no such file or directory")
+    return found
+
+
+def known_fingerprints(directory: Path) -> set[str]:
+    """Fingerprints already in the corpus, read from file names (cheap enough for every round)."""
+    if not directory.is_dir():
+        return set()
+    return {p.stem.rsplit("-", 1)[-1] for p in directory.glob("*.json") if not p.name.startswith(".")}

@@ -1,0 +1,258 @@
+"""The fuzz loop: short Hypothesis rounds, each finding shrunk on its own, then reduced and saved.
+
+Why rounds of ``@given`` rather than one long run: Hypothesis stops generating soon after its
+first failure and replays known failures first, so one run finds one batch of bugs. A round is
+``max_examples`` fresh examples under its own seed; a bug found in an earlier round (or already
+in the corpus) is *known* and counts as a pass, so later rounds look for new ones.
+
+Why one exception class per fingerprint: Hypothesis tells bugs apart by exception type and
+raise site. Raising ``_finding_error(fingerprint)`` makes it shrink each bug separately and
+refuse shrink candidates that slip into another bug.
+
+Nothing is lost on Ctrl-C or a crash of passfuzz itself: the first sighting of a new bug is
+saved at once, unshrunk, and the shrunk version replaces it under the same id.
+"""
+
+from __future__ import annotations
+
+import datetime
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import tvm
+from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings
+
+from . import corpus
+from .execute import Outcome, run_side
+from .oracle import Finding, Verdict, judge
+from .passes import PassSpec
+from .program import Program
+from .reduce import Reducer
+from .relax_build import build_module
+from .reproducer import module_script, render_report, render_script
+
+VERSION = "0.1.0"
+
+
+@dataclass
+class FuzzConfig:
+    passes: list[PassSpec]
+    targets: list[str]
+    corpus_dir: Path = Path("corpus")
+    max_examples: int | None = None
+    max_time: float | None = None
+    seed: int | None = None
+    exitfirst: bool = False
+    timeout: float = 60.0  # per side of one example
+    round_size: int = 50
+    reduce_seconds: float = 60.0
+    shrink_grace: float = 300.0  # how long past --max-time a pending shrink may run
+    max_nodes: int = 10
+
+
+@dataclass
+class Stats:
+    examples: int = 0  # generated examples, both sides run
+    shrink_runs: int = 0  # examples run while shrinking or reducing
+    generator_defects: int = 0
+    incomparable: int = 0
+    fired: int = 0  # examples where the passes changed the module
+    known: int = 0  # examples that hit an already known bug
+    findings: dict[str, str] = field(default_factory=dict)  # id -> path of the .json record
+    defect_samples: list[str] = field(default_factory=list)
+    elapsed: float = 0.0
+    stop_reason: str = ""
+    seed: int | None = None
+
+    def merge(self, other: "Stats") -> None:
+        for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.findings.update(other.findings)
+        self.defect_samples.extend(other.defect_samples[: 5 - len(self.defect_samples)])
+
+
+def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
+          timeout: float) -> tuple[Verdict, Outcome | None]:
+    """Run both sides of one example and judge them."""
+    original = run_side(program, None, targets, timeout)
+    if not original.ok:
+        return judge(program, passes, original, original), None
+    optimized = run_side(program, passes, targets, timeout)
+    return judge(program, passes, original, optimized), optimized
+
+
+class _StopFuzzing(KeyboardInterrupt):
+    """Raised inside a round to end it at once (a KeyboardInterrupt, so Hypothesis aborts)."""
+
+
+class FindingError(Exception):
+    def __init__(self, finding: Finding, program: Program):
+        super().__init__(finding.signature)
+        self.finding, self.program = finding, program
+
+
+_error_classes: dict[str, type[FindingError]] = {}
+
+
+def _finding_error(fp: str) -> type[FindingError]:
+    if fp not in _error_classes:
+        _error_classes[fp] = type(f"Finding_{fp}", (FindingError,), {})
+    return _error_classes[fp]
+
+
+def _collect(exc: BaseException) -> list[FindingError]:
+    if isinstance(exc, FindingError):
+        return [exc]
+    if isinstance(exc, BaseExceptionGroup):
+        return [e for sub in exc.exceptions for e in _collect(sub)]
+    return []
+
+
+Notify = Callable[[str, dict], None]
+
+
+class Fuzzer:
+    def __init__(self, config: FuzzConfig, notify: Notify | None = None, worker: int = 0):
+        self.config = config
+        self.notify = notify or (lambda kind, data: None)
+        self.worker = worker
+        self.stats = Stats()
+        self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
+        self.started = time.monotonic()
+
+    # -- budget -----------------------------------------------------------------------------
+    def _out_of_time(self, grace: float = 0.0) -> bool:
+        return self.config.max_time is not None and time.monotonic() - self.started > self.config.max_time + grace
+
+    def _examples_left(self) -> int | None:
+        if self.config.max_examples is None:
+            return None
+        return self.config.max_examples - self.stats.examples
+
+    # -- saving -----------------------------------------------------------------------------
+    def save(self, finding: Finding, program: Program, shrunk: bool) -> Path:
+        fid = corpus.finding_id(finding.kind, finding.fingerprint)
+        target = self.config.targets[0]
+        record = {
+            "format_version": 1, "id": fid, "kind": finding.kind, "fingerprint": finding.fingerprint,
+            "signature": finding.signature, "message": finding.message, "stage": finding.stage,
+            "passes": [p.text for p in self.config.passes], "targets": [target],
+            "tvm_version": tvm.__version__, "passfuzz_version": VERSION,
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "seed": self.seed, "shrunk": shrunk, "program": program.to_json(),
+            "module": module_script(build_module(program)), "log": finding.log[-4000:],
+        }
+        script = render_script(program, self.config.passes, finding, record["module"], target, self.config.timeout)
+        report = render_report({**record, "program_summary": program.summary(),
+                                "tolerance_note": "1e-4 (float32) or 2e-2 (float16)"})
+        path = corpus.save(self.config.corpus_dir, record, script, report)
+        self.stats.findings[fid] = str(path)
+        return path
+
+    # -- one round --------------------------------------------------------------------------
+    def _round(self, round_seed: int, max_examples: int) -> list[FindingError]:
+        from strategies import relax_programs  # the public strategies sit on top of this package
+
+        known = corpus.known_fingerprints(self.config.corpus_dir)
+        pending: dict[str, Path] = {}  # new in this round: saved unshrunk, shrinking now
+
+        def example(program: Program) -> None:
+            if not pending and (self._out_of_time() or self._examples_left() == 0):
+                raise _StopFuzzing()
+            if pending and self._out_of_time(self.config.shrink_grace):
+                raise _StopFuzzing()  # the unshrunk findings are already saved
+            if pending:
+                self.stats.shrink_runs += 1
+            else:
+                self.stats.examples += 1
+            verdict, optimized = check(program, self.config.passes, self.config.targets, self.config.timeout)
+            if optimized is not None and optimized.changed:
+                self.stats.fired += 1
+                event("passes changed the module")
+            self.notify("example", {"stats": self.stats})
+            if verdict.generator_defect:
+                self.stats.generator_defects += 1
+                if len(self.stats.defect_samples) < 5:
+                    self.stats.defect_samples.append(verdict.generator_defect)
+                event("generator defect")
+                return
+            if verdict.incomparable:
+                self.stats.incomparable += 1
+                event("incomparable")
+                return
+            finding = verdict.finding
+            if finding is None:
+                return
+            if finding.fingerprint in known:
+                self.stats.known += 1
+                event(f"known bug {finding.fingerprint}")
+                return
+            if finding.fingerprint not in pending:
+                pending[finding.fingerprint] = self.save(finding, program, shrunk=False)
+                self.notify("new", {"finding": finding, "path": pending[finding.fingerprint]})
+            raise _finding_error(finding.fingerprint)(finding, program)
+
+        test = settings(
+            database=None, max_examples=max_examples, deadline=None, derandomize=False,
+            phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck),
+            report_multiple_bugs=True, verbosity=Verbosity.quiet, print_blob=False,
+        )(seed(round_seed)(given(relax_programs(max_nodes=self.config.max_nodes))(example)))
+        try:
+            test()
+        except _StopFuzzing:  # run() tells which budget ran out
+            return []
+        except BaseException as exc:  # noqa: BLE001 - findings come back as (groups of) FindingError
+            found = _collect(exc)
+            if not found:
+                raise
+            return found
+        return []
+
+    def _finish(self, error: FindingError) -> None:
+        """Reduce a shrunk finding at graph level and save it over its first sighting."""
+        fp = error.finding.fingerprint
+
+        def same_bug(candidate: Program) -> bool:
+            self.stats.shrink_runs += 1
+            verdict, _ = check(candidate, self.config.passes, self.config.targets, self.config.timeout)
+            return verdict.finding is not None and verdict.finding.fingerprint == fp
+
+        reduced = Reducer(same_bug, self.config.reduce_seconds).reduce(error.program)
+        finding = error.finding
+        if reduced is not error.program:
+            verdict, _ = check(reduced, self.config.passes, self.config.targets, self.config.timeout)
+            finding = verdict.finding or finding
+        path = self.save(finding, reduced, shrunk=True)
+        self.notify("saved", {"finding": finding, "path": path, "program": reduced})
+
+    def run(self) -> Stats:
+        round_number = 0
+        self.stats.seed = self.seed
+        try:
+            while True:
+                left = self._examples_left()
+                if left is not None and left <= 0:
+                    self.stats.stop_reason = "max examples reached"
+                    break
+                if self._out_of_time():
+                    self.stats.stop_reason = "max time reached"
+                    break
+                round_seed = random.Random(f"{self.seed}:{self.worker}:{round_number}").randrange(2**32)
+                round_number += 1
+                size = self.config.round_size if left is None else min(self.config.round_size, left)
+                for error in self._round(round_seed, size):
+                    self._finish(error)
+                if self.config.exitfirst and self.stats.findings:
+                    self.stats.stop_reason = "stopped after the first finding (-x)"
+                    break
+                if self.stats.stop_reason:
+                    break
+        except KeyboardInterrupt:
+            self.stats.stop_reason = "interrupted"
+        finally:
+            self.stats.elapsed = time.monotonic() - self.started
+        return self.stats
+

@@ -1,0 +1,133 @@
+"""The oracle: from the original's and the optimized side's Outcomes to a verdict.
+
+A failure of the *original* side is never a pass bug: it is a generator defect, counted and
+kept apart. Otherwise the optimized side either failed (the pass raised, left an ill-formed
+module, broke compilation, crashed or hung at run time) or its outputs are compared with the
+original's: count, shape and dtype exactly, integers and bools exactly, floats within a
+dtype-aware tolerance whose absolute part scales with the output's static bound, and NaN
+positions must agree.
+
+Each Finding carries a fingerprint (kind, pass list, normalized error or difference class),
+so that distinct bugs stay distinct while Hypothesis shrinks them and in the corpus.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .catalogue import RTOL, ValueInfo, is_float
+from .execute import Outcome
+from .graph import analyse
+from .passes import PassSpec
+from .program import Program
+
+KINDS = ("pass-error", "ill-formed", "compile-error", "runtime-error", "crash", "hang", "wrong-result")
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    fingerprint: str  # 12 hex digits
+    signature: str  # what the fingerprint hashes, readable
+    message: str  # one line: what went wrong or what differs
+    stage: str = ""
+    log: str = ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Exactly one of: a finding, or a reason there is none."""
+
+    finding: Finding | None = None
+    generator_defect: str = ""  # the original side failed: a defect of passfuzz's generator
+    incomparable: str = ""  # no equivalent call exists; nothing was compared
+
+
+def normalize_error(text: str) -> str:
+    """The stable core of an error message: no numbers, addresses, paths or names of temporaries."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    line = re.sub(r"\[\d\d:\d\d:\d\d\]\s*", "", line)
+    line = re.sub(r"(/[\w.\-]+)+:\d+:?", "<src>", line)
+    line = re.sub(r"0x[0-9a-fA-F]+", "<addr>", line)
+    line = re.sub(r"\d+", "N", line)
+    return re.sub(r"\s+", " ", line)[:200]
+
+
+def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str) -> tuple[str, str]:
+    signature = f"{kind} | {','.join(p.text for p in passes)} | {detail}"
+    return hashlib.sha256(signature.encode()).hexdigest()[:12], signature
+
+
+def _finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",
+             log: str = "") -> Finding:
+    fp, signature = fingerprint(kind, passes, detail)
+    return Finding(kind, fp, signature, message, stage, log)
+
+
+def _failure_kind(stage: str, status: str) -> str:
+    if status in ("crash", "hang"):
+        return status
+    head = stage.split(":")[0]
+    return {"pass": "pass-error", "well-formed": "ill-formed", "compile": "compile-error"}.get(head, "runtime-error")
+
+
+def tolerance(dtype: str, bound: float) -> tuple[float, float]:
+    """(rtol, atol) for a float output whose elements are statically bounded by ``bound``."""
+    rtol = RTOL[dtype]
+    return rtol, rtol * max(1.0, bound)
+
+
+def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo) -> tuple[str, str]:
+    """('', '') when ``b`` (optimized) matches ``a`` (original), else (what differs: 'shape',
+    'dtype' or 'values', a one-line description)."""
+    if a.shape != b.shape:
+        return "shape", f"shape {a.shape} became {b.shape}"
+    if a.dtype != b.dtype:
+        return "dtype", f"dtype {a.dtype} became {b.dtype}"
+    if not is_float(a.dtype.name):
+        bad = a != b
+    else:
+        x, y = a.astype("float64"), b.astype("float64")
+        rtol, atol = tolerance(a.dtype.name, info.magnitude)
+        nan_x, nan_y = np.isnan(x), np.isnan(y)
+        with np.errstate(invalid="ignore"):
+            close = (x == y) | (np.abs(x - y) <= atol + rtol * np.abs(x))
+        bad = (nan_x != nan_y) | (~close & ~nan_x)
+    if not bad.any():
+        return "", ""
+    where = tuple(int(i) for i in np.argwhere(bad)[0])
+    return "values", (f"{int(bad.sum())} of {bad.size} elements differ, first at {list(where)}: "
+                      f"original {a[where].item()!r}, optimized {b[where].item()!r}")
+
+
+def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome) -> Verdict:
+    if not original.ok or optimized.stage == "build":
+        failed = original if not original.ok else optimized
+        return Verdict(generator_defect=f"failed to {failed.stage}: {failed.status} {failed.error}")
+    if optimized.status == "incomparable":
+        return Verdict(incomparable=optimized.error)
+    if not optimized.ok:
+        kind = _failure_kind(optimized.stage, optimized.status)
+        detail = optimized.stage if kind in ("crash", "hang") else normalize_error(optimized.error)
+        if kind == "pass-error":
+            detail = f"{optimized.stage} {detail}"
+        message = f"{optimized.status} at {optimized.stage}: {optimized.error}"
+        return Verdict(_finding(kind, passes, detail, message, optimized.stage, optimized.log))
+    infos = analyse(program, check_values=False)
+    for target, expected in original.outputs.items():
+        got = optimized.outputs[target]
+        if len(got) != len(expected):
+            return Verdict(_finding("wrong-result", passes, "output count",
+                                    f"{target}: {len(expected)} outputs became {len(got)}", f"run:{target}"))
+        for i, (a, b) in enumerate(zip(expected, got)):
+            what, difference = compare_arrays(a, b, infos[program.outputs[i]])
+            if what:
+                return Verdict(_finding("wrong-result", passes, f"{what} of a {a.dtype.name} output",
+                                        f"{target}: output {i} ({a.dtype}, shape {a.shape}): {difference}",
+                                        f"run:{target}"))
+    return Verdict()

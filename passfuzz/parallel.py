@@ -1,0 +1,93 @@
+"""Several fuzzing processes on one machine, sharing the corpus.
+
+Each worker is a forked process running its own Fuzzer under its own seed stream and its share
+of --max-examples. Workers write to the corpus themselves (writes are atomic and named by
+fingerprint, so two workers saving one bug cannot corrupt it) and read the known fingerprints
+from it at every round, which is how a bug one worker found stops being new for the others.
+The parent only forwards events to the console and adds up the statistics.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import queue as queue_module
+import time
+
+from .engine import Fuzzer, FuzzConfig, Notify, Stats
+
+_SNAPSHOT_SECONDS = 0.5
+
+
+def fuzz_in_workers(config: FuzzConfig, workers: int, notify: Notify) -> Stats:
+    if workers == 1:
+        return Fuzzer(config, notify).run()
+    context = multiprocessing.get_context("fork")  # TVM is imported already; fork is safe and cheap
+    events = context.Queue()
+    seed = config.seed
+    if seed is None:
+        seed = Fuzzer(config).seed  # one base seed, shown in the summary
+    processes = []
+    for index in range(workers):
+        share = None
+        if config.max_examples is not None:
+            share = config.max_examples // workers + (index < config.max_examples % workers)
+            if share == 0:
+                continue
+        worker_config = dataclasses.replace(config, max_examples=share, seed=seed)
+        processes.append(context.Process(target=_worker, args=(worker_config, index, events), daemon=True))
+    for process in processes:
+        process.start()
+    latest: dict[int, Stats] = {}
+    finished: dict[int, Stats] = {}
+    interrupted = False
+    while len(finished) < len(processes):
+        try:
+            worker, kind, data = events.get(timeout=1.0)
+        except queue_module.Empty:
+            if all(not p.is_alive() for p in processes):
+                break  # a worker died without reporting; keep what the others said
+            continue
+        except KeyboardInterrupt:
+            interrupted = True  # workers got the same SIGINT and report their final stats
+            continue
+        if kind == "final":
+            finished[worker] = data["stats"]
+        elif kind == "example":
+            latest[worker] = data["stats"]
+            notify("example", {"stats": _total({**latest, **finished}, seed)})
+        else:
+            notify(kind, data)
+    for process in processes:
+        process.join(timeout=5)
+    total = _total({**latest, **finished}, seed)
+    if interrupted:
+        total.stop_reason = "interrupted"
+    return total
+
+
+def _total(per_worker: dict[int, Stats], seed: int) -> Stats:
+    total = Stats()
+    for stats in per_worker.values():
+        total.merge(stats)
+        total.elapsed = max(total.elapsed, stats.elapsed)
+        total.stop_reason = total.stop_reason or stats.stop_reason
+    total.seed = seed
+    return total
+
+
+def _worker(config: FuzzConfig, index: int, events) -> None:
+    last = [0.0]
+
+    def forward(kind: str, data: dict) -> None:
+        if kind == "example":
+            now = time.monotonic()
+            if now - last[0] < _SNAPSHOT_SECONDS:
+                return
+            last[0] = now
+            data = {"stats": dataclasses.replace(data["stats"])}
+        events.put((index, kind, data))
+
+    fuzzer = Fuzzer(config, forward, worker=index)
+    stats = fuzzer.run()
+    events.put((index, "final", {"stats": stats}))

@@ -1,0 +1,213 @@
+"""Render a finding as a standalone script (tvm + numpy only) and as a markdown bug report.
+
+The script holds the original module as TVMScript with its constants inlined as numpy arrays
+(``script(show_meta=True)`` segfaults on tensor constants, so the metadata references are
+replaced by value), the arguments inline, the pass list, and a forked runner so that a crash
+or hang on the optimized side is reported rather than suffered. It prints one line and exits
+1 while the bug reproduces, 0 once it is fixed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import numpy as np
+import tvm
+from tvm import relax
+
+from .catalogue import is_float
+from .graph import analyse
+from .oracle import Finding, tolerance
+from .passes import PassSpec
+from .program import Program
+
+
+def _constants_in_print_order(mod: tvm.IRModule) -> list:
+    found: list = []
+    for gv in sorted(mod.functions.keys(), key=lambda g: g.name_hint):
+        func = mod[gv]
+        if isinstance(func, relax.Function):
+            def visit(expr):
+                if isinstance(expr, tvm.ir.expr.GenericConst) and len(expr.value.shape) > 0 \
+                        and not any(seen.same_as(expr) for seen in found):
+                    found.append(expr)
+            relax.analysis.post_order_visit(func.body, visit)
+    return found
+
+
+def _array_literal(array: np.ndarray) -> str:
+    # tolist() then repr() round-trips float16/float32 exactly; -0.0 keeps its sign.
+    return f"np.array({array.tolist()!r}, dtype={array.dtype.name!r})"
+
+
+def module_script(mod: tvm.IRModule) -> str:
+    """TVMScript of ``mod`` that parses on its own: constants inline, no metadata section."""
+    constants = _constants_in_print_order(mod)
+    text = mod.script()
+    text = re.sub(r'metadata\["ir\.GenericConst"\]\[(\d+)\]',
+                  lambda m: f"R.const({_array_literal(constants[int(m.group(1))].value.numpy())})", text)
+    for special in ("nan", "inf", "-inf"):
+        text = text.replace(f'R.const("{special}"', f'R.const(float("{special}")')
+    lines = [line for line in text.splitlines()
+             if not line.startswith("# from tvm.script") and "Metadata omitted" not in line]
+    return "\n".join(lines).strip() + "\n"
+
+
+_RUNNER = '''
+def isolated(fn, timeout):
+    """fn() in a forked child: ("ok", value), ("error", message), ("crash", signal) or ("hang", "")."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        signal.alarm(timeout)
+        try:
+            message = ("ok", fn())
+        except Exception as exc:
+            message = ("error", f"{type(exc).__name__}: " + (str(exc).strip().splitlines() or [""])[0])
+        with os.fdopen(write_end, "wb") as pipe:
+            pickle.dump(message, pipe)
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if data:
+        return pickle.loads(data)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
+        return ("hang", f"no result after {timeout} s")
+    return ("crash", signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else "exited")
+
+
+def _custom_pass(module, attr):
+    sys.path.insert(0, os.getcwd())
+    obj = getattr(importlib.import_module(module), attr)
+    return obj if isinstance(obj, tvm.transform.Pass) else obj()
+
+
+def run(mod, target, lifted):
+    """Compile mod for target and call main like the original (through the weight transform if lifted)."""
+    vm = relax.VirtualMachine(tvm.compile(mod, target=tvm.target.Target(target)), tvm.cpu())
+    args = [tvm.runtime.tensor(a) for a in ARGS]
+    if lifted:
+        transformed = vm[lifted](args[NUM_INPUT:])
+        result = vm["main"](*args[:NUM_INPUT], *transformed)
+    else:
+        result = vm["main"](*args)
+    return flatten(result)
+
+
+def flatten(value):
+    return [value.numpy()] if hasattr(value, "numpy") else [a for item in value for a in flatten(item)]
+
+
+def optimized(target):
+    mod = Module
+    for stage, make_pass in PASSES:
+        try:
+            mod = make_pass()(mod)
+        except Exception as exc:
+            raise RuntimeError(f"pass {stage} raised {type(exc).__name__}: " + str(exc).strip().splitlines()[0])
+    if not relax.analysis.check_well_formed(mod):
+        raise RuntimeError("the optimized module is ill-formed")
+    names = {gv.name_hint for gv in mod.functions}
+    lifted = next((f for f in ("main_transform_params", "transform_params") if f in names), None)
+    return run(mod, target, lifted)
+
+
+def differences(expected, got):
+    if len(expected) != len(got):
+        return f"{len(expected)} outputs became {len(got)}"
+    for i, (a, b, (rtol, atol)) in enumerate(zip(expected, got, TOLERANCES)):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return f"output {i}: {a.dtype}{list(a.shape)} became {b.dtype}{list(b.shape)}"
+        x, y = a.astype("float64"), b.astype("float64")
+        with np.errstate(invalid="ignore"):
+            close = (x == y) | (np.abs(x - y) <= atol + rtol * np.abs(x)) | (np.isnan(x) & np.isnan(y))
+        if not close.all():
+            where = tuple(int(k) for k in np.argwhere(~close)[0])
+            return (f"output {i}: {int((~close).sum())} of {close.size} elements differ, first at {list(where)}: "
+                    f"original {a[where].item()!r}, optimized {b[where].item()!r}")
+    return ""
+
+
+def main():
+    expected = run(Module, TARGET, None)
+    status, value = isolated(lambda: optimized(TARGET), TIMEOUT)
+    if status != "ok":
+        print(f"BUG REPRODUCES ({KIND}): optimized side {status}: {value}")
+        return 1
+    difference = differences(expected, value)
+    if difference:
+        print(f"BUG REPRODUCES ({KIND}): {difference}")
+        return 1
+    print("fixed: the optimized module compiles, runs and matches the original")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+
+def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str,
+                  target: str, timeout: float) -> str:
+    infos = analyse(program, check_values=False)
+    tolerances = []
+    for out in program.outputs:
+        info = infos[out]
+        tolerances.append(tolerance(info.dtype, info.magnitude) if is_float(info.dtype) else (0.0, 0.0))
+    args = ",\n    ".join(_array_literal(a) for a in program.arguments())
+    pass_lines = ",\n    ".join(f"({p.text!r}, lambda: {p.python_expr()})" for p in passes)
+    header = (f'"""passfuzz reproducer {finding.kind}-{finding.fingerprint}: {finding.kind} after '
+              f'{", ".join(p.text for p in passes)}.\n\n{finding.message}\n\n'
+              f'Needs only tvm and numpy. Exits 1 while the bug reproduces, 0 once it is fixed.\n"""\n')
+    return (header +
+            "import importlib\nimport os\nimport pickle\nimport signal\nimport sys\n\n"
+            "import numpy as np\nimport tvm\nfrom tvm import relax\n"
+            "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tirx as T\n\n"
+            f"KIND = {finding.kind!r}\nTARGET = {target!r}\nTIMEOUT = {int(max(1, timeout))}\n"
+            f"NUM_INPUT = {program.num_input!r}\n"
+            f"ARGS = [\n    {args},\n]\n"
+            f"PASSES = [\n    {pass_lines},\n]\n"
+            f"TOLERANCES = {[(float(r), float(a)) for r, a in tolerances]!r}  # (rtol, atol) per output\n\n\n"
+            + mod_script + "\n" + _RUNNER)
+
+
+def render_report(record: dict) -> str:
+    """A markdown bug report, ready to paste into an issue."""
+    passes = ", ".join(f"`{p}`" for p in record["passes"])
+    return f"""# [Bug][Relax] {record['kind']} after {', '.join(record['passes'])}
+
+passfuzz found that applying {passes} to the module below makes it diverge from the original
+on target `{', '.join(record['targets'])}`.
+
+## Actual behaviour
+
+```
+{record['message']}
+```
+
+## Expected behaviour
+
+The optimized module is well formed, compiles, runs, and returns the same outputs as the original
+(integers and bools exactly; floats within a relative tolerance of {record['tolerance_note']}).
+
+## Reproduce
+
+Save the attached `{record['id']}.py` and run `python {record['id']}.py`: it needs only `tvm` and
+`numpy`, prints one line, and exits 1 while the bug is present (0 once fixed).
+
+## Module
+
+```python
+{record['module'].rstrip()}
+```
+
+## Environment
+
+- TVM {record['tvm_version']}, target `{', '.join(record['targets'])}`
+- found by passfuzz {record['passfuzz_version']}; fingerprint `{record['fingerprint']}` ({record['signature']})
+- program: {record['program_summary']}
+"""
