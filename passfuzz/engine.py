@@ -169,7 +169,7 @@ class Fuzzer:
             else:
                 self.stats.examples += 1
             verdict, optimized = check(program, self.config.passes, self.config.targets, self.config.timeout)
-            if optimized is not None and optimized.changed:
+            if optimized is not None and optimized.changed and not pending:
                 self.stats.fired += 1
                 event("passes changed the module")
             self.notify("example", {"stats": self.stats})

@@ -8,7 +8,10 @@ dtype-aware tolerance whose absolute part scales with the output's static bound,
 positions must agree.
 
 Each Finding carries a fingerprint (kind, pass list, normalized error or difference class),
-so that distinct bugs stay distinct while Hypothesis shrinks them and in the corpus.
+so that distinct bugs stay distinct while Hypothesis shrinks them and in the corpus. A wrong
+result is fingerprinted by what differs (output count, shape, dtype or values), not by the
+dtype or op of the differing output: those are incidental while generating, and keying on them
+split one planted bug into one finding per dtype.
 """
 
 from __future__ import annotations
@@ -127,7 +130,7 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
         for i, (a, b) in enumerate(zip(expected, got)):
             what, difference = compare_arrays(a, b, infos[program.outputs[i]])
             if what:
-                return Verdict(_finding("wrong-result", passes, f"{what} of a {a.dtype.name} output",
+                return Verdict(_finding("wrong-result", passes, f"{what} differ",
                                         f"{target}: output {i} ({a.dtype}, shape {a.shape}): {difference}",
                                         f"run:{target}"))
     return Verdict()

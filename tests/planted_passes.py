@@ -1,0 +1,55 @@
+"""Passes with planted defects (and their corrected twins) that the end-to-end tests fuzz.
+
+They are real Relax passes written the way a pass author would write one, named on the
+command line as ``tests.planted_passes:<name>``.
+"""
+
+import ctypes
+
+import tvm
+from tvm import relax
+from tvm.relax.expr_functor import PyExprMutator, mutator
+
+
+def _keeps_element_order(shape, axes) -> bool:
+    """True when permuting ``shape`` by ``axes`` moves no two dims longer than 1 past each other."""
+    moved = [a for a in axes if int(shape[a]) != 1]
+    return moved == sorted(moved)
+
+
+def _permute_to_reshape(always: bool):
+    @mutator
+    class Rewrite(PyExprMutator):
+        def visit_call_(self, call):
+            call = super().visit_call_(call)
+            if isinstance(call.op, tvm.ir.Op) and call.op.name == "relax.permute_dims":
+                data = call.args[0]
+                rank = len(data.ty.shape)
+                axes = [int(a) for a in call.attrs.axes] if call.attrs.axes is not None else list(range(rank))[::-1]
+                if always or _keeps_element_order(data.ty.shape, axes):
+                    return relax.op.reshape(data, call.ty.shape)
+            return call
+
+    @tvm.transform.module_pass(opt_level=0, name="PermuteToReshape" if always else "PermuteToReshapeFixed")
+    def rewrite(mod, ctx):
+        for gv, func in list(mod.functions.items()):
+            if isinstance(func, relax.Function):
+                mod[gv] = Rewrite(mod).visit_expr(func)
+        return mod
+
+    return rewrite
+
+
+# Planted bug: treats every permute_dims as a reshape. Right only when the permutation keeps
+# the order of the dims longer than 1 (e.g. it only moves unit dims), wrong otherwise.
+permute_as_reshape = _permute_to_reshape(always=True)
+# The corrected pass: the same rewrite, only where it is valid.
+permute_as_reshape_fixed = _permute_to_reshape(always=False)
+
+
+@tvm.transform.module_pass(opt_level=0, name="SegfaultOnNegative")
+def segfault_on_negative(mod, ctx):
+    """Planted crash: dereferences a null pointer when the module negates anything."""
+    if "relax.negative" in mod.script():
+        ctypes.string_at(0)
+    return mod
