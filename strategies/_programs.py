@@ -77,8 +77,8 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
 
     Examples from this strategy shrink toward fewer nodes, ops earlier in the catalogue,
     smaller shapes, float32, and arguments near zero."""
-    chosen = list(OPS) if ops is None else [BY_NAME[name] for name in ops if name in BY_NAME]
-    if ops is not None and len(chosen) != len(set(ops)):
+    chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops if n in BY_NAME]) if op.propose]
+    if ops is not None and set(ops) - set(BY_NAME):
         raise InvalidArgument(f"unknown op(s): {sorted(set(ops) - set(BY_NAME))}")
     if not dtypes or set(dtypes) - set(DTYPES):
         raise InvalidArgument(f"dtypes must be a non-empty subset of {DTYPES}")
@@ -95,10 +95,13 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
         steps = 0
         # One continue-or-stop choice per node keeps deleting a node a local change for the shrinker.
         while steps < max_nodes and (steps < min_nodes or draw(st.integers(0, 4)) != 0):
-            applicable = [op for op in chosen if op.applicable(sketch)]
-            if not applicable:
+            # Draw from the fixed list and take the next applicable op from there: the same
+            # choice keeps meaning the same op when an earlier node is shrunk away.
+            start = draw(st.integers(0, len(chosen) - 1))
+            op = next((op for op in chosen[start:] + chosen[:start] if op.applicable(sketch)), None)
+            if op is None:
                 break
-            draw(st.sampled_from(applicable)).propose(sketch, chooser)
+            op.propose(sketch, chooser)
             steps += 1
         return sketch.finish(sketch.sinks() or [len(sketch.values) - 1])
 

@@ -87,8 +87,15 @@ class ValueInfo:
         return self.lo > margin or self.hi < -margin
 
 
+# Relative rounding slack of a float result: the bounds are computed in float64, the values
+# in the tensor's own precision.
+ROUNDING = {"float32": 1e-6, "float16": 1e-3}
+
+
 def checked(shape, dtype: str, lo: float, hi: float, exact: bool) -> ValueInfo:
     """A result ValueInfo, after checking its range is representable without overflow."""
+    if dtype in ROUNDING:
+        lo, hi = lo - abs(lo) * ROUNDING[dtype], hi + abs(hi) * ROUNDING[dtype]
     if not representable(dtype, lo, hi):
         raise OpError(f"result range [{lo:g}, {hi:g}] may overflow {dtype}")
     return ValueInfo(tuple(int(d) for d in shape), dtype, float(lo), float(hi), exact)

@@ -1,0 +1,65 @@
+"""The op catalogue: its type and range rules reject what would be invalid or undefined."""
+
+import pytest
+
+from passfuzz.catalogue import BY_NAME, OPS, ValueInfo
+from passfuzz.catalogue.base import OpError
+
+F = lambda shape, lo=-4, hi=4, dtype="float32", exact=True: ValueInfo(shape, dtype, lo, hi, exact)  # noqa: E731
+
+
+def test_each_op_defined_once_with_all_parts():
+    names = [op.name for op in OPS]
+    assert len(names) == len(set(names)) >= 33
+    for op in OPS:
+        assert callable(op.infer) and callable(op.emit) and callable(op.reference)
+
+
+def test_take_rejects_indices_that_may_leave_the_axis():
+    take = BY_NAME["take"].infer
+    assert take([F((3, 4)), F((2,), 0, 3, "int64")], {"axis": 1}).shape == (3, 2)
+    with pytest.raises(OpError, match="may leave"):
+        take([F((3, 4)), F((2,), 0, 4, "int64")], {"axis": 1})
+    with pytest.raises(OpError, match="may leave"):
+        take([F((3, 4)), F((2,), -1, 2, "int64")], {"axis": 1})
+    with pytest.raises(OpError):
+        take([F((3, 4)), F((2,), 0, 1, "float32")], {"axis": 1})
+
+
+def test_integer_divisor_must_exclude_zero():
+    divide = BY_NAME["divide"].infer
+    divide([F((2,), -8, 8, "int32"), F((2,), 1, 8, "int32")], {})
+    with pytest.raises(OpError, match="divisor"):
+        divide([F((2,), -8, 8, "int32"), F((2,), 0, 8, "int32")], {})
+    with pytest.raises(OpError, match="divisor"):
+        divide([F((2,)), F((2,), -0.25, 4)], {})
+
+
+def test_integer_overflow_and_float_overflow_are_rejected():
+    with pytest.raises(OpError, match="overflow"):
+        BY_NAME["multiply"].infer([F((2,), -2**20, 2**20, "int32"), F((2,), -2**20, 2**20, "int32")], {})
+    with pytest.raises(OpError, match="overflow"):
+        BY_NAME["exp"].infer([F((2,), 0, 100)], {})
+    with pytest.raises(OpError, match="overflow"):
+        BY_NAME["sum"].infer([F((4096, 16), 0, 8, "float16")], {"axis": None, "keepdims": False})
+
+
+def test_discrete_results_of_inexact_floats_are_refused():
+    inexact = F((2,), exact=False)
+    with pytest.raises(OpError, match="inexact"):
+        BY_NAME["less"].infer([inexact, F((2,))], {})
+    with pytest.raises(OpError, match="inexact"):
+        BY_NAME["astype"].infer([inexact], {"dtype": "int64"})
+    assert BY_NAME["astype"].infer([F((2,))], {"dtype": "int64"}).hi == 4
+    assert not BY_NAME["add"].infer([F((2,)), F((2,))], {}).exact
+    assert BY_NAME["maximum"].infer([F((2,)), F((2,))], {}).exact
+
+
+def test_ranges_propagate():
+    approx = lambda v: pytest.approx(v, rel=1e-5)  # noqa: E731 - float bounds carry rounding slack
+    total = BY_NAME["sum"].infer([F((3, 4), -1, 2)], {"axis": [1], "keepdims": True})
+    assert (total.shape, total.lo, total.hi, total.exact) == ((3, 1), approx(-4), approx(8), False)
+    assert BY_NAME["clip"].infer([F((2,), -4, 4)], {"min": 0.0, "max": 1.0}).lo == 0.0
+    matmul = BY_NAME["matmul"].infer([F((2, 3), -1, 2), F((5, 3, 4), 0, 3)], {})
+    assert matmul.shape == (5, 2, 4) and (matmul.lo, matmul.hi) == (approx(-9), approx(18))
+    assert BY_NAME["matmul"].infer([F((2, 3), -1, 2, "int32"), F((3, 4), 0, 3, "int32")], {}).hi == 18

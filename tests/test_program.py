@@ -1,0 +1,56 @@
+"""The Program data model: exact JSON round trips and the structural helpers the reducer uses."""
+
+import json
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+
+from passfuzz.graph import analyse
+from passfuzz.program import Node, Param, Program, ProgramError
+from strategies import relax_programs
+
+import pytest
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(relax_programs())
+def test_json_round_trip_is_exact(program):
+    text = json.dumps(program.to_json())
+    again = Program.from_json(json.loads(text))
+    assert again == program
+    for (_, a), (_, b) in zip(program.params, again.params):
+        assert a.array().tobytes() == b.array().tobytes()  # bit-exact, -0.0 included
+    analyse(again)
+
+
+def test_negative_zero_and_float16_survive_json():
+    value = np.array([-0.0, 0.1, 65504.0], dtype="float16")
+    param = Param((3,), "float16", -65504.0, 65504.0, value.tolist())
+    program = Program((param, Node("negative", (0,))), (1,))
+    again = Program.from_json(json.loads(json.dumps(program.to_json())))
+    assert again.values[0].array().tobytes() == value.tobytes()
+
+
+def test_without_unused_renumbers():
+    p = Param((2,), "float32", -1, 1, [0.0, 1.0])
+    program = Program((p, Node("exp", (0,)), Node("negative", (0,)), Node("abs", (2,))), (3,))
+    pruned = program.without_unused()
+    assert [v.op for v in pruned.nodes] == ["negative", "abs"]
+    assert pruned.outputs == (2,)
+    assert pruned.values[2].args == (1,)
+
+
+def test_from_json_names_the_problem():
+    with pytest.raises(ProgramError, match="values\\[0\\].kind"):
+        Program.from_json({"values": [{"kind": "tensor"}], "outputs": [0]})
+    with pytest.raises(ProgramError, match="malformed"):
+        Program.from_json({"values": [{"kind": "op"}], "outputs": [0]})
+
+
+def test_param_order_puts_weights_last_and_sets_num_input():
+    x = Param((1,), "float32", 0, 1, [0.0])
+    w = Param((1,), "float32", 0, 1, [0.0], role="weight")
+    program = Program((w, x, Node("add", (0, 1))), (2,))
+    assert [i for i, _ in program.params] == [1, 0]
+    assert program.num_input == 1
+    assert Program((x, Node("abs", (0,))), (1,)).num_input is None

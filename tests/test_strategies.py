@@ -1,0 +1,114 @@
+"""The public strategies: valid programs by construction, every op reachable, good shrinking."""
+
+import collections
+import random
+
+import numpy as np
+from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import strategies as st
+from tvm import relax
+
+from passfuzz.catalogue import OPS
+from passfuzz.graph import analyse, evaluate
+from passfuzz.program import Node, Program
+from passfuzz.relax_build import build_module
+from strategies import relax_programs
+
+import pytest
+
+FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+
+
+def _node_values(program: Program) -> list[np.ndarray]:
+    """Every value of the program, computed with the numpy references."""
+    return evaluate(Program(program.values, tuple(range(len(program.values)))))
+
+
+@FAST
+@given(relax_programs())
+def test_programs_analyse_build_and_are_well_formed(program):
+    analyse(program)
+    assert relax.analysis.check_well_formed(build_module(program))
+
+
+@FAST
+@given(relax_programs())
+def test_indices_divisors_and_ranges_hold_on_the_actual_values(program):
+    infos = analyse(program)
+    values = _node_values(program)
+    for i, value in enumerate(program.values):
+        array = values[i].astype("float64")
+        assert infos[i].lo <= array.min() and array.max() <= infos[i].hi, f"value {i} leaves its static range"
+        if isinstance(value, Node) and value.op == "take":
+            data, indices = values[value.args[0]], values[value.args[1]]
+            axis_len = data.shape[value.attrs["axis"]]
+            assert indices.min() >= 0 and indices.max() < axis_len
+        if isinstance(value, Node) and value.op == "divide" and infos[i].dtype.startswith("int"):
+            assert np.all(values[value.args[1]] != 0)
+
+
+def test_every_drawable_op_is_drawn():
+    seen = collections.Counter()
+
+    @settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(relax_programs())
+    def collect(program):
+        seen.update(program.op_counts())
+
+    collect()
+    drawable = {op.name for op in OPS if op.propose is not None}
+    assert drawable - set(seen) == set()
+    assert seen["const"] > 0  # constants come in as operands
+
+
+def test_structures_the_issue_asks_for_are_drawn():
+    found = {"shared value": False, "tuple output": False, "weights": False, "0-d const": False,
+             "computed index": False}
+
+    @settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(relax_programs())
+    def collect(program):
+        uses = collections.Counter(a for node in program.nodes for a in node.args)
+        found["shared value"] |= any(n > 1 for n in uses.values())
+        found["tuple output"] |= len(program.outputs) > 1
+        found["weights"] |= program.num_input is not None
+        found["0-d const"] |= any(n.op == "const" and n.attrs["shape"] == [] for n in program.nodes)
+        for node in program.nodes:
+            if node.op == "take":
+                source = program.values[node.args[1]]
+                found["computed index"] |= isinstance(source, Node) and source.op == "clip"
+
+    collect()
+    assert all(found.values()), found
+
+
+def _minimal(condition, seed):
+    return find(relax_programs(), condition,
+                settings=settings(max_examples=2000, database=None, phases=[Phase.generate, Phase.shrink],
+                                  suppress_health_check=list(HealthCheck), deadline=None),
+                random=random.Random(seed))
+
+
+@pytest.mark.parametrize("op", ["matmul", "take", "softmax", "where"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_shrinks_to_a_few_nodes_around_the_op(op, seed):
+    program = _minimal(lambda p: op in p.op_counts(), seed)
+    assert op in program.op_counts()
+    assert len(program.nodes) <= 5, program.summary()
+    assert len(program.params) <= 2, program.summary()
+
+
+def test_argument_validation():
+    from hypothesis.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument):
+        relax_programs(ops=["no_such_op"]).example()
+    with pytest.raises(InvalidArgument):
+        relax_programs(dtypes=["complex64"]).example()
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(relax_programs(ops=["matmul", "permute_dims"], dtypes=["float16"], max_nodes=3))
+def test_restrictions_are_honoured(program):
+    assert set(program.op_counts()) <= {"matmul", "permute_dims", "const", "take"}
+    assert all(p.dtype == "float16" for _, p in program.params)
