@@ -8,6 +8,7 @@ where it was.
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import pickle
 import select
@@ -53,6 +54,7 @@ def _child(fn: Callable[[], Any], write_fd: int, stderr_fd: int) -> None:
     global _channel
     _channel = write_fd
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and kills us
+    faulthandler.disable()  # a crash is reported by the parent, not dumped on the user's terminal
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(stderr_fd, 2)  # TVM's C++ warnings and fatal messages, kept for the report

@@ -92,12 +92,15 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
         sketch.add_param(*_param_spec(draw, dtypes, max_rank), role="input")
         while len(sketch.values) < max_params and draw(st.booleans()):
             sketch.add_param(*_param_spec(draw, dtypes, max_rank), role=draw(st.sampled_from(["input", "weight"])))
+        # Hypothesis favours index 0 of a choice; a per-program offset spreads that favour over
+        # the catalogue, while shrinking the offset to 0 still leads toward the simplest ops.
+        offset = draw(st.integers(0, len(chosen) - 1)) if chosen else 0
         steps = 0
         # One continue-or-stop choice per node keeps deleting a node a local change for the shrinker.
         while steps < max_nodes and (steps < min_nodes or draw(st.integers(0, 4)) != 0):
             # Draw from the fixed list and take the next applicable op from there: the same
             # choice keeps meaning the same op when an earlier node is shrunk away.
-            start = draw(st.integers(0, len(chosen) - 1))
+            start = (offset + draw(st.integers(0, len(chosen) - 1))) % len(chosen)
             op = next((op for op in chosen[start:] + chosen[:start] if op.applicable(sketch)), None)
             if op is None:
                 break

@@ -50,6 +50,10 @@ permute_as_reshape_fixed = _permute_to_reshape(always=False)
 @tvm.transform.module_pass(opt_level=0, name="SegfaultOnNegative")
 def segfault_on_negative(mod, ctx):
     """Planted crash: dereferences a null pointer when the module negates anything."""
-    if "relax.negative" in mod.script():
+    calls = []
+    for func in mod.functions.values():
+        if isinstance(func, relax.Function):
+            relax.analysis.post_order_visit(func.body, lambda e: calls.append(e) if isinstance(e, relax.Call) else None)
+    if any(isinstance(c.op, tvm.ir.Op) and c.op.name == "relax.negative" for c in calls):
         ctypes.string_at(0)
     return mod

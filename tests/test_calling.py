@@ -1,0 +1,43 @@
+"""Calling conventions: LiftTransformParams must be compared through its adapter (apache/tvm#17207)."""
+
+import numpy as np
+import pytest
+import tvm
+from tvm import relax
+
+from passfuzz.calling import choose_adapter
+from passfuzz.engine import check
+from passfuzz.passes import resolve
+from passfuzz.program import Node, Param, Program
+from passfuzz.relax_build import build_module
+
+X = Param((2, 3), "float32", -4, 4, [[1.0, 2.0, 3.0], [0.0, -1.0, 2.0]])
+W = Param((4, 3), "float32", -4, 4, [[1.0, 0.0, 2.0], [0.5, 1.0, -1.0], [3.0, 2.0, 1.0], [0.0, 0.0, 1.0]],
+          role="weight")
+# main(x, w) = x @ permute_dims(w): the permute depends only on the weight, so it is lifted.
+LIFTABLE = Program((X, W, Node("permute_dims", (1,), {"axes": None}), Node("matmul", (0, 2))), (3,))
+
+
+def test_lift_transform_params_changes_main_and_the_naive_call_is_wrong():
+    lifted = relax.transform.LiftTransformParams()(build_module(LIFTABLE))
+    assert "main_transform_params" in {gv.name_hint for gv in lifted.functions}
+    vm = relax.VirtualMachine(tvm.compile(lifted, target="llvm"), tvm.cpu())
+    args = [tvm.runtime.tensor(a) for a in LIFTABLE.arguments()]
+    with pytest.raises(Exception):  # the old weights do not fit the new main: comparing would be a false alarm
+        vm["main"](*args).numpy()
+    transformed = vm["main_transform_params"](args[1:])
+    expected = LIFTABLE.arguments()[0] @ LIFTABLE.arguments()[1].T
+    np.testing.assert_allclose(vm["main"](args[0], *transformed).numpy(), expected, rtol=1e-5)
+
+
+def test_lift_transform_params_through_the_adapter_is_not_a_finding():
+    verdict, optimized = check(LIFTABLE, [resolve("LiftTransformParams")], ["llvm"], timeout=120)
+    assert optimized.changed
+    assert verdict.finding is None and not verdict.incomparable and not verdict.generator_defect
+
+
+def test_unknown_signature_change_is_incomparable_not_compared():
+    original = build_module(LIFTABLE)
+    other = build_module(Program((X, Node("abs", (0,))), (1,)))
+    assert choose_adapter(original, other) is None
+    assert choose_adapter(original, original).name == "plain"

@@ -1,0 +1,44 @@
+"""Command-line contract: usage and input errors exit 2 with one line and no traceback."""
+
+import pytest
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--passes", "FoldConstnat"], "did you mean FoldConstant"),
+    (["--passes", "FoldConstant", "--max-examples", "0"], "--max-examples must be at least 1"),
+    (["--passes", "FoldConstant", "--max-time", "-3"], "--max-time must be positive"),
+    (["--passes", "FoldConstant", "--targets", "quantum"], "none of the requested targets"),
+    (["--passes", "FoldConstant", "--max-examples", "many"], "invalid int value"),
+    (["--max-examples", "3"], "required: --passes"),
+    (["replay", "no/such/file.json"], "no such file or directory"),
+])
+def test_usage_errors_are_one_line_and_exit_2(run_cli, args, expected):
+    result = run_cli(*args, timeout=120)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("passfuzz")]
+    assert any(expected in line for line in lines), result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unavailable_target_is_skipped_with_a_reason(run_cli, tmp_path):
+    result = run_cli("--passes", "FoldConstant", "--targets", "llvm,cuda", "--max-examples", "2",
+                     "--corpus", str(tmp_path), timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "skipping target cuda:" in result.stderr
+    assert "2 examples in" in result.stderr
+
+
+def test_help_explains_every_option(run_cli):
+    result = run_cli("--help", timeout=120)
+    assert result.returncode == 0
+    for option in ("--passes", "--max-examples", "--max-time", "--seed", "--corpus", "--targets", "--exitfirst",
+                   "--workers", "--timeout"):
+        assert option in result.stdout
+    assert "Exit status" in result.stdout
+    replay = run_cli("replay", "--help", timeout=120)
+    assert replay.returncode == 0 and "still reproduces" in replay.stdout
+
+
+def test_replay_of_an_empty_corpus_is_fine(run_cli, tmp_path):
+    result = run_cli("replay", str(tmp_path), timeout=120)
+    assert result.returncode == 0 and "no reproducers" in result.stderr

@@ -1,0 +1,91 @@
+"""Planted bugs found, shrunk and saved through the real command line; controls find nothing."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from passfuzz import corpus
+
+from .conftest import ROOT
+
+pytestmark = pytest.mark.slow
+PLANTED = "tests.planted_passes:"
+
+
+def records(directory):
+    return [json.loads(p.read_text()) for p in sorted(directory.glob("*.json"))]
+
+
+def test_planted_wrong_rewrite_is_found_shrunk_saved_and_reproduces(run_cli, tmp_path):
+    result = run_cli("--passes", PLANTED + "permute_as_reshape", "--max-examples", "300", "--seed", "1", "-x",
+                     "--corpus", str(tmp_path))
+    assert result.returncode == 1, result.stderr
+    [record] = records(tmp_path)
+    assert record["kind"] == "wrong-result" and record["shrunk"]
+    entry = corpus.load(tmp_path / f"{record['id']}.json")
+    counts = entry.program.op_counts()
+    assert counts.get("permute_dims") == 1 and len(entry.program.nodes) <= 2, counts
+    assert sum(len(p.shape) for _, p in entry.program.params) <= 3  # at most a rank-3 tensor remains
+
+    script = subprocess.run([sys.executable, str(tmp_path / f"{record['id']}.py")], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert script.returncode == 1, script.stderr
+    assert script.stdout.startswith("BUG REPRODUCES (wrong-result)") and script.stdout.count("\n") == 1
+
+    replay = run_cli("replay", str(tmp_path))
+    assert replay.returncode == 1 and replay.stdout.startswith("REPRODUCES")
+    report = (tmp_path / f"{record['id']}.md").read_text()
+    assert "R.permute_dims" in report and record["id"] in report
+
+
+def test_corrected_pass_yields_no_finding_in_the_same_budget(run_cli, tmp_path):
+    result = run_cli("--passes", PLANTED + "permute_as_reshape_fixed", "--max-examples", "300", "--seed", "1", "-x",
+                     "--corpus", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "300 examples in" in result.stderr and "no new finding" in result.stderr
+    assert "generator defects 0" in result.stderr
+    assert records(tmp_path) == []
+
+
+def test_segfaulting_pass_is_a_crash_finding_and_the_run_continues(run_cli, tmp_path):
+    result = run_cli("--passes", PLANTED + "segfault_on_negative", "--max-examples", "40", "--seed", "3",
+                     "--corpus", str(tmp_path))
+    assert result.returncode == 1, result.stderr
+    assert "40 examples in" in result.stderr and "stop: max examples reached" in result.stderr
+    [record] = records(tmp_path)
+    assert record["kind"] == "crash" and "SIGSEGV" in record["message"]
+    assert record["stage"] == f"pass:{PLANTED}segfault_on_negative"
+    assert corpus.load(tmp_path / f"{record['id']}.json").program.op_counts() == {"negative": 1}
+    script = subprocess.run([sys.executable, str(tmp_path / f"{record['id']}.py")], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert script.returncode == 1 and "SIGSEGV" in script.stdout
+
+
+def test_ctrl_c_stops_cleanly_with_the_finding_already_saved(tmp_path):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "passfuzz", "--passes", PLANTED + "permute_as_reshape", "--max-examples", "500",
+         "--seed", "1", "--corpus", str(tmp_path)],
+        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    for line in process.stderr:
+        if "saved unshrunk" in line or time.monotonic() > deadline:
+            break
+    process.send_signal(signal.SIGINT)
+    rest = process.stderr.read()
+    assert process.wait(timeout=120) == 1
+    assert "stop: interrupted" in rest and "Traceback" not in rest
+    [path] = list(tmp_path.glob("*.json"))
+    assert corpus.load(path).record["kind"] == "wrong-result"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no half-written files
+
+
+def test_workers_share_the_budget(run_cli, tmp_path):
+    result = run_cli("--passes", "FoldConstant", "--max-examples", "12", "--workers", "2", "--seed", "5",
+                     "--corpus", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "12 examples in" in result.stderr

@@ -1,0 +1,77 @@
+"""The oracle's comparisons and its classification of failures."""
+
+import numpy as np
+
+from passfuzz.catalogue import ValueInfo
+from passfuzz.execute import Outcome
+from passfuzz.oracle import compare_arrays, judge, normalize_error
+from passfuzz.passes import PassSpec
+from passfuzz.program import Node, Param, Program
+
+INFO = ValueInfo((3,), "float32", -4, 4, False)
+PROGRAM = Program((Param((3,), "float32", -4, 4, [0.0, 1.0, 2.0]), Node("exp", (0,))), (1,))
+PASSES = [PassSpec("FoldConstant")]
+
+
+def test_integers_and_bools_compare_exactly():
+    a = np.array([1, 2, 3], dtype="int32")
+    assert compare_arrays(a, a.copy(), INFO)[0] == ""
+    assert compare_arrays(a, a + np.array([0, 0, 1], dtype="int32"), INFO)[0] == "values"
+    assert compare_arrays(np.array([True]), np.array([False]), INFO)[0] == "values"
+
+
+def test_floats_within_tolerance_nan_positions_must_agree():
+    a = np.array([1.0, 2.0, np.nan], dtype="float32")
+    assert compare_arrays(a, a + np.float32(1e-6), INFO)[0] == ""
+    assert compare_arrays(a, a + np.float32(0.1), INFO)[0] == "values"
+    assert compare_arrays(a, np.array([1.0, 2.0, 3.0], dtype="float32"), INFO)[0] == "values"
+    assert compare_arrays(a, np.array([np.nan, 2.0, np.nan], dtype="float32"), INFO)[0] == "values"
+
+
+def test_shape_and_dtype_differences_are_named():
+    a = np.zeros((2, 3), dtype="float32")
+    assert compare_arrays(a, np.zeros((3, 2), "float32"), INFO)[0] == "shape"
+    assert compare_arrays(a, np.zeros((2, 3), "float16"), INFO)[0] == "dtype"
+
+
+def test_original_failure_is_a_generator_defect_never_a_finding():
+    verdict = judge(PROGRAM, PASSES, Outcome("crash", "run:llvm", "SIGSEGV"), Outcome("ok"))
+    assert verdict.finding is None and "SIGSEGV" in verdict.generator_defect
+
+
+def test_optimized_failures_become_kinds_with_stable_fingerprints():
+    ok = Outcome("ok", outputs={"llvm": [np.ones(3, "float32")]})
+    cases = {
+        "pass-error": Outcome("error", "pass:FoldConstant", "InternalError: Check failed: x == 3"),
+        "ill-formed": Outcome("error", "well-formed", "IllFormed: Var lv1 is not defined."),
+        "compile-error": Outcome("error", "compile:llvm", "TVMError: bad"),
+        "runtime-error": Outcome("error", "run:llvm", "TVMError: bad"),
+        "crash": Outcome("crash", "run:llvm", "SIGSEGV"),
+        "hang": Outcome("hang", "compile:llvm", "no result after 60 s"),
+    }
+    for kind, outcome in cases.items():
+        assert judge(PROGRAM, PASSES, ok, outcome).finding.kind == kind
+    first = judge(PROGRAM, PASSES, ok, Outcome("error", "pass:FoldConstant", "InternalError: lv12 at 0x7f12 line 3"))
+    again = judge(PROGRAM, PASSES, ok, Outcome("error", "pass:FoldConstant", "InternalError: lv7 at 0x7f99 line 9"))
+    other = judge(PROGRAM, PASSES, ok, Outcome("error", "pass:FoldConstant", "TypeError: something else"))
+    assert first.finding.fingerprint == again.finding.fingerprint != other.finding.fingerprint
+
+
+def test_value_mismatch_is_wrong_result_and_equal_outputs_are_fine():
+    a = Outcome("ok", outputs={"llvm": [np.ones(3, "float32")]})
+    b = Outcome("ok", outputs={"llvm": [np.full(3, 2.0, "float32")]})
+    assert judge(PROGRAM, PASSES, a, a).finding is None
+    assert judge(PROGRAM, PASSES, a, b).finding.kind == "wrong-result"
+    fewer = Outcome("ok", outputs={"llvm": []})
+    assert "count" in judge(PROGRAM, PASSES, a, fewer).finding.signature
+
+
+def test_incomparable_is_not_compared():
+    a = Outcome("ok", outputs={"llvm": [np.ones(3, "float32")]})
+    verdict = judge(PROGRAM, PASSES, a, Outcome("incomparable", "adapter", "signature changed"))
+    assert verdict.finding is None and verdict.incomparable
+
+
+def test_normalize_error_drops_volatile_parts():
+    text = "[05:37:21] /project/src/relax/op.cc:123: Check failed: lv3 at 0xdeadbeef"
+    assert normalize_error(text) == "<src> Check failed: lvN at <addr>"

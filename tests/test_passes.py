@@ -1,0 +1,33 @@
+"""Resolving --passes names: built-ins, module:attr, and one-line errors with suggestions."""
+
+import pytest
+import tvm
+
+from passfuzz.passes import PassSpecError, resolve, resolve_list
+
+
+def test_builtin_and_custom_passes_resolve():
+    specs = resolve_list("FoldConstant, ReorderTakeAfterMatmul,tests.planted_passes:permute_as_reshape")
+    assert [s.text for s in specs] == ["FoldConstant", "ReorderTakeAfterMatmul",
+                                       "tests.planted_passes:permute_as_reshape"]
+    assert all(isinstance(s.instantiate(), tvm.transform.Pass) for s in specs)
+    assert specs[0].python_expr() == "relax.transform.FoldConstant()"
+
+
+def test_callable_returning_a_pass_resolves():
+    assert isinstance(resolve("tvm.relax.transform:FoldConstant").instantiate(), tvm.transform.Pass)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("FoldConstnat", "did you mean FoldConstant"),
+    ("NoSuchThingAtAll", "module.path:attr"),
+    ("no_such_module_xyz:p", "cannot import"),
+    ("tests.planted_passes:nothing", "has no attribute"),
+    ("numpy:pi", "cannot construct"),
+    ("BindParams", "without arguments"),
+    ("", "empty pass name"),
+])
+def test_bad_names_give_one_line(text, expected):
+    with pytest.raises(PassSpecError) as info:
+        resolve(text)
+    assert expected in str(info.value) and "\n" not in str(info.value)
