@@ -25,6 +25,8 @@ from typing import Callable, Sequence
 import tvm
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings
 
+from strategies import relax_programs
+
 from . import corpus
 from .execute import Outcome, run_side
 from .oracle import Finding, Verdict, judge
@@ -154,8 +156,6 @@ class Fuzzer:
 
     # -- one round --------------------------------------------------------------------------
     def _round(self, round_seed: int, max_examples: int) -> list[FindingError]:
-        from strategies import relax_programs  # the public strategies sit on top of this package
-
         known = corpus.known_fingerprints(self.config.corpus_dir)
         pending: dict[str, Path] = {}  # new in this round: saved unshrunk, shrinking now
 

@@ -57,3 +57,26 @@ def segfault_on_negative(mod, ctx):
     if any(isinstance(c.op, tvm.ir.Op) and c.op.name == "relax.negative" for c in calls):
         ctypes.string_at(0)
     return mod
+
+
+@tvm.transform.module_pass(opt_level=0, name="RaiseAlways")
+def raise_always(mod, ctx):
+    """Planted pass error: refuses any module (like a pass with a broken precondition check)."""
+    raise ValueError("unsupported pattern in block 3")
+
+
+@tvm.transform.module_pass(opt_level=0, name="DropBindings")
+def drop_bindings(mod, ctx):
+    """Planted ill-formed output: main returns a variable that is no longer defined."""
+    main = mod["main"]
+    body = main.body
+    undefined = relax.Var("dangling", body.body.ty)
+    mod["main"] = relax.Function(main.params, relax.SeqExpr([], undefined), main.ret_ty, main.is_pure, main.attrs)
+    return mod
+
+
+@tvm.transform.module_pass(opt_level=0, name="SpinForever")
+def spin_forever(mod, ctx):
+    """Planted hang."""
+    while True:
+        pass
