@@ -22,6 +22,9 @@ from .graph import analyse
 from .program import Program, ProgramError
 
 
+FORMAT_VERSION = 1  # of the record; the schema pins it
+
+
 class CorpusError(ValueError):
     """A corpus file that cannot be loaded; the message names the file and the field."""
 

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settin
 
 from strategies import relax_programs
 
-from . import corpus
+from . import __version__, corpus
 from .execute import Outcome, run_side
 from .oracle import Finding, Verdict, judge
 from .passes import PassSpec
@@ -35,9 +35,6 @@ from .program import Program
 from .reduce import Reducer
 from .relax_build import build_module
 from .reproducer import module_script, render_report, render_script
-
-VERSION = "0.1.0"
-
 
 @dataclass
 class FuzzConfig:
@@ -139,17 +136,16 @@ class Fuzzer:
         fid = corpus.finding_id(finding.kind, finding.fingerprint)
         target = self.config.targets[0]
         record = {
-            "format_version": 1, "id": fid, "kind": finding.kind, "fingerprint": finding.fingerprint,
+            "format_version": corpus.FORMAT_VERSION, "id": fid, "kind": finding.kind, "fingerprint": finding.fingerprint,
             "signature": finding.signature, "message": finding.message, "stage": finding.stage,
             "passes": [p.text for p in self.config.passes], "targets": [target],
-            "tvm_version": tvm.__version__, "passfuzz_version": VERSION,
+            "tvm_version": tvm.__version__, "passfuzz_version": __version__,
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "seed": self.seed, "shrunk": shrunk, "program": program.to_json(),
             "module": module_script(build_module(program)), "log": finding.log[-4000:],
         }
         script = render_script(program, self.config.passes, finding, record["module"], target, self.config.timeout)
-        report = render_report({**record, "program_summary": program.summary(),
-                                "tolerance_note": "1e-4 (float32) or 2e-2 (float16)"})
+        report = render_report({**record, "program_summary": program.summary()})
         path = corpus.save(self.config.corpus_dir, record, script, report)
         self.stats.findings[fid] = str(path)
         return path

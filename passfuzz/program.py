@@ -19,7 +19,6 @@ from typing import Any, Union
 
 import numpy as np
 
-FORMAT_VERSION = 1
 
 
 class ProgramError(ValueError):

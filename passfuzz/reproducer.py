@@ -16,7 +16,7 @@ import numpy as np
 import tvm
 from tvm import relax
 
-from .catalogue import is_float
+from .catalogue import RTOL, is_float
 from .graph import analyse
 from .oracle import Finding, tolerance
 from .passes import PassSpec
@@ -88,7 +88,13 @@ def _custom_pass(module, attr):
 
 def run(mod, target, lifted):
     """Compile mod for target and call main like the original (through the weight transform if lifted)."""
-    vm = relax.VirtualMachine(tvm.compile(mod, target=tvm.target.Target(target)), tvm.cpu())
+    kind = tvm.target.Target(target).kind.name
+    if kind in ("llvm", "c"):
+        executable, device = tvm.compile(mod, target=target), tvm.cpu()
+    else:  # GPU targets compile through their default pipeline, which schedules the kernels
+        pipeline = relax.get_default_pipeline(tvm.target.Target(target))
+        executable, device = tvm.compile(mod, target=target, relax_pipeline=pipeline), tvm.runtime.device(kind)
+    vm = relax.VirtualMachine(executable, device)
     args = [tvm.runtime.tensor(a) for a in ARGS]
     if lifted:
         transformed = vm[lifted](args[NUM_INPUT:])
@@ -175,6 +181,10 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
             + mod_script + "\n" + _RUNNER)
 
 
+def _tolerance_note() -> str:
+    return " or ".join(f"{rtol:g} ({dtype})" for dtype, rtol in RTOL.items())
+
+
 def render_report(record: dict) -> str:
     """A markdown bug report, ready to paste into an issue."""
     passes = ", ".join(f"`{p}`" for p in record["passes"])
@@ -192,7 +202,7 @@ on target `{', '.join(record['targets'])}`.
 ## Expected behaviour
 
 The optimized module is well formed, compiles, runs, and returns the same outputs as the original
-(integers and bools exactly; floats within a relative tolerance of {record['tolerance_note']}).
+(integers and bools exactly; floats within a relative tolerance of {_tolerance_note()}).
 
 ## Reproduce
 
