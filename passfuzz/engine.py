@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import datetime
 import random
+import signal
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,6 +123,7 @@ class Fuzzer:
         self.stats = Stats()
         self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
         self.started = time.monotonic()
+        self.interrupted = False  # set by Ctrl-C (SIGINT)
 
     # -- budget -----------------------------------------------------------------------------
     def _out_of_time(self, grace: float = 0.0) -> bool:
@@ -156,6 +159,8 @@ class Fuzzer:
         pending: dict[str, Path] = {}  # new in this round: saved unshrunk, shrinking now
 
         def example(program: Program) -> None:
+            if self.interrupted:
+                raise _StopFuzzing()
             if not pending and (self._out_of_time() or self._examples_left() == 0):
                 raise _StopFuzzing()
             if pending and self._out_of_time(self.config.shrink_grace):
@@ -212,6 +217,8 @@ class Fuzzer:
         fp = error.finding.fingerprint
 
         def same_bug(candidate: Program) -> bool:
+            if self.interrupted:
+                raise KeyboardInterrupt
             self.stats.shrink_runs += 1
             verdict, _ = check(candidate, self.config.passes, self.config.targets, self.config.timeout)
             return verdict.finding is not None and verdict.finding.fingerprint == fp
@@ -224,9 +231,19 @@ class Fuzzer:
         path = self.save(finding, reduced, shrunk=True)
         self.notify("saved", {"finding": finding, "path": path, "program": reduced})
 
+    def _on_sigint(self, signum, frame) -> None:
+        # The first Ctrl-C only sets a flag, checked between examples: raised at an arbitrary
+        # point, a KeyboardInterrupt can land in a TVM callback and be swallowed. A second
+        # Ctrl-C interrupts at once.
+        if self.interrupted:
+            raise KeyboardInterrupt
+        self.interrupted = True
+
     def run(self) -> Stats:
         round_number = 0
         self.stats.seed = self.seed
+        previous = signal.signal(signal.SIGINT, self._on_sigint) \
+            if threading.current_thread() is threading.main_thread() else None
         try:
             while True:
                 left = self._examples_left()
@@ -241,6 +258,8 @@ class Fuzzer:
                 size = self.config.round_size if left is None else min(self.config.round_size, left)
                 for error in self._round(round_seed, size):
                     self._finish(error)
+                if self.interrupted:
+                    raise KeyboardInterrupt
                 if self.config.exitfirst and self.stats.findings:
                     self.stats.stop_reason = "stopped after the first finding (-x)"
                     break
@@ -249,6 +268,8 @@ class Fuzzer:
         except KeyboardInterrupt:
             self.stats.stop_reason = "interrupted"
         finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
             self.stats.elapsed = time.monotonic() - self.started
         return self.stats
 
