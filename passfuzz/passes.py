@@ -1,19 +1,27 @@
-"""Naming passes on the command line: ``FoldConstant`` or ``package.module:attr``."""
+"""Naming passes on the command line.
+
+A pass is ``Name`` or ``Name(arguments)`` where Name is in ``tvm.relax.transform``, or
+``package.module:attr`` (a Pass instance, or a callable returning one, which may take arguments
+too). Arguments are Python literals; a bare word stands for a string, so
+``ToMixedPrecision(out_dtype=float16)`` works as typed in a shell. A list is split on the commas
+outside brackets and quotes: ``ConvertLayout({'relax.nn.conv2d': ['NHWC', 'OHWI']}),FoldConstant``.
+"""
 
 from __future__ import annotations
 
+import ast
 import difflib
 import importlib
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import tvm
 from tvm import relax
 
 
 class PassSpecError(ValueError):
-    """A pass name that cannot be resolved; the message is one line for the user."""
+    """A pass that cannot be resolved; the message is one line for the user."""
 
 
 @dataclass(frozen=True)
@@ -22,24 +30,89 @@ class PassSpec:
     may keep state between runs."""
 
     text: str
+    name: str = ""  # "FoldConstant" or "package.module:attr"
+    args: tuple = ()
+    kwargs: tuple = field(default=())  # ((key, value), ...)
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            name, args, kwargs = parse_call(self.text)
+            object.__setattr__(self, "name", name)
+            object.__setattr__(self, "args", args)
+            object.__setattr__(self, "kwargs", kwargs)
 
     @property
     def is_builtin(self) -> bool:
-        return ":" not in self.text
+        return ":" not in self.name
+
+    def _target(self):
+        if self.is_builtin:
+            return getattr(relax.transform, self.name)
+        module_name, attr = self.name.split(":", 1)
+        return getattr(importlib.import_module(module_name), attr)
 
     def instantiate(self) -> tvm.transform.Pass:
-        if self.is_builtin:
-            return getattr(relax.transform, self.text)()
-        module_name, attr = self.text.split(":", 1)
-        obj = getattr(importlib.import_module(module_name), attr)
-        return obj if isinstance(obj, tvm.transform.Pass) else obj()
+        target = self._target()
+        if isinstance(target, tvm.transform.Pass):
+            return target
+        return target(*self.args, **dict(self.kwargs))
 
     def python_expr(self) -> str:
         """How the reproducer script builds this pass."""
+        arguments = ", ".join([repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs])
         if self.is_builtin:
-            return f"relax.transform.{self.text}()"
-        module_name, attr = self.text.split(":", 1)
-        return f"_custom_pass({module_name!r}, {attr!r})"
+            return f"relax.transform.{self.name}({arguments})"
+        module_name, attr = self.name.split(":", 1)
+        return f"_custom_pass({module_name!r}, {attr!r}{', ' if arguments else ''}{arguments})"
+
+
+def split_list(text: str) -> list[str]:
+    """Split on the commas that are outside brackets and quotes."""
+    parts, depth, quote, current = [], 0, "", []
+    for char in text:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    if quote or depth:
+        raise PassSpecError(f"unbalanced brackets or quotes in {text!r}")
+    parts.append("".join(current))
+    return [p.strip() for p in parts]
+
+
+def _literal(node: ast.expr):
+    if isinstance(node, ast.Name):  # a bare word: ToMixedPrecision(out_dtype=float16)
+        return node.id
+    return ast.literal_eval(node)
+
+
+def parse_call(text: str) -> tuple[str, tuple, tuple]:
+    text = text.strip()
+    if "(" not in text:
+        return text, (), ()
+    if not text.endswith(")"):
+        raise PassSpecError(f"malformed pass {text!r}: arguments must end with ')'")
+    name, inner = text[:text.index("(")].strip(), text[text.index("(") + 1:-1]
+    try:
+        call = ast.parse(f"_({inner})", mode="eval").body
+        assert isinstance(call, ast.Call)
+        args = tuple(_literal(a) for a in call.args)
+        kwargs = tuple((k.arg, _literal(k.value)) for k in call.keywords)
+    except (SyntaxError, ValueError, AssertionError) as exc:
+        raise PassSpecError(f"malformed arguments in {text!r}: arguments must be Python literals "
+                            f"({type(exc).__name__})") from None
+    if any(k is None for k, _ in kwargs):
+        raise PassSpecError(f"malformed arguments in {text!r}: ** is not supported")
+    return name, args, kwargs
 
 
 def builtin_pass_names() -> list[str]:
@@ -55,12 +128,12 @@ def resolve(text: str) -> PassSpec:
         raise PassSpecError("empty pass name in --passes")
     spec = PassSpec(text)
     if spec.is_builtin:
-        if text not in builtin_pass_names():
-            close = difflib.get_close_matches(text, builtin_pass_names(), n=3, cutoff=0.5)
+        if spec.name not in builtin_pass_names():
+            close = difflib.get_close_matches(spec.name, builtin_pass_names(), n=3, cutoff=0.5)
             hint = f"; did you mean {', '.join(close)}?" if close else "; `module.path:attr` names your own pass"
-            raise PassSpecError(f"unknown pass {text!r} in tvm.relax.transform{hint}")
+            raise PassSpecError(f"unknown pass {spec.name!r} in tvm.relax.transform{hint}")
     else:
-        module_name, _, attr = text.partition(":")
+        module_name, _, attr = spec.name.partition(":")
         if os.getcwd() not in sys.path:  # as `python -m` does, so a pass next to the user is found
             sys.path.insert(0, os.getcwd())
         try:
@@ -72,11 +145,13 @@ def resolve(text: str) -> PassSpec:
     try:
         made = spec.instantiate()
     except Exception as exc:  # noqa: BLE001
-        raise PassSpecError(f"cannot construct pass {text!r} without arguments: {type(exc).__name__}: {exc}")
+        how = "with these arguments" if spec.args or spec.kwargs else "without arguments"
+        raise PassSpecError(f"cannot construct pass {text!r} {how}: {type(exc).__name__}: "
+                            f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}")
     if not isinstance(made, tvm.transform.Pass):
         raise PassSpecError(f"{text!r} is neither a tvm.transform.Pass nor a callable returning one")
     return spec
 
 
 def resolve_list(text: str) -> list[PassSpec]:
-    return [resolve(part) for part in text.split(",")]
+    return [resolve(part) for part in split_list(text)]

@@ -80,10 +80,10 @@ def isolated(fn, timeout):
     return ("crash", signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else "exited")
 
 
-def _custom_pass(module, attr):
+def _custom_pass(module, attr, *args, **kwargs):
     sys.path.insert(0, os.getcwd())
     obj = getattr(importlib.import_module(module), attr)
-    return obj if isinstance(obj, tvm.transform.Pass) else obj()
+    return obj if isinstance(obj, tvm.transform.Pass) else obj(*args, **kwargs)
 
 
 def run(mod, target, lifted):
