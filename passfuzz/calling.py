@@ -1,11 +1,22 @@
 """Calling-convention adapters: how to call an optimized module so the call is equivalent to
-calling the original ``main`` with the Program's arguments.
+calling the original ``main`` with the Program's arguments (runtime inputs, then weights).
 
-Some passes change ``main`` on purpose. LiftTransformParams moves the weight-only computation
-into ``main_transform_params`` (``transform_params`` with shared_transform=True): calling the new
-``main`` with the old weights is *not* equivalent, and comparing such calls is the false alarm
-apache/tvm#17207. Where no adapter is known and the signature changed, the pair is
-incomparable and is never compared.
+Some passes change ``main`` on purpose. Calling the new ``main`` the old way is *not*
+equivalent, and comparing such calls is the false alarm of apache/tvm#17207 (LiftTransformParams).
+The adapter is read off the optimized module itself, so it also covers sequences of passes:
+
+- a new ``main_transform_params`` (``transform_params`` with shared_transform=True) transforms the
+  weights first: called with the weights as one tuple (wrapped once more per BundleModelParams
+  that ran after it), or, after LazyTransformParams, with no
+  arguments, reading each weight through the global ``get_item(i)`` and writing each result
+  through ``set_item(i, value)``;
+- then ``main`` takes the inputs, and for the (transformed) weights one of: a tensor each, one
+  tuple of all (BundleModelParams), ``fget_param(index, name)`` (LazyGetInput), or nothing at
+  all when they were bound into the module as constants (BindParams); ``fset_output(index,
+  value)`` (LazySetOutput) receives the outputs instead of a return value.
+
+Values the VM hands to a callback are copied at once: the VM reuses their storage. When ``main``
+changed in a way none of this explains, the pair is incomparable and never compared.
 """
 
 from __future__ import annotations
@@ -13,39 +24,108 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import tvm
+from tvm import relax
 
 from .program import Program
+
+_TRANSFORMS = ("main_transform_params", "transform_params")
 
 
 @dataclass(frozen=True)
 class Adapter:
-    name: str  # "plain" or "lifted"
-    transform: str | None = None  # the function that transforms the weights, for "lifted"
+    transform: str | None = None  # the function that transforms the weights first
+    lazy_transform: bool = False  # transform() takes no arguments: get_item / set_item globals
+    slots: tuple[str, ...] | None = None  # main's parameters after the inputs; None: as the original
+    transform_wrap: int = 0  # extra tuple levels around the weights passed to transform (BundleModelParams)
 
-    def call(self, vm, program: Program, args: list) -> object:
-        if self.name == "plain":
+    @property
+    def name(self) -> str:
+        parts = [f"{'lazy ' if self.lazy_transform else ''}{self.transform}"
+                 f"{' (bundled)' if self.transform_wrap else ''}"] if self.transform else []
+        if self.slots is not None:
+            parts.append("main(inputs, " + ", ".join(self.slots) + ")")
+        return "; ".join(parts) or "plain"
+
+    def prepare(self, program: Program, args: list) -> dict:
+        """Before the VM is created: register the globals a lazy transform calls."""
+        state: dict = {"weights_out": {}, "outputs": {}}
+        if self.lazy_transform:
+            weights = args[program.num_input or 0:]
+            tvm.register_global_func("get_item", lambda i: weights[int(i)], override=True)
+            tvm.register_global_func("set_item", lambda i, value: state["weights_out"].__setitem__(
+                int(i), tvm.runtime.tensor(value.numpy())), override=True)
+        return state
+
+    def call(self, vm, program: Program, args: list, state: dict):
+        if self.transform is None and self.slots is None:
             return vm["main"](*args)
-        n = program.num_input or 0
-        transformed = vm[self.transform](list(args[n:]))
-        return vm["main"](*args[:n], *transformed)
+        n = program.num_input if program.num_input is not None else len(args)
+        inputs, weights = list(args[:n]), list(args[n:])
+        if self.lazy_transform:
+            vm[self.transform]()
+            weights = [state["weights_out"][i] for i in sorted(state["weights_out"])]
+        elif self.transform:
+            packed = weights
+            for _ in range(self.transform_wrap):
+                packed = [packed]
+            weights = list(vm[self.transform](packed))
+        if self.slots is None:
+            return vm["main"](*inputs, *weights)
+        outputs = state["outputs"]
+        remaining = iter(weights)
+        filled = {
+            "tuple": lambda: weights,
+            "getter": lambda: (lambda index, name: weights[int(index)]),
+            "setter": lambda: (lambda index, value: outputs.__setitem__(int(index), tvm.runtime.tensor(value.numpy()))),
+        }
+        result = vm["main"](*inputs, *[next(remaining) if slot == "tensor" else filled[slot]()
+                                       for slot in self.slots])
+        return [outputs[i] for i in sorted(outputs)] if "setter" in self.slots else result
 
 
-PLAIN = Adapter("plain")
+PLAIN = Adapter()
 
 
-def _signature(func) -> list[str]:
-    return [str(p.ty) for p in func.params]
+def _types(params) -> list[str]:
+    return [str(p.ty) for p in params]
 
 
-def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule) -> Adapter | None:
+def _slot(param) -> str | None:
+    if param.name == "fset_output":
+        return "setter"
+    if param.name == "fget_param":
+        return "getter"
+    if isinstance(param.ty, relax.TupleType):
+        return "tuple"
+    if isinstance(param.ty, relax.TensorType):
+        return "tensor"
+    return None
+
+
+def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: int | None) -> Adapter | None:
     """The adapter that calls ``optimized`` like ``original``; None when there is none."""
     names = {gv.name_hint for gv in optimized.functions}
-    before = {gv.name_hint for gv in original.functions}
     if "main" not in names:
         return None
-    for transform in ("main_transform_params", "transform_params"):
-        if transform in names and transform not in before:
-            return Adapter("lifted", transform)
-    if _signature(optimized["main"]) == _signature(original["main"]):
+    before_main, main = original["main"], optimized["main"]
+    before = {gv.name_hint for gv in original.functions}
+    transform = next((t for t in _TRANSFORMS if t in names and t not in before), None)
+    if transform is None and _types(main.params) == _types(before_main.params):
         return PLAIN
-    return None
+    n = num_input if num_input is not None else len(before_main.params)
+    if _types(main.params[:n]) != _types(before_main.params[:n]):
+        return None
+    slots = tuple(_slot(p) for p in main.params[n:])
+    if None in slots or slots.count("tuple") + slots.count("getter") > 1 or slots.count("setter") > 1:
+        return None
+    bundled = "tuple" in slots or "getter" in slots
+    if transform is None and slots.count("tensor") not in ((0,) if bundled else (0, len(before_main.params) - n)):
+        return None  # weights neither all passed, nor all bound into the module (BindParams)
+    lazy = transform is not None and len(optimized[transform].params) == 0
+    wrap = 0
+    if transform is not None and not lazy:
+        ty = optimized[transform].params[0].ty
+        while isinstance(ty, relax.TupleType) and len(ty.fields) == 1 and isinstance(ty.fields[0], relax.TupleType):
+            wrap, ty = wrap + 1, ty.fields[0]
+    plain_weights = set(slots) <= {"tensor"} and (transform is not None or slots)
+    return Adapter(transform, lazy, None if plain_weights else slots, wrap)

@@ -135,7 +135,7 @@ class Fuzzer:
         return self.config.max_examples - self.stats.examples
 
     # -- saving -----------------------------------------------------------------------------
-    def save(self, finding: Finding, program: Program, shrunk: bool) -> Path:
+    def save(self, finding: Finding, program: Program, shrunk: bool, optimized: Outcome | None) -> Path:
         fid = corpus.finding_id(finding.kind, finding.fingerprint)
         target = self.config.targets[0]
         record = {
@@ -147,7 +147,8 @@ class Fuzzer:
             "seed": self.seed, "shrunk": shrunk, "program": program.to_json(),
             "module": module_script(build_module(program)), "log": finding.log[-4000:],
         }
-        script = render_script(program, self.config.passes, finding, record["module"], target, self.config.timeout)
+        script = render_script(program, self.config.passes, finding, record["module"], target, self.config.timeout,
+                               optimized.adapter if optimized is not None else None)
         report = render_report({**record, "program_summary": program.summary()})
         path = corpus.save(self.config.corpus_dir, record, script, report)
         self.stats.findings[fid] = str(path)
@@ -192,7 +193,7 @@ class Fuzzer:
                 event(f"known bug {finding.fingerprint}")
                 return
             if finding.fingerprint not in pending:
-                pending[finding.fingerprint] = self.save(finding, program, shrunk=False)
+                pending[finding.fingerprint] = self.save(finding, program, shrunk=False, optimized=optimized)
                 self.notify("new", {"finding": finding, "path": pending[finding.fingerprint]})
             raise _finding_error(finding.fingerprint)(finding, program)
 
@@ -224,11 +225,9 @@ class Fuzzer:
             return verdict.finding is not None and verdict.finding.fingerprint == fp
 
         reduced = Reducer(same_bug, self.config.reduce_seconds).reduce(error.program)
-        finding = error.finding
-        if reduced is not error.program:
-            verdict, _ = check(reduced, self.config.passes, self.config.targets, self.config.timeout)
-            finding = verdict.finding or finding
-        path = self.save(finding, reduced, shrunk=True)
+        verdict, optimized = check(reduced, self.config.passes, self.config.targets, self.config.timeout)
+        finding = verdict.finding if verdict.finding and verdict.finding.fingerprint == fp else error.finding
+        path = self.save(finding, reduced, shrunk=True, optimized=optimized)
         self.notify("saved", {"finding": finding, "path": path, "program": reduced})
 
     def _on_sigint(self, signum, frame) -> None:

@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
+import tvm
 import tvm_ffi
 from tvm import relax
 
 from . import isolate
-from .calling import PLAIN, choose_adapter
+from .calling import PLAIN, Adapter, choose_adapter
+from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
 from .relax_build import build_module, to_numpy
@@ -26,10 +28,11 @@ from .targets import compile_module, device_for
 @dataclass
 class Outcome:
     status: str  # "ok" | "error" | "crash" | "hang" | "incomparable"
-    stage: str = ""  # where it ended: "build", "pass:<name>", "well-formed", "compile:<target>", "run:<target>"
+    stage: str = ""  # where it ended: "build", "pass:<p>", "well-formed:<p>", "compile:<target>", "run:<target>"
     error: str = ""  # one line: "InternalError: ...", "SIGSEGV", "no result after 60 s"
     outputs: dict[str, list[np.ndarray]] = field(default_factory=dict)  # per target
     changed: bool | None = None  # did the passes change the module (optimized side only)
+    adapter: Adapter | None = None  # how the optimized module was called
     log: str = ""  # the child's stderr tail and traceback, for the report
 
     @property
@@ -46,29 +49,39 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
     mod = build_module(program)
     adapter, changed = PLAIN, None
     if passes is not None:
+        checking = True  # until a lowering pass, after which well_formed rejects valid modules
         for spec in passes:
             isolate.mark(f"pass:{spec.text}")
             mod = spec.instantiate()(mod)
-        isolate.mark("well-formed")
-        try:
-            relax.analysis.well_formed(mod)
-        except Exception as exc:  # noqa: BLE001 - its message names the violation
-            raise IllFormed(str(exc).strip().splitlines()[-1] if str(exc).strip() else "well_formed failed")
-        if not relax.analysis.check_well_formed(mod):
-            raise IllFormed("check_well_formed returned False")
+            checking = checking and pass_info(spec).well_formed_after
+            if checking:
+                isolate.mark(f"well-formed:{spec.text}")
+                _check_well_formed(mod)
         reference = build_module(program)  # fresh: a pass may have mutated its input
         changed = not tvm_ffi.structural_equal(reference, mod)
-        adapter = choose_adapter(reference, mod)
+        adapter = choose_adapter(reference, mod, program.num_input)
         if adapter is None:
             return {"incomparable": "main's signature changed and no calling adapter is known", "changed": changed}
     outputs = {}
+    args = program.arguments()
     for target in targets:
         isolate.mark(f"compile:{target}")
         executable = compile_module(mod, target)
         isolate.mark(f"run:{target}")
+        state = adapter.prepare(program, args)
         vm = relax.VirtualMachine(executable, device_for(target))
-        outputs[target] = to_numpy(adapter.call(vm, program, program.arguments()))
-    return {"outputs": outputs, "changed": changed}
+        outputs[target] = to_numpy(adapter.call(vm, program, [tvm.runtime.tensor(a) for a in args], state))
+    return {"outputs": outputs, "changed": changed, "adapter": adapter}
+
+
+def _check_well_formed(mod) -> None:
+    try:
+        relax.analysis.well_formed(mod)
+    except Exception as exc:  # noqa: BLE001 - its message names the violation
+        text = str(exc).strip()
+        raise IllFormed(text.splitlines()[-1] if text else "well_formed failed") from None
+    if not relax.analysis.check_well_formed(mod):
+        raise IllFormed("check_well_formed returned False")
 
 
 def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str],
@@ -81,4 +94,4 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
     value = child.value
     if "incomparable" in value:
         return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"])
-    return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"])
+    return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"], adapter=value["adapter"])

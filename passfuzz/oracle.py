@@ -26,6 +26,7 @@ import numpy as np
 from .catalogue import RTOL, ValueInfo, is_float
 from .execute import Outcome
 from .graph import analyse
+from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
 
@@ -79,13 +80,15 @@ def _failure_kind(stage: str, status: str) -> str:
     return {"pass": "pass-error", "well-formed": "ill-formed", "compile": "compile-error"}.get(head, "runtime-error")
 
 
-def tolerance(dtype: str, bound: float) -> tuple[float, float]:
-    """(rtol, atol) for a float output whose elements are statically bounded by ``bound``."""
-    rtol = RTOL[dtype]
+def tolerance(dtype: str, bound: float, passes: Sequence[PassSpec] = ()) -> tuple[float, float]:
+    """(rtol, atol) for a float output whose elements are statically bounded by ``bound``; a pass
+    that changes precision on purpose (the pass catalogue's rtol) widens it."""
+    rtol = max([RTOL[dtype]] + [pass_info(p).rtol for p in passes if pass_info(p).rtol])
     return rtol, rtol * max(1.0, bound)
 
 
-def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo) -> tuple[str, str]:
+def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo,
+                   passes: Sequence[PassSpec] = ()) -> tuple[str, str]:
     """('', '') when ``b`` (optimized) matches ``a`` (original), else (what differs: 'shape',
     'dtype' or 'values', a one-line description)."""
     if a.shape != b.shape:
@@ -96,7 +99,7 @@ def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo) -> tuple[str, 
         bad = a != b
     else:
         x, y = a.astype("float64"), b.astype("float64")
-        rtol, atol = tolerance(a.dtype.name, info.magnitude)
+        rtol, atol = tolerance(a.dtype.name, info.magnitude, passes)
         nan_x, nan_y = np.isnan(x), np.isnan(y)
         with np.errstate(invalid="ignore"):
             close = (x == y) | (np.abs(x - y) <= atol + rtol * np.abs(x))
@@ -117,7 +120,7 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
     if not optimized.ok:
         kind = _failure_kind(optimized.stage, optimized.status)
         detail = optimized.stage if kind in ("crash", "hang") else normalize_error(optimized.error)
-        if kind == "pass-error":
+        if kind in ("pass-error", "ill-formed"):
             detail = f"{optimized.stage} {detail}"
         message = f"{optimized.status} at {optimized.stage}: {optimized.error}"
         return Verdict(_finding(kind, passes, detail, message, optimized.stage, optimized.log))
@@ -128,7 +131,7 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
             return Verdict(_finding("wrong-result", passes, "output count",
                                     f"{target}: {len(expected)} outputs became {len(got)}", f"run:{target}"))
         for i, (a, b) in enumerate(zip(expected, got)):
-            what, difference = compare_arrays(a, b, infos[program.outputs[i]])
+            what, difference = compare_arrays(a, b, infos[program.outputs[i]], passes)
             if what:
                 return Verdict(_finding("wrong-result", passes, f"{what} differ",
                                         f"{target}: output {i} ({a.dtype}, shape {a.shape}): {difference}",

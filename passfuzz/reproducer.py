@@ -16,9 +16,11 @@ import numpy as np
 import tvm
 from tvm import relax
 
+from .calling import PLAIN, Adapter
 from .catalogue import RTOL, is_float
 from .graph import analyse
 from .oracle import Finding, tolerance
+from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
 
@@ -86,22 +88,42 @@ def _custom_pass(module, attr, *args, **kwargs):
     return obj if isinstance(obj, tvm.transform.Pass) else obj(*args, **kwargs)
 
 
-def run(mod, target, lifted):
-    """Compile mod for target and call main like the original (through the weight transform if lifted)."""
+def run(mod, target, adapter=None):
+    """Compile mod for target and call main as the original is called. adapter = (transform,
+    lazy, slots, wrap) says how a pass changed main (the same rules as passfuzz.calling.Adapter)."""
     kind = tvm.target.Target(target).kind.name
     if kind in ("llvm", "c"):
         executable, device = tvm.compile(mod, target=target), tvm.cpu()
     else:  # GPU targets compile through their default pipeline, which schedules the kernels
         pipeline = relax.get_default_pipeline(tvm.target.Target(target))
         executable, device = tvm.compile(mod, target=target, relax_pipeline=pipeline), tvm.runtime.device(kind)
-    vm = relax.VirtualMachine(executable, device)
     args = [tvm.runtime.tensor(a) for a in ARGS]
-    if lifted:
-        transformed = vm[lifted](args[NUM_INPUT:])
-        result = vm["main"](*args[:NUM_INPUT], *transformed)
-    else:
-        result = vm["main"](*args)
-    return flatten(result)
+    transform, lazy, slots, wrap = adapter or (None, False, None, 0)
+    transformed = {}
+    if lazy:  # the weight transform reads each weight with get_item and writes with set_item
+        tvm.register_global_func("get_item", lambda i: args[NUM_INPUT + int(i)], override=True)
+        tvm.register_global_func("set_item", lambda i, v: transformed.__setitem__(
+            int(i), tvm.runtime.tensor(v.numpy())), override=True)
+    vm = relax.VirtualMachine(executable, device)
+    if transform is None and slots is None:
+        return flatten(vm["main"](*args))
+    inputs, weights = args[:NUM_INPUT], args[NUM_INPUT:]
+    if lazy:
+        vm[transform]()
+        weights = [transformed[i] for i in sorted(transformed)]
+    elif transform:
+        packed = weights
+        for _ in range(wrap):
+            packed = [packed]
+        weights = list(vm[transform](packed))
+    if slots is None:
+        return flatten(vm["main"](*inputs, *weights))
+    outputs, remaining = {}, iter(weights)
+    make = {"tensor": lambda: next(remaining), "tuple": lambda: weights,
+            "getter": lambda: (lambda i, name: weights[int(i)]),
+            "setter": lambda: (lambda i, v: outputs.__setitem__(int(i), v.numpy().copy()))}
+    result = vm["main"](*inputs, *[make[slot]() for slot in slots])
+    return [outputs[i] for i in sorted(outputs)] if "setter" in slots else flatten(result)
 
 
 def flatten(value):
@@ -110,16 +132,14 @@ def flatten(value):
 
 def optimized(target):
     mod = Module
-    for stage, make_pass in PASSES:
+    for name, make_pass, check_well_formed in PASSES:
         try:
             mod = make_pass()(mod)
         except Exception as exc:
-            raise RuntimeError(f"pass {stage} raised {type(exc).__name__}: " + str(exc).strip().splitlines()[0])
-    if not relax.analysis.check_well_formed(mod):
-        raise RuntimeError("the optimized module is ill-formed")
-    names = {gv.name_hint for gv in mod.functions}
-    lifted = next((f for f in ("main_transform_params", "transform_params") if f in names), None)
-    return run(mod, target, lifted)
+            raise RuntimeError(f"pass {name} raised {type(exc).__name__}: " + str(exc).strip().splitlines()[0])
+        if check_well_formed and not relax.analysis.check_well_formed(mod):
+            raise RuntimeError(f"the module is ill-formed after {name}")
+    return run(mod, target, ADAPTER)
 
 
 def differences(expected, got):
@@ -139,8 +159,10 @@ def differences(expected, got):
 
 
 def main():
-    expected = run(Module, TARGET, None)
+    # The optimized side runs first, in a child of a process that has compiled nothing yet: some
+    # bugs hide once compiling has imported more of TVM.
     status, value = isolated(lambda: optimized(TARGET), TIMEOUT)
+    expected = run(Module, TARGET, None)
     if status != "ok":
         print(f"BUG REPRODUCES ({KIND}): optimized side {status}: {value}")
         return 1
@@ -158,14 +180,20 @@ if __name__ == "__main__":
 
 
 def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str,
-                  target: str, timeout: float) -> str:
+                  target: str, timeout: float, adapter: Adapter | None) -> str:
     infos = analyse(program, check_values=False)
     tolerances = []
     for out in program.outputs:
         info = infos[out]
-        tolerances.append(tolerance(info.dtype, info.magnitude) if is_float(info.dtype) else (0.0, 0.0))
+        tolerances.append(tolerance(info.dtype, info.magnitude, passes) if is_float(info.dtype) else (0.0, 0.0))
     args = ",\n    ".join(_array_literal(a) for a in program.arguments())
-    pass_lines = ",\n    ".join(f"({p.text!r}, lambda: {p.python_expr()})" for p in passes)
+    checking, pass_lines = True, []
+    for p in passes:
+        checking = checking and pass_info(p).well_formed_after
+        pass_lines.append(f"({p.text!r}, lambda: {p.python_expr()}, {checking})")
+    passes_text = ",\n    ".join(pass_lines)
+    adapter_value = None if adapter is None or adapter == PLAIN else \
+        (adapter.transform, adapter.lazy_transform, adapter.slots, adapter.transform_wrap)
     header = (f'"""passfuzz reproducer {finding.kind}-{finding.fingerprint}: {finding.kind} after '
               f'{", ".join(p.text for p in passes)}.\n\n{finding.message}\n\n'
               f'Needs only tvm and numpy. Exits 1 while the bug reproduces, 0 once it is fixed.\n"""\n')
@@ -176,7 +204,8 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
             f"KIND = {finding.kind!r}\nTARGET = {target!r}\nTIMEOUT = {int(max(1, timeout))}\n"
             f"NUM_INPUT = {program.num_input!r}\n"
             f"ARGS = [\n    {args},\n]\n"
-            f"PASSES = [\n    {pass_lines},\n]\n"
+            f"PASSES = [  # (name, constructor, check well_formed after it)\n    {passes_text},\n]\n"
+            f"ADAPTER = {adapter_value!r}  # how the passes changed main: (weight transform, lazy, parameters, wrap)\n"
             f"TOLERANCES = {[(float(r), float(a)) for r, a in tolerances]!r}  # (rtol, atol) per output\n\n\n"
             + mod_script + "\n" + _RUNNER)
 

@@ -1,5 +1,6 @@
 """The command line: ``passfuzz --passes ...`` fuzzes (the default command); ``passfuzz replay``
-re-checks reproducers. Each command is one module; formatting lives in cli.output.
+re-checks reproducers; ``passfuzz passes`` prints the pass catalogue. Each command is one
+module; formatting lives in cli.output.
 
 Exit status: 0 nothing new (fuzz) or nothing reproduces (replay); 1 a new finding, or a
 reproducer that still reproduces; 2 a usage or input error, reported in one line.
@@ -25,9 +26,9 @@ class Parser(argparse.ArgumentParser):
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from . import fuzz, replay  # after argv handling: imports TVM
+    from . import fuzz, passes, replay  # after argv handling: imports TVM
 
-    commands = {"replay": replay, "fuzz": fuzz}
+    commands = {"replay": replay, "passes": passes, "fuzz": fuzz}
     command = commands.get(argv[0]) if argv else None
     if command is not None:
         argv = argv[1:]

@@ -22,8 +22,10 @@ def parser() -> argparse.ArgumentParser:
                "Without --max-examples or --max-time, runs %d examples." % DEFAULT_MAX_EXAMPLES)
     p.add_argument("--passes", required=True, metavar="P[,P...]",
                    help="comma-separated passes applied in order: names in tvm.relax.transform "
-                        "(e.g. FoldConstant) or module.path:attr naming a tvm.transform.Pass or a callable "
-                        "returning one")
+                        "(e.g. FoldConstant), with arguments as Python literals where needed "
+                        "(ToMixedPrecision(out_dtype=float16)), or module.path:attr naming a tvm.transform.Pass "
+                        "or a callable returning one. Prerequisites a pass needs (LegalizeOps before FuseOps, ...) "
+                        "are inserted; `passfuzz passes` lists what is known of each pass")
     p.add_argument("--max-examples", type=int, metavar="N",
                    help="stop after N generated examples (shrinking runs are not counted)")
     p.add_argument("--max-time", type=float, metavar="SECONDS",
@@ -51,6 +53,8 @@ def parser() -> argparse.ArgumentParser:
 def config_from(args: argparse.Namespace, console: Console):
     """Validate the arguments into a FuzzConfig; UsageError for anything the user must fix."""
     from ..engine import FuzzConfig
+    from ..pass_catalogue import info as pass_info
+    from ..pass_catalogue import with_prerequisites
     from ..passes import PassSpecError, resolve_list
     from ..targets import default_targets, unavailable_reason
 
@@ -63,9 +67,15 @@ def config_from(args: argparse.Namespace, console: Console):
         if value is not None and value <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
     try:
-        passes = resolve_list(args.passes)
+        named = resolve_list(args.passes)
     except PassSpecError as exc:
         raise UsageError(str(exc)) from None
+    for spec in named:
+        if pass_info(spec).skip:
+            console.note(f"warning: {spec.name} is not fuzzable here: {pass_info(spec).skip}")
+    passes = with_prerequisites(named)
+    if len(passes) > len(named):
+        console.note("running prerequisites as well: " + ",".join(p.text for p in passes))
     if args.targets:
         targets = []
         for target in (t.strip() for t in args.targets.split(",")):

@@ -1,0 +1,140 @@
+"""What passfuzz knows about each pass of ``tvm.relax.transform`` (TVM 0.27, CPU build).
+
+For every pass: the level it works at, the passes it needs to have run first (inserted
+automatically, and listed in the reproducer), whether it changes how ``main`` is called, the
+extra float tolerance a deliberate precision change needs, whether ``well_formed`` still holds
+after it, and, if it cannot be fuzzed here, why. ``passfuzz passes`` prints this table.
+Facts come from a survey of every pass on this TVM (see the project's reference notes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .passes import PassSpec, builtin_pass_names
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    name: str
+    level: str = "high-level"  # high-level | legalized | lowering | any
+    requires: tuple[str, ...] = ()  # run first when not already earlier in the list
+    convention: str = "same"  # how main is called afterwards: see passfuzz.calling
+    rtol: float | None = None  # float tolerance for a deliberate precision change
+    well_formed_after: bool = True  # lowering passes leave modules well_formed rejects, yet valid
+    skip: str = ""  # why it cannot be fuzzed here ("" = it can)
+    notes: str = ""
+
+
+_LEGALIZED = ("LegalizeOps",)
+_ANNOTATED = ("LegalizeOps", "AnnotateTIROpPattern")
+
+_ENTRIES = [
+    PassInfo("AdjustMatmulOrder", notes="reassociates matmul chains (float rounding only)"),
+    PassInfo("AllocateWorkspace", "any"),
+    PassInfo("AnnotateTIROpPattern", "legalized", _LEGALIZED),
+    PassInfo("AttachAttrLayoutFreeBuffers", "any"),
+    PassInfo("AttachGlobalSymbol", "any"),
+    PassInfo("BundleModelParams", "any", convention="weights bundled in one tuple"),
+    PassInfo("CallTIRRewrite", "lowering", _LEGALIZED, well_formed_after=False),
+    PassInfo("CanonicalizeBindings", "any"),
+    PassInfo("CombineParallelMatmul"),
+    PassInfo("ComputePrimValue", "any"),
+    PassInfo("ConvertToDataflow", "any"),
+    PassInfo("DataflowUseInplaceCalls"),
+    PassInfo("DeadCodeElimination", "any"),
+    PassInfo("DecomposeOpsForInference"),
+    PassInfo("DecomposeOpsForTraining",
+             notes="decomposes batch_norm(training=False) with batch statistics; no drawn op is affected"),
+    PassInfo("EliminateCommonSubexpr", "any"),
+    PassInfo("ExpandMatmulOfSum", notes="reassociates matmul of a sum (float rounding only)"),
+    PassInfo("ExpandTupleArguments", "any"),
+    PassInfo("FastMathTransform", rtol=1e-3, notes="fast approximations of exp, tanh, erf, softmax"),
+    PassInfo("FoldBatchnormToConv2D"),
+    PassInfo("FoldConstant", "any"),
+    PassInfo("FuseOps", "legalized", _ANNOTATED),
+    PassInfo("FuseTIR", "legalized", _ANNOTATED + ("FuseOps",)),
+    PassInfo("FuseTransposeMatmul"),
+    PassInfo("InlinePrivateFunctions", "any"),
+    PassInfo("KillAfterLastUse", "lowering", well_formed_after=False),
+    PassInfo("LambdaLift", "any"),
+    PassInfo("LazyGetInput", "any", convention="weights fetched through fget_param(index, name)"),
+    PassInfo("LazySetOutput", "any", convention="outputs delivered through fset_output(index, value)",
+             well_formed_after=False),
+    PassInfo("LazyTransformParams", "any", ("LiftTransformParams", "ToNonDataflow", "RemovePurityChecking"),
+             convention="main_transform_params() reads weights with get_item, writes with set_item"),
+    PassInfo("LegalizeOps", "any"),
+    PassInfo("LiftTransformParams", "any", convention="main_transform_params(weights), then main(inputs, ...)"),
+    PassInfo("LowerAllocTensor", "lowering"),
+    PassInfo("LowerGPUIPCAllocStorage", "lowering"),
+    PassInfo("LowerRuntimeBuiltin", "lowering", well_formed_after=False),
+    PassInfo("MergeCompositeFunctions", skip="needs composite functions from FuseOpsByPattern and an external "
+                                             "codegen to compile"),
+    PassInfo("Normalize", "any"),
+    PassInfo("NormalizeGlobalVar", "any"),
+    PassInfo("OptimizeLayoutTransform", "legalized", _LEGALIZED),
+    PassInfo("RealizeVDevice", "any"),
+    PassInfo("RemovePurityChecking", "any"),
+    PassInfo("RemoveRedundantReshape"),
+    PassInfo("RemoveUnusedOutputs", "any"),
+    PassInfo("RemoveUnusedParameters", "any"),
+    PassInfo("ReorderPermuteDimsAfterConcat"),
+    PassInfo("ReorderTakeAfterMatmul"),
+    PassInfo("RewriteCUDAGraph", "lowering"),
+    PassInfo("RewriteDataflowReshape", "legalized", _LEGALIZED),
+    PassInfo("RunCodegen", "any", notes="without external codegens it only removes dead code"),
+    PassInfo("SpecializePrimFuncBasedOnCallSite", "legalized", _LEGALIZED),
+    PassInfo("SplitLayoutRewritePreproc", "any"),
+    PassInfo("StaticPlanBlockMemory", "lowering"),
+    PassInfo("ToMixedPrecision", rtol=2e-2, notes="computes in float16 on purpose"),
+    PassInfo("ToNonDataflow", "any"),
+    PassInfo("TopologicalSort", "any"),
+    PassInfo("VMBuiltinLower", "lowering", well_formed_after=False),
+    PassInfo("VMShapeLower", "lowering", well_formed_after=False),
+    # Passes that need arguments passfuzz cannot make up, or hardware this build lacks.
+    PassInfo("AlterOpImpl", skip="needs replacement PrimFuncs and layout maps as arguments"),
+    PassInfo("AttachExternModules", skip="needs external runtime modules as arguments"),
+    PassInfo("BindParams", skip="needs the arrays to bind; binding the program's own weights is not done yet"),
+    PassInfo("BindSymbolicVars", skip="the generator draws no symbolic shapes yet"),
+    PassInfo("ConvertLayout", notes="needs its layouts: ConvertLayout({'relax.nn.conv2d': ['NHWC', 'OHWI']}); "
+                                    "no drawn op is a convolution yet"),
+    PassInfo("FuseOpsByPattern", skip="needs dataflow patterns as arguments"),
+    PassInfo("Gradient", skip="the generator draws no scalar-loss functions yet"),
+    PassInfo("IPCAllReduceRewrite", skip="multi-GPU collective communication only"),
+    PassInfo("MetaScheduleApplyDatabase", skip="needs a tuning database and a target context"),
+    PassInfo("MetaScheduleTuneIRMod", skip="runs MetaSchedule tuning (needs a work directory and trials)"),
+    PassInfo("MetaScheduleTuneTIR", skip="runs MetaSchedule tuning (needs a work directory and trials)"),
+    PassInfo("SplitCallTIRByPattern", skip="needs TIR patterns and a fcodegen callback as arguments"),
+    PassInfo("UpdateParamType", skip="needs the new parameter types as arguments"),
+    PassInfo("UpdateVDevice", skip="needs a virtual device and its index as arguments"),
+]
+
+CATALOGUE: dict[str, PassInfo] = {info.name: info for info in _ENTRIES}
+assert len(CATALOGUE) == len(_ENTRIES), "a pass is listed twice"
+
+
+def info(spec: PassSpec) -> PassInfo:
+    """What is known of ``spec``; a custom pass is assumed to keep the calling convention."""
+    return CATALOGUE.get(spec.name, PassInfo(spec.name, "any", notes="not in the catalogue"))
+
+
+def with_prerequisites(passes: list[PassSpec]) -> list[PassSpec]:
+    """``passes`` with each pass's prerequisites inserted before it, unless they ran already."""
+    expanded: list[PassSpec] = []
+    for spec in passes:
+        for name in info(spec).requires:
+            if not any(p.name == name for p in expanded):
+                expanded.append(PassSpec(name))
+        expanded.append(spec)
+    return expanded
+
+
+def fuzzable_pool() -> list[str]:
+    """Every pass that can be fuzzed here without arguments (the default --pass-pool)."""
+    return [name for name in builtin_pass_names()
+            if name in CATALOGUE and not CATALOGUE[name].skip and name != "ConvertLayout"]
+
+
+def uncatalogued() -> list[str]:
+    """Passes of the installed TVM that the catalogue does not know (a newer TVM)."""
+    return [name for name in builtin_pass_names() if name not in CATALOGUE]
