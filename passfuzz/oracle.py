@@ -69,8 +69,19 @@ def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str) -> tuple[str
 
 def _finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",
              log: str = "") -> Finding:
-    fp, signature = fingerprint(kind, passes, detail)
+    fp, signature = fingerprint(kind, _up_to_failing_pass(passes, stage), detail)
     return Finding(kind, fp, signature, message, stage, log)
+
+
+def _up_to_failing_pass(passes: Sequence[PassSpec], stage: str) -> Sequence[PassSpec]:
+    """When a pass itself failed (raised, crashed, left ill-formed IR), the passes after it never
+    ran: the bug belongs to the prefix, and is the same bug whatever follows it."""
+    head, _, name = stage.partition(":")
+    if head in ("pass", "well-formed"):
+        for index, spec in enumerate(passes):
+            if spec.text == name:
+                return passes[:index + 1]
+    return passes
 
 
 def _failure_kind(stage: str, status: str) -> str:

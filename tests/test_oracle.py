@@ -75,3 +75,12 @@ def test_incomparable_is_not_compared():
 def test_normalize_error_drops_volatile_parts():
     text = "[05:37:21] /project/src/relax/op.cc:123: Check failed: lv3 at 0xdeadbeef"
     assert normalize_error(text) == "<src> Check failed: lvN at <addr>"
+
+
+def test_a_failing_pass_is_fingerprinted_by_the_prefix_that_ran():
+    ok = Outcome("ok", outputs={"llvm": [np.ones(3, "float32")]})
+    lift = PassSpec("LiftTransformParams")
+    failing = Outcome("error", "well-formed:LiftTransformParams", "IllFormed: Var gv is not defined.")
+    alone = judge(PROGRAM, [lift], ok, failing).finding
+    followed = judge(PROGRAM, [lift, PassSpec("ToNonDataflow"), PassSpec("FoldConstant")], ok, failing).finding
+    assert alone.fingerprint == followed.fingerprint
