@@ -9,6 +9,10 @@ from __future__ import annotations
 import numpy as np
 import tvm
 from tvm import relax
+# Reproducer scripts parse TVMScript, and the parser imports parts of TVM that some passes use
+# without importing them (LazyTransformParams needs tvm.relax.op.vm). Importing it here too makes
+# passfuzz see what its reproducers will see.
+from tvm.script import relax as _tvmscript_relax  # noqa: F401
 
 from .catalogue import BY_NAME
 from .program import Node, Param, Program

@@ -62,10 +62,6 @@ def test_each_calling_convention_is_compared_through_its_adapter(passes, adapter
 
 
 def test_lazy_transform_params_convention_is_adapted():
-    # LazyTransformParams needs tvm.relax.op.vm, which TVM 0.27 does not import by itself (a TVM
-    # bug passfuzz found: corpus/); importing it here lets the adapter itself be tested.
-    import tvm.relax.op.vm  # noqa: F401
-
     passes = resolve_list("LiftTransformParams,ToNonDataflow,RemovePurityChecking,LazyTransformParams")
     verdict, optimized = check(LIFTABLE, passes, ["llvm"], timeout=120)
     assert verdict.finding is None and not verdict.incomparable, verdict

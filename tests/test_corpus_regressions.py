@@ -1,0 +1,32 @@
+"""The repository's corpus is a regression suite: every reproducer still loads, replays with its
+own fingerprint on the pinned TVM, and its standalone script agrees."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from passfuzz import corpus
+
+from .conftest import ROOT
+
+RECORDS = sorted((ROOT / "corpus").glob("*.json"))
+
+
+def test_corpus_records_load():
+    for path in RECORDS:
+        entry = corpus.load(path)
+        assert (ROOT / "corpus" / f"{entry.id}.py").exists() and (ROOT / "corpus" / f"{entry.id}.md").exists()
+        assert entry.id in (ROOT / "corpus" / "README.md").read_text(), f"{entry.id} has no line in corpus/README.md"
+
+
+@pytest.mark.skipif(not RECORDS, reason="the corpus holds no reproducer")
+def test_corpus_replays_and_scripts_reproduce(run_cli):
+    result = run_cli("replay", "corpus")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.count("REPRODUCES") == len(RECORDS)
+    for path in RECORDS:
+        script = subprocess.run([sys.executable, str(path.with_suffix(".py"))], cwd=ROOT, capture_output=True,
+                                text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        assert script.returncode == 1 and script.stdout.startswith("BUG REPRODUCES"), (path, script.stdout)
