@@ -76,7 +76,7 @@ class Adapter:
         filled = {
             "tuple": lambda: weights,
             "getter": lambda: (lambda index, name: weights[int(index)]),
-            "setter": lambda: (lambda index, value: outputs.__setitem__(int(index), tvm.runtime.tensor(value.numpy()))),
+            "setter": lambda: (lambda index, value: outputs.__setitem__(int(index), _copy(value))),
         }
         result = vm["main"](*inputs, *[next(remaining) if slot == "tensor" else filled[slot]()
                                        for slot in self.slots])
@@ -84,6 +84,14 @@ class Adapter:
 
 
 PLAIN = Adapter()
+
+
+def _copy(value):
+    """A copy of a tensor or (nested) tuple the VM handed to a callback: it reuses the storage.
+    LazySetOutput hands over a tuple returned through a variable as one output."""
+    if hasattr(value, "numpy"):
+        return tvm.runtime.tensor(value.numpy())
+    return [_copy(item) for item in value]
 
 
 def _types(params) -> list[str]:

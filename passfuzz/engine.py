@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 import tvm
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings
 
-from strategies import relax_programs
+from strategies import pass_sequences, relax_programs
 
 from . import __version__, corpus
 from .execute import Outcome, run_side
@@ -40,7 +40,7 @@ from .reproducer import module_script, render_report, render_script
 
 @dataclass
 class FuzzConfig:
-    passes: list[PassSpec]
+    passes: list[PassSpec] | None  # None: draw a sequence from pass_pool for every example
     targets: list[str]
     corpus_dir: Path = Path("corpus")
     max_examples: int | None = None
@@ -52,6 +52,8 @@ class FuzzConfig:
     reduce_seconds: float = 60.0
     shrink_grace: float = 300.0  # how long past --max-time a pending shrink may run
     max_nodes: int = 10
+    pass_pool: list[str] = field(default_factory=list)
+    max_passes: int = 4
 
 
 @dataclass
@@ -77,12 +79,22 @@ class Stats:
 
 def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
           timeout: float) -> tuple[Verdict, Outcome | None]:
-    """Run both sides of one example and judge them."""
+    """Run both sides of one example and judge them. A finding that no single pass's stage
+    explains (a wrong result, a compile or run failure) is pinned to the shortest prefix of the
+    passes that shows the same kind, so the finding names the first bad pass."""
     original = run_side(program, None, targets, timeout)
     if not original.ok:
         return judge(program, passes, original, original), None
     optimized = run_side(program, passes, targets, timeout)
-    return judge(program, passes, original, optimized), optimized
+    verdict = judge(program, passes, original, optimized)
+    finding = verdict.finding
+    if finding is not None and len(passes) > 1 and not finding.stage.startswith(("pass:", "well-formed:")):
+        for end in range(1, len(passes)):
+            shorter = run_side(program, passes[:end], targets, timeout)
+            prefix_verdict = judge(program, passes[:end], original, shorter)
+            if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
+                return prefix_verdict, shorter
+    return verdict, optimized
 
 
 class _StopFuzzing(KeyboardInterrupt):
@@ -135,19 +147,20 @@ class Fuzzer:
         return self.config.max_examples - self.stats.examples
 
     # -- saving -----------------------------------------------------------------------------
-    def save(self, finding: Finding, program: Program, shrunk: bool, optimized: Outcome | None) -> Path:
+    def save(self, finding: Finding, program: Program, passes: list[PassSpec], shrunk: bool,
+             optimized: Outcome | None) -> Path:
         fid = corpus.finding_id(finding.kind, finding.fingerprint)
         target = self.config.targets[0]
         record = {
             "format_version": corpus.FORMAT_VERSION, "id": fid, "kind": finding.kind, "fingerprint": finding.fingerprint,
             "signature": finding.signature, "message": finding.message, "stage": finding.stage,
-            "passes": [p.text for p in self.config.passes], "targets": [target],
+            "passes": [p.text for p in passes], "targets": [target],
             "tvm_version": tvm.__version__, "passfuzz_version": __version__,
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "seed": self.seed, "shrunk": shrunk, "program": program.to_json(),
             "module": module_script(build_module(program)), "log": finding.log[-4000:],
         }
-        script = render_script(program, self.config.passes, finding, record["module"], target, self.config.timeout,
+        script = render_script(program, passes, finding, record["module"], target, self.config.timeout,
                                optimized.adapter if optimized is not None else None)
         report = render_report({**record, "program_summary": program.summary()})
         path = corpus.save(self.config.corpus_dir, record, script, report)
@@ -159,7 +172,7 @@ class Fuzzer:
         known = corpus.known_fingerprints(self.config.corpus_dir)
         pending: dict[str, Path] = {}  # new in this round: saved unshrunk, shrinking now
 
-        def example(program: Program) -> None:
+        def example(program: Program, passes: list[PassSpec]) -> None:
             if self.interrupted:
                 raise _StopFuzzing()
             if not pending and (self._out_of_time() or self._examples_left() == 0):
@@ -170,7 +183,7 @@ class Fuzzer:
                 self.stats.shrink_runs += 1
             else:
                 self.stats.examples += 1
-            verdict, optimized = check(program, self.config.passes, self.config.targets, self.config.timeout)
+            verdict, optimized = check(program, passes, self.config.targets, self.config.timeout)
             if optimized is not None and optimized.changed and not pending:
                 self.stats.fired += 1
                 event("passes changed the module")
@@ -193,15 +206,23 @@ class Fuzzer:
                 event(f"known bug {finding.fingerprint}")
                 return
             if finding.fingerprint not in pending:
-                pending[finding.fingerprint] = self.save(finding, program, shrunk=False, optimized=optimized)
+                pending[finding.fingerprint] = self.save(finding, program, list(finding.passes), shrunk=False,
+                                                         optimized=optimized)
                 self.notify("new", {"finding": finding, "path": pending[finding.fingerprint]})
             raise _finding_error(finding.fingerprint)(finding, program)
 
-        test = settings(
+        configure = settings(
             database=None, max_examples=max_examples, deadline=None, derandomize=False,
             phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck),
             report_multiple_bugs=True, verbosity=Verbosity.quiet, print_blob=False,
-        )(seed(round_seed)(given(relax_programs(max_nodes=self.config.max_nodes))(example)))
+        )
+        programs = relax_programs(max_nodes=self.config.max_nodes)
+        if self.config.passes is None:  # the pass sequence is part of the example, so it shrinks too
+            sequences = pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes)
+            test = given(programs, sequences)(example)
+        else:
+            test = given(programs)(lambda program: example(program, self.config.passes))
+        test = configure(seed(round_seed)(test))
         try:
             test()
         except _StopFuzzing:  # run() tells which budget ran out
@@ -215,19 +236,19 @@ class Fuzzer:
 
     def _finish(self, error: FindingError) -> None:
         """Reduce a shrunk finding at graph level and save it over its first sighting."""
-        fp = error.finding.fingerprint
+        fp, passes = error.finding.fingerprint, list(error.finding.passes)
 
         def same_bug(candidate: Program) -> bool:
             if self.interrupted:
                 raise KeyboardInterrupt
             self.stats.shrink_runs += 1
-            verdict, _ = check(candidate, self.config.passes, self.config.targets, self.config.timeout)
+            verdict, _ = check(candidate, passes, self.config.targets, self.config.timeout)
             return verdict.finding is not None and verdict.finding.fingerprint == fp
 
         reduced = Reducer(same_bug, self.config.reduce_seconds).reduce(error.program)
-        verdict, optimized = check(reduced, self.config.passes, self.config.targets, self.config.timeout)
+        verdict, optimized = check(reduced, passes, self.config.targets, self.config.timeout)
         finding = verdict.finding if verdict.finding and verdict.finding.fingerprint == fp else error.finding
-        path = self.save(finding, reduced, shrunk=True, optimized=optimized)
+        path = self.save(finding, reduced, list(finding.passes), shrunk=True, optimized=optimized)
         self.notify("saved", {"finding": finding, "path": path, "program": reduced})
 
     def _on_sigint(self, signum, frame) -> None:

@@ -7,7 +7,7 @@ original's: count, shape and dtype exactly, integers and bools exactly, floats w
 dtype-aware tolerance whose absolute part scales with the output's static bound, and NaN
 positions must agree.
 
-Each Finding carries a fingerprint (kind, pass list, normalized error or difference class),
+Each Finding carries a fingerprint (kind, first bad pass, normalized error or difference class),
 so that distinct bugs stay distinct while Hypothesis shrinks them and in the corpus. A wrong
 result is fingerprinted by what differs (output count, shape, dtype or values), not by the
 dtype or op of the differing output: those are incidental while generating, and keying on them
@@ -41,6 +41,7 @@ class Finding:
     message: str  # one line: what went wrong or what differs
     stage: str = ""
     log: str = ""
+    passes: tuple[PassSpec, ...] = ()  # the passes that ran up to the failure: what reproduces it
 
 
 @dataclass(frozen=True)
@@ -63,14 +64,17 @@ def normalize_error(text: str) -> str:
 
 
 def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str) -> tuple[str, str]:
-    signature = f"{kind} | {','.join(p.text for p in passes)} | {detail}"
+    """Keyed on the *last* of ``passes``, the first bad pass: the passes before it vary while a
+    sequence shrinks, and the bug is the same."""
+    signature = f"{kind} | {passes[-1].text if passes else '-'} | {detail}"
     return hashlib.sha256(signature.encode()).hexdigest()[:12], signature
 
 
 def _finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",
              log: str = "") -> Finding:
-    fp, signature = fingerprint(kind, _up_to_failing_pass(passes, stage), detail)
-    return Finding(kind, fp, signature, message, stage, log)
+    ran = tuple(_up_to_failing_pass(passes, stage))
+    fp, signature = fingerprint(kind, ran, detail)
+    return Finding(kind, fp, signature, message, stage, log, ran)
 
 
 def _up_to_failing_pass(passes: Sequence[PassSpec], stage: str) -> Sequence[PassSpec]:

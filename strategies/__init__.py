@@ -10,6 +10,7 @@
         ...
 """
 
+from ._passes import pass_sequences
 from ._programs import relax_programs, tensor_values
 
-__all__ = ["relax_programs", "tensor_values"]
+__all__ = ["pass_sequences", "relax_programs", "tensor_values"]

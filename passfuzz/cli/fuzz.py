@@ -25,7 +25,14 @@ def parser() -> argparse.ArgumentParser:
                         "(e.g. FoldConstant), with arguments as Python literals where needed "
                         "(ToMixedPrecision(out_dtype=float16)), or module.path:attr naming a tvm.transform.Pass "
                         "or a callable returning one. Prerequisites a pass needs (LegalizeOps before FuseOps, ...) "
-                        "are inserted; `passfuzz passes` lists what is known of each pass")
+                        "are inserted; `passfuzz passes` lists what is known of each pass. `random` draws a "
+                        "sequence for every example from --pass-pool; a failing sequence shrinks to the fewest "
+                        "passes that still fail, and the finding names the first bad pass")
+    p.add_argument("--pass-pool", metavar="P[,P...]",
+                   help="with --passes random: the passes to draw from (default: every pass `passfuzz passes` "
+                        "marks fuzzable)")
+    p.add_argument("--max-passes", type=int, default=4, metavar="N",
+                   help="with --passes random: most passes in one drawn sequence (default 4)")
     p.add_argument("--max-examples", type=int, metavar="N",
                    help="stop after N generated examples (shrinking runs are not counted)")
     p.add_argument("--max-time", type=float, metavar="SECONDS",
@@ -54,7 +61,7 @@ def config_from(args: argparse.Namespace, console: Console):
     """Validate the arguments into a FuzzConfig; UsageError for anything the user must fix."""
     from ..engine import FuzzConfig
     from ..pass_catalogue import info as pass_info
-    from ..pass_catalogue import with_prerequisites
+    from ..pass_catalogue import fuzzable_pool, with_prerequisites
     from ..passes import PassSpecError, resolve_list
     from ..targets import default_targets, unavailable_reason
 
@@ -66,16 +73,22 @@ def config_from(args: argparse.Namespace, console: Console):
         value = getattr(args, name)
         if value is not None and value <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
+    if args.max_passes < 1:
+        raise UsageError(f"--max-passes must be at least 1, got {args.max_passes}")
+    passes, pool = None, []
     try:
-        named = resolve_list(args.passes)
+        if args.passes.strip() == "random":
+            pool = [spec.text for spec in resolve_list(args.pass_pool)] if args.pass_pool else fuzzable_pool()
+        else:
+            named = resolve_list(args.passes)
+            for spec in named:
+                if pass_info(spec).skip:
+                    console.note(f"warning: {spec.name} is not fuzzable here: {pass_info(spec).skip}")
+            passes = with_prerequisites(named)
+            if len(passes) > len(named):
+                console.note("running prerequisites as well: " + ",".join(p.text for p in passes))
     except PassSpecError as exc:
         raise UsageError(str(exc)) from None
-    for spec in named:
-        if pass_info(spec).skip:
-            console.note(f"warning: {spec.name} is not fuzzable here: {pass_info(spec).skip}")
-    passes = with_prerequisites(named)
-    if len(passes) > len(named):
-        console.note("running prerequisites as well: " + ",".join(p.text for p in passes))
     if args.targets:
         targets = []
         for target in (t.strip() for t in args.targets.split(",")):
@@ -97,7 +110,8 @@ def config_from(args: argparse.Namespace, console: Console):
         max_examples = DEFAULT_MAX_EXAMPLES
     return FuzzConfig(passes=passes, targets=targets, corpus_dir=args.corpus, max_examples=max_examples,
                       max_time=args.max_time, seed=args.seed, exitfirst=args.exitfirst, timeout=args.timeout,
-                      reduce_seconds=args.reduce_time, max_nodes=args.max_nodes)
+                      reduce_seconds=args.reduce_time, max_nodes=args.max_nodes, pass_pool=pool,
+                      max_passes=args.max_passes)
 
 
 def run(args: argparse.Namespace) -> int:

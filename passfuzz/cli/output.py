@@ -42,7 +42,9 @@ class Console:
         if config.max_time is not None:
             budget.append(f"{config.max_time:g} s")
         seed = f", seed {config.seed}" if config.seed is not None else ""
-        self.note(f"fuzzing {','.join(p.text for p in config.passes)} on {','.join(config.targets)} "
+        what = ",".join(p.text for p in config.passes) if config.passes is not None else \
+            f"random sequences of up to {config.max_passes} of {len(config.pass_pool)} passes"
+        self.note(f"fuzzing {what} on {','.join(config.targets)} "
                   f"({' or '.join(budget) or 'until interrupted'}, {workers} worker{'s' * (workers > 1)}{seed}); "
                   f"corpus {config.corpus_dir}")
 
