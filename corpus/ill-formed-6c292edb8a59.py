@@ -106,13 +106,13 @@ def run(mod, target, adapter=None):
     outputs, remaining = {}, iter(weights)
     make = {"tensor": lambda: next(remaining), "tuple": lambda: weights,
             "getter": lambda: (lambda i, name: weights[int(i)]),
-            "setter": lambda: (lambda i, v: outputs.__setitem__(int(i), v.numpy().copy()))}
+            "setter": lambda: (lambda i, v: outputs.__setitem__(int(i), flatten(v)))}  # copies: storage is reused
     result = vm["main"](*inputs, *[make[slot]() for slot in slots])
-    return [outputs[i] for i in sorted(outputs)] if "setter" in slots else flatten(result)
+    return [a for i in sorted(outputs) for a in outputs[i]] if "setter" in slots else flatten(result)
 
 
 def flatten(value):
-    return [value.numpy()] if hasattr(value, "numpy") else [a for item in value for a in flatten(item)]
+    return [value.numpy().copy()] if hasattr(value, "numpy") else [a for item in value for a in flatten(item)]
 
 
 def optimized(target):

@@ -1,4 +1,4 @@
-"""passfuzz reproducer ill-formed-00411fd22c18: ill-formed after LiftTransformParams, ToNonDataflow, RemovePurityChecking, LazyTransformParams.
+"""passfuzz reproducer ill-formed-afca3f0d60b0: ill-formed after LiftTransformParams, ToNonDataflow, RemovePurityChecking, LazyTransformParams.
 
 error at well-formed:LazyTransformParams: IllFormed: Var model_params is not defined.
 
@@ -32,17 +32,17 @@ PASSES = [  # (name, constructor, check well_formed after it)
     ('LazyTransformParams', lambda: relax.transform.LazyTransformParams(), True),
 ]
 ADAPTER = None  # how the passes changed main: (weight transform, lazy, parameters, wrap)
-TOLERANCES = [(0.0, 0.0)]  # (rtol, atol) per output
+TOLERANCES = [(0.0001, 0.0008000008)]  # (rtol, atol) per output
 
 
 @I.ir_module
 class Module:
     @R.function
-    def main(x0: R.Tensor((1,), dtype="float32"), w1: R.Tensor((1,), dtype="float32")) -> R.Tensor((1,), dtype="bool"):
+    def main(x0: R.Tensor((1,), dtype="float32"), w1: R.Tensor((1,), dtype="float32")) -> R.Tensor((1,), dtype="float32"):
         R.func_attr({"num_input": 1})
         with R.dataflow():
-            lv: R.Tensor((1,), dtype="bool") = R.equal(x0, w1)
-            gv: R.Tensor((1,), dtype="bool") = lv
+            lv: R.Tensor((1,), dtype="float32") = R.add(x0, w1)
+            gv: R.Tensor((1,), dtype="float32") = lv
             R.output(gv)
         return gv
 
@@ -111,13 +111,13 @@ def run(mod, target, adapter=None):
     outputs, remaining = {}, iter(weights)
     make = {"tensor": lambda: next(remaining), "tuple": lambda: weights,
             "getter": lambda: (lambda i, name: weights[int(i)]),
-            "setter": lambda: (lambda i, v: outputs.__setitem__(int(i), v.numpy().copy()))}
+            "setter": lambda: (lambda i, v: outputs.__setitem__(int(i), flatten(v)))}  # copies: storage is reused
     result = vm["main"](*inputs, *[make[slot]() for slot in slots])
-    return [outputs[i] for i in sorted(outputs)] if "setter" in slots else flatten(result)
+    return [a for i in sorted(outputs) for a in outputs[i]] if "setter" in slots else flatten(result)
 
 
 def flatten(value):
-    return [value.numpy()] if hasattr(value, "numpy") else [a for item in value for a in flatten(item)]
+    return [value.numpy().copy()] if hasattr(value, "numpy") else [a for item in value for a in flatten(item)]
 
 
 def optimized(target):
