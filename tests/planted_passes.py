@@ -80,3 +80,12 @@ def spin_forever(mod, ctx):
     """Planted hang."""
     while True:
         pass
+
+
+@tvm.transform.module_pass(opt_level=0, name="RaiseAfterLegalize")
+def raise_after_legalize(mod, ctx):
+    """Planted bug that needs another pass first: fails on any module holding a PrimFunc, which
+    only exists once LegalizeOps has run."""
+    if any(isinstance(func, tvm.tirx.PrimFunc) for func in mod.functions.values()):
+        raise RuntimeError("cannot handle call_tir")
+    return mod

@@ -11,6 +11,9 @@ import pytest
     (["--passes", "FoldConstant", "--max-examples", "many"], "invalid int value"),
     (["--max-examples", "3"], "required: --passes"),
     (["replay", "no/such/file.json"], "no such file or directory"),
+    (["--passes", "random", "--pass-pool", "FoldConstant,Nope"], "unknown pass 'Nope'"),
+    (["--passes", "random", "--max-passes", "0"], "--max-passes must be at least 1"),
+    (["--passes", "ToMixedPrecision(out_dtype="], "unbalanced"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(run_cli, args, expected):
     result = run_cli(*args, timeout=120)
@@ -42,3 +45,19 @@ def test_help_explains_every_option(run_cli):
 def test_replay_of_an_empty_corpus_is_fine(run_cli, tmp_path):
     result = run_cli("replay", str(tmp_path), timeout=120)
     assert result.returncode == 0 and "no reproducers" in result.stderr
+
+
+def test_passes_command_lists_the_catalogue(run_cli):
+    result = run_cli("passes", timeout=120)
+    assert result.returncode == 0
+    lines = {line.split()[0]: line for line in result.stdout.splitlines()[1:]}
+    assert "LegalizeOps,AnnotateTIROpPattern" in lines["FuseOps"]
+    assert "no: needs" in lines["FuseOpsByPattern"]
+    assert "main_transform_params" in lines["LiftTransformParams"]
+    assert "yes" in lines["FoldConstant"]
+
+
+def test_prerequisites_are_inserted_and_shown(run_cli, tmp_path):
+    result = run_cli("--passes", "FuseTIR", "--max-examples", "3", "--corpus", str(tmp_path), timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "running prerequisites as well: LegalizeOps,AnnotateTIROpPattern,FuseOps,FuseTIR" in result.stderr

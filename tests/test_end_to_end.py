@@ -89,3 +89,14 @@ def test_workers_share_the_budget(run_cli, tmp_path):
                      "--corpus", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert "12 examples in" in result.stderr
+
+
+def test_random_sequences_shrink_to_the_passes_the_bug_needs(run_cli, tmp_path):
+    pool = f"FoldConstant,DeadCodeElimination,LegalizeOps,CanonicalizeBindings,{PLANTED}raise_after_legalize"
+    result = run_cli("--passes", "random", "--pass-pool", pool, "--max-passes", "4", "--max-examples", "150",
+                     "--seed", "2", "-x", "--corpus", str(tmp_path))
+    assert result.returncode == 1, result.stderr
+    [record] = records(tmp_path)
+    assert record["kind"] == "pass-error"
+    assert record["passes"] == ["LegalizeOps", f"{PLANTED}raise_after_legalize"]
+    assert record["signature"].startswith(f"pass-error | {PLANTED}raise_after_legalize |")

@@ -29,3 +29,13 @@ def test_failure_kinds(planted, kind, stage):
 def test_builtin_passes_on_a_valid_program_find_nothing():
     verdict, optimized = check(PROGRAM, [resolve("FoldConstant"), resolve("LegalizeOps")], ["llvm"], timeout=60)
     assert verdict.finding is None and optimized.changed
+
+
+def test_wrong_result_is_pinned_to_the_first_bad_pass():
+    program = Program((Param((2, 3), "float32", -4, 4, [[1.0, 2.0, 3.0], [0.0, -1.0, 2.0]]),
+                       Node("permute_dims", (0,), {"axes": None})), (1,))
+    passes = [resolve("FoldConstant"), resolve("tests.planted_passes:permute_as_reshape"),
+              resolve("DeadCodeElimination")]
+    verdict, _ = check(program, passes, ["llvm"], timeout=60)
+    assert verdict.finding.kind == "wrong-result"
+    assert [p.text for p in verdict.finding.passes] == ["FoldConstant", "tests.planted_passes:permute_as_reshape"]
