@@ -37,13 +37,14 @@ class Adapter:
     lazy_transform: bool = False  # transform() takes no arguments: get_item / set_item globals
     slots: tuple[str, ...] | None = None  # main's parameters after the inputs; None: as the original
     transform_wrap: int = 0  # extra tuple levels around the weights passed to transform (BundleModelParams)
+    tuple_wrap: int = 0  # extra tuple levels around the weights in main's tuple slot (bundled twice)
 
     @property
     def name(self) -> str:
         parts = [f"{'lazy ' if self.lazy_transform else ''}{self.transform}"
                  f"{' (bundled)' if self.transform_wrap else ''}"] if self.transform else []
         if self.slots is not None:
-            parts.append("main(inputs, " + ", ".join(self.slots) + ")")
+            parts.append("main(inputs, " + ", ".join(self.slots) + ")" + (" (bundled)" * self.tuple_wrap))
         return "; ".join(parts) or "plain"
 
     def prepare(self, program: Program, args: list) -> dict:
@@ -65,16 +66,13 @@ class Adapter:
             vm[self.transform]()
             weights = [state["weights_out"][i] for i in sorted(state["weights_out"])]
         elif self.transform:
-            packed = weights
-            for _ in range(self.transform_wrap):
-                packed = [packed]
-            weights = list(vm[self.transform](packed))
+            weights = list(vm[self.transform](_wrap(weights, self.transform_wrap)))
         if self.slots is None:
             return vm["main"](*inputs, *weights)
         outputs = state["outputs"]
         remaining = iter(weights)
         filled = {
-            "tuple": lambda: weights,
+            "tuple": lambda: _wrap(weights, self.tuple_wrap),
             "getter": lambda: (lambda index, name: weights[int(index)]),
             "setter": lambda: (lambda index, value: outputs.__setitem__(int(index), _copy(value))),
         }
@@ -84,6 +82,20 @@ class Adapter:
 
 
 PLAIN = Adapter()
+
+
+def _wrap(weights: list, depth: int) -> list:
+    for _ in range(depth):
+        weights = [weights]
+    return weights
+
+
+def _nesting(ty) -> int:
+    """Extra single-field tuple levels around a tuple of weights (each BundleModelParams adds one)."""
+    depth = 0
+    while isinstance(ty, relax.TupleType) and len(ty.fields) == 1 and isinstance(ty.fields[0], relax.TupleType):
+        depth, ty = depth + 1, ty.fields[0]
+    return depth
 
 
 def _copy(value):
@@ -130,10 +142,7 @@ def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: i
     if transform is None and slots.count("tensor") not in ((0,) if bundled else (0, len(before_main.params) - n)):
         return None  # weights neither all passed, nor all bound into the module (BindParams)
     lazy = transform is not None and len(optimized[transform].params) == 0
-    wrap = 0
-    if transform is not None and not lazy:
-        ty = optimized[transform].params[0].ty
-        while isinstance(ty, relax.TupleType) and len(ty.fields) == 1 and isinstance(ty.fields[0], relax.TupleType):
-            wrap, ty = wrap + 1, ty.fields[0]
+    wrap = _nesting(optimized[transform].params[0].ty) if transform is not None and not lazy else 0
+    tuple_wrap = next((_nesting(p.ty) for p, slot in zip(main.params[n:], slots) if slot == "tuple"), 0)
     plain_weights = set(slots) <= {"tensor"} and (transform is not None or slots)
-    return Adapter(transform, lazy, None if plain_weights else slots, wrap)
+    return Adapter(transform, lazy, None if plain_weights else slots, wrap, tuple_wrap)

@@ -51,8 +51,8 @@ def module_script(mod: tvm.IRModule) -> str:
                   lambda m: f"R.const({_array_literal(constants[int(m.group(1))].value.numpy())})", text)
     for special in ("nan", "inf", "-inf"):
         text = text.replace(f'R.const("{special}"', f'R.const(float("{special}")')
-    lines = [line for line in text.splitlines()
-             if not line.startswith("# from tvm.script") and "Metadata omitted" not in line]
+    lines = [line for line in text.splitlines()  # the script imports what it needs itself
+             if not line.startswith("# from tvm.") and "Metadata omitted" not in line]
     return "\n".join(lines).strip() + "\n"
 
 
@@ -90,7 +90,7 @@ def _custom_pass(module, attr, *args, **kwargs):
 
 def run(mod, target, adapter=None):
     """Compile mod for target and call main as the original is called. adapter = (transform,
-    lazy, slots, wrap) says how a pass changed main (the same rules as passfuzz.calling.Adapter)."""
+    lazy, slots, wrap, tuple_wrap) says how a pass changed main (the same rules as passfuzz.calling.Adapter)."""
     kind = tvm.target.Target(target).kind.name
     if kind in ("llvm", "c"):
         executable, device = tvm.compile(mod, target=target), tvm.cpu()
@@ -98,7 +98,7 @@ def run(mod, target, adapter=None):
         pipeline = relax.get_default_pipeline(tvm.target.Target(target))
         executable, device = tvm.compile(mod, target=target, relax_pipeline=pipeline), tvm.runtime.device(kind)
     args = [tvm.runtime.tensor(a) for a in ARGS]
-    transform, lazy, slots, wrap = adapter or (None, False, None, 0)
+    transform, lazy, slots, wrap, tuple_wrap = adapter or (None, False, None, 0, 0)
     transformed = {}
     if lazy:  # the weight transform reads each weight with get_item and writes with set_item
         tvm.register_global_func("get_item", lambda i: args[NUM_INPUT + int(i)], override=True)
@@ -112,18 +112,21 @@ def run(mod, target, adapter=None):
         vm[transform]()
         weights = [transformed[i] for i in sorted(transformed)]
     elif transform:
-        packed = weights
-        for _ in range(wrap):
-            packed = [packed]
-        weights = list(vm[transform](packed))
+        weights = list(vm[transform](nest(weights, wrap)))
     if slots is None:
         return flatten(vm["main"](*inputs, *weights))
     outputs, remaining = {}, iter(weights)
-    make = {"tensor": lambda: next(remaining), "tuple": lambda: weights,
+    make = {"tensor": lambda: next(remaining), "tuple": lambda: nest(weights, tuple_wrap),
             "getter": lambda: (lambda i, name: weights[int(i)]),
             "setter": lambda: (lambda i, v: outputs.__setitem__(int(i), flatten(v)))}  # copies: storage is reused
     result = vm["main"](*inputs, *[make[slot]() for slot in slots])
     return [a for i in sorted(outputs) for a in outputs[i]] if "setter" in slots else flatten(result)
+
+
+def nest(weights, depth):
+    for _ in range(depth):
+        weights = [weights]
+    return weights
 
 
 def flatten(value):
@@ -193,7 +196,7 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
         pass_lines.append(f"({p.text!r}, lambda: {p.python_expr()}, {checking})")
     passes_text = ",\n    ".join(pass_lines)
     adapter_value = None if adapter is None or adapter == PLAIN else \
-        (adapter.transform, adapter.lazy_transform, adapter.slots, adapter.transform_wrap)
+        (adapter.transform, adapter.lazy_transform, adapter.slots, adapter.transform_wrap, adapter.tuple_wrap)
     header = (f'"""passfuzz reproducer {finding.kind}-{finding.fingerprint}: {finding.kind} after '
               f'{", ".join(p.text for p in passes)}.\n\n{finding.message}\n\n'
               f'Needs only tvm and numpy. Exits 1 while the bug reproduces, 0 once it is fixed.\n"""\n')
@@ -205,7 +208,7 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
             f"NUM_INPUT = {program.num_input!r}\n"
             f"ARGS = [\n    {args},\n]\n"
             f"PASSES = [  # (name, constructor, check well_formed after it)\n    {passes_text},\n]\n"
-            f"ADAPTER = {adapter_value!r}  # how the passes changed main: (weight transform, lazy, parameters, wrap)\n"
+            f"ADAPTER = {adapter_value!r}  # how the passes changed main: (transform, lazy, parameters, wraps)\n"
             f"TOLERANCES = {[(float(r), float(a)) for r, a in tolerances]!r}  # (rtol, atol) per output\n\n\n"
             + mod_script + "\n" + _RUNNER)
 

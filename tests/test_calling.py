@@ -53,6 +53,7 @@ def test_unknown_signature_change_is_incomparable_not_compared():
     ("LazyGetInput", "main(inputs, getter)"),
     ("LazySetOutput", "main(inputs, setter, tensor)"),
     ("LiftTransformParams,BundleModelParams", "main_transform_params (bundled); main(inputs, tuple)"),
+    ("BundleModelParams,BundleModelParams", "main(inputs, tuple) (bundled)"),
 ])
 def test_each_calling_convention_is_compared_through_its_adapter(passes, adapter):
     verdict, optimized = check(LIFTABLE, resolve_list(passes), ["llvm"], timeout=120)

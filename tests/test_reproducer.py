@@ -1,0 +1,43 @@
+"""Reproducer scripts stand alone, call changed conventions the way passfuzz did, and exit 1/0."""
+
+import os
+import subprocess
+import sys
+
+from passfuzz.engine import FuzzConfig, Fuzzer, check
+from passfuzz.passes import resolve_list
+
+from .conftest import ROOT
+from .test_calling import LIFTABLE
+
+
+def run_script(path):
+    return subprocess.run([sys.executable, str(path)], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+
+
+def test_script_through_the_lifted_convention_reproduces(tmp_path):
+    # The planted rewrite breaks the permute that LiftTransformParams moved into main_transform_params:
+    # only a call through the adapter reaches it.
+    passes = resolve_list("LiftTransformParams,tests.planted_passes:permute_as_reshape")
+    verdict, optimized = check(LIFTABLE, passes, ["llvm"], timeout=120)
+    assert verdict.finding is not None and verdict.finding.kind == "wrong-result", verdict
+    assert optimized.adapter.name == "main_transform_params"
+    fuzzer = Fuzzer(FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=tmp_path))
+    path = fuzzer.save(verdict.finding, LIFTABLE, list(verdict.finding.passes), shrunk=True, optimized=optimized)
+    script = path.with_suffix(".py")
+    assert "ADAPTER = ('main_transform_params', False, None, 0, 0)" in script.read_text()
+    result = run_script(script)
+    assert result.returncode == 1 and result.stdout.startswith("BUG REPRODUCES (wrong-result)"), result
+
+
+def test_script_exits_0_once_the_bug_is_gone(tmp_path):
+    passes = resolve_list("LiftTransformParams,tests.planted_passes:permute_as_reshape")
+    verdict, optimized = check(LIFTABLE, passes, ["llvm"], timeout=120)
+    fuzzer = Fuzzer(FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=tmp_path))
+    script = fuzzer.save(verdict.finding, LIFTABLE, list(verdict.finding.passes), shrunk=True,
+                         optimized=optimized).with_suffix(".py")
+    fixed = script.read_text().replace("'permute_as_reshape')", "'permute_as_reshape_fixed')")
+    script.write_text(fixed)  # as if the pass had been fixed
+    result = run_script(script)
+    assert result.returncode == 0 and result.stdout.startswith("fixed"), result
