@@ -12,7 +12,7 @@ PROGRAM = Program((Param((2, 3), "float32", -4, 4, [[1.0, 2.0, 3.0], [0.0, -1.0,
 
 @pytest.mark.parametrize("planted, kind, stage", [
     ("raise_always", "pass-error", "pass:tests.planted_passes:raise_always"),
-    ("drop_bindings", "ill-formed", "well-formed"),
+    ("drop_bindings", "ill-formed", "well-formed:tests.planted_passes:drop_bindings"),
     ("segfault_on_negative", "crash", "pass:tests.planted_passes:segfault_on_negative"),
     ("spin_forever", "hang", "pass:tests.planted_passes:spin_forever"),
     ("permute_as_reshape_fixed", None, None),
