@@ -98,6 +98,12 @@ def _nesting(ty) -> int:
     return depth
 
 
+def _tuple_fields(ty) -> list:
+    while isinstance(ty, relax.TupleType) and len(ty.fields) == 1 and isinstance(ty.fields[0], relax.TupleType):
+        ty = ty.fields[0]
+    return list(ty.fields) if isinstance(ty, relax.TupleType) else [ty]
+
+
 def _copy(value):
     """A copy of a tensor or (nested) tuple the VM handed to a callback: it reuses the storage.
     LazySetOutput hands over a tuple returned through a variable as one output."""
@@ -142,6 +148,12 @@ def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: i
     if transform is None and slots.count("tensor") not in ((0,) if bundled else (0, len(before_main.params) - n)):
         return None  # weights neither all passed, nor all bound into the module (BindParams)
     lazy = transform is not None and len(optimized[transform].params) == 0
+    if transform is not None and ("getter" in slots or "setter" in slots or (
+            not lazy and not _tuple_fields(optimized[transform].params[0].ty) and len(before_main.params) > n)):
+        # The weight transform came after LazyGetInput or LazySetOutput, which moved the weights
+        # or outputs out of main's parameter list before lifting: composing those conventions
+        # needs the pass-by-pass history, which is not tracked, so nothing is compared.
+        return None
     wrap = _nesting(optimized[transform].params[0].ty) if transform is not None and not lazy else 0
     tuple_wrap = next((_nesting(p.ty) for p, slot in zip(main.params[n:], slots) if slot == "tuple"), 0)
     plain_weights = set(slots) <= {"tensor"} and (transform is not None or slots)

@@ -67,3 +67,8 @@ def test_lazy_transform_params_convention_is_adapted():
     verdict, optimized = check(LIFTABLE, passes, ["llvm"], timeout=120)
     assert verdict.finding is None and not verdict.incomparable, verdict
     assert optimized.adapter.name == "lazy main_transform_params"
+
+
+def test_lifting_after_lazy_get_input_is_incomparable_not_a_false_alarm():
+    verdict, optimized = check(LIFTABLE, resolve_list("LazyGetInput,LiftTransformParams"), ["llvm"], timeout=120)
+    assert verdict.finding is None and verdict.incomparable, verdict
