@@ -148,12 +148,14 @@ def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: i
     if transform is None and slots.count("tensor") not in ((0,) if bundled else (0, len(before_main.params) - n)):
         return None  # weights neither all passed, nor all bound into the module (BindParams)
     lazy = transform is not None and len(optimized[transform].params) == 0
-    if transform is not None and ("getter" in slots or "setter" in slots or (
-            not lazy and not _tuple_fields(optimized[transform].params[0].ty) and len(before_main.params) > n)):
-        # The weight transform came after LazyGetInput or LazySetOutput, which moved the weights
-        # or outputs out of main's parameter list before lifting: composing those conventions
-        # needs the pass-by-pass history, which is not tracked, so nothing is compared.
-        return None
+    if transform is not None and not lazy:
+        first = optimized[transform].params[0].ty
+        if not isinstance(first, relax.TupleType) or "getter" in slots or "setter" in slots or (
+                not _tuple_fields(first) and len(before_main.params) > n):
+            # LazyGetInput or LazySetOutput ran before or after lifting and moved the weights or
+            # outputs of main or of the transform into callbacks: composing those conventions
+            # needs the pass-by-pass history, which is not tracked, so nothing is compared.
+            return None
     wrap = _nesting(optimized[transform].params[0].ty) if transform is not None and not lazy else 0
     tuple_wrap = next((_nesting(p.ty) for p, slot in zip(main.params[n:], slots) if slot == "tuple"), 0)
     plain_weights = set(slots) <= {"tensor"} and (transform is not None or slots)

@@ -167,6 +167,27 @@ class Fuzzer:
         self.stats.findings[fid] = str(path)
         return path
 
+    def _count(self, verdict: Verdict, optimized: Outcome | None, known: set[str], shrinking: bool) -> Finding | None:
+        """Record one example in the statistics (and as Hypothesis events, the fuzzer's coverage
+        signal); return its finding if it is a new bug."""
+        if optimized is not None and optimized.changed and not shrinking:
+            self.stats.fired += 1
+            event("passes changed the module")
+        if verdict.generator_defect:
+            self.stats.generator_defects += 1
+            if len(self.stats.defect_samples) < 5:
+                self.stats.defect_samples.append(verdict.generator_defect)
+            event("generator defect")
+        elif verdict.incomparable:
+            self.stats.incomparable += 1
+            event("incomparable")
+        elif verdict.finding is not None and verdict.finding.fingerprint in known:
+            self.stats.known += 1
+            event(f"known bug {verdict.finding.fingerprint}")
+        else:
+            return verdict.finding
+        return None
+
     # -- one round --------------------------------------------------------------------------
     def _round(self, round_seed: int, max_examples: int) -> list[FindingError]:
         known = corpus.known_fingerprints(self.config.corpus_dir)
@@ -184,26 +205,9 @@ class Fuzzer:
             else:
                 self.stats.examples += 1
             verdict, optimized = check(program, passes, self.config.targets, self.config.timeout)
-            if optimized is not None and optimized.changed and not pending:
-                self.stats.fired += 1
-                event("passes changed the module")
+            finding = self._count(verdict, optimized, known, shrinking=bool(pending))
             self.notify("example", {"stats": self.stats})
-            if verdict.generator_defect:
-                self.stats.generator_defects += 1
-                if len(self.stats.defect_samples) < 5:
-                    self.stats.defect_samples.append(verdict.generator_defect)
-                event("generator defect")
-                return
-            if verdict.incomparable:
-                self.stats.incomparable += 1
-                event("incomparable")
-                return
-            finding = verdict.finding
             if finding is None:
-                return
-            if finding.fingerprint in known:
-                self.stats.known += 1
-                event(f"known bug {finding.fingerprint}")
                 return
             if finding.fingerprint not in pending:
                 pending[finding.fingerprint] = self.save(finding, program, list(finding.passes), shrunk=False,

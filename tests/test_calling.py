@@ -69,6 +69,7 @@ def test_lazy_transform_params_convention_is_adapted():
     assert optimized.adapter.name == "lazy main_transform_params"
 
 
-def test_lifting_after_lazy_get_input_is_incomparable_not_a_false_alarm():
-    verdict, optimized = check(LIFTABLE, resolve_list("LazyGetInput,LiftTransformParams"), ["llvm"], timeout=120)
+@pytest.mark.parametrize("passes", ["LazyGetInput,LiftTransformParams", "LiftTransformParams,LazyGetInput"])
+def test_lifting_composed_with_lazy_get_input_is_incomparable_not_a_false_alarm(passes):
+    verdict, optimized = check(LIFTABLE, resolve_list(passes), ["llvm"], timeout=120)
     assert verdict.finding is None and verdict.incomparable, verdict
