@@ -38,6 +38,7 @@ class Adapter:
     slots: tuple[str, ...] | None = None  # main's parameters after the inputs; None: as the original
     transform_wrap: int = 0  # extra tuple levels around the weights passed to transform (BundleModelParams)
     tuple_wrap: int = 0  # extra tuple levels around the weights in main's tuple slot (bundled twice)
+    inputs: int | None = None  # how many leading arguments stay inputs; None: the Program's num_input
 
     @property
     def name(self) -> str:
@@ -60,7 +61,8 @@ class Adapter:
     def call(self, vm, program: Program, args: list, state: dict):
         if self.transform is None and self.slots is None:
             return vm["main"](*args)
-        n = program.num_input if program.num_input is not None else len(args)
+        n = self.inputs if self.inputs is not None else \
+            (program.num_input if program.num_input is not None else len(args))
         inputs, weights = list(args[:n]), list(args[n:])
         if self.lazy_transform:
             vm[self.transform]()
@@ -139,6 +141,9 @@ def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: i
     if transform is None and _types(main.params) == _types(before_main.params):
         return PLAIN
     n = num_input if num_input is not None else len(before_main.params)
+    inputs = None
+    if num_input is None and main.params and main.params[0].name == "fget_param":
+        n = inputs = 0  # without num_input, LazyGetInput takes every parameter as a weight
     if _types(main.params[:n]) != _types(before_main.params[:n]):
         return None
     slots = tuple(_slot(p) for p in main.params[n:])
@@ -159,4 +164,4 @@ def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: i
     wrap = _nesting(optimized[transform].params[0].ty) if transform is not None and not lazy else 0
     tuple_wrap = next((_nesting(p.ty) for p, slot in zip(main.params[n:], slots) if slot == "tuple"), 0)
     plain_weights = set(slots) <= {"tensor"} and (transform is not None or slots)
-    return Adapter(transform, lazy, None if plain_weights else slots, wrap, tuple_wrap)
+    return Adapter(transform, lazy, None if plain_weights else slots, wrap, tuple_wrap, inputs)

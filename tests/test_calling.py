@@ -73,3 +73,10 @@ def test_lazy_transform_params_convention_is_adapted():
 def test_lifting_composed_with_lazy_get_input_is_incomparable_not_a_false_alarm(passes):
     verdict, optimized = check(LIFTABLE, resolve_list(passes), ["llvm"], timeout=120)
     assert verdict.finding is None and verdict.incomparable, verdict
+
+
+def test_lazy_get_input_without_num_input_takes_every_parameter_as_a_weight():
+    program = Program((X, Node("abs", (0,))), (1,))  # no weights: no num_input attribute
+    verdict, optimized = check(program, resolve_list("LazyGetInput"), ["llvm"], timeout=120)
+    assert verdict.finding is None and not verdict.incomparable, verdict
+    assert optimized.adapter.name == "main(inputs, getter)" and optimized.adapter.inputs == 0

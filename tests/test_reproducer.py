@@ -26,7 +26,7 @@ def test_script_through_the_lifted_convention_reproduces(tmp_path):
     fuzzer = Fuzzer(FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=tmp_path))
     path = fuzzer.save(verdict.finding, LIFTABLE, list(verdict.finding.passes), shrunk=True, optimized=optimized)
     script = path.with_suffix(".py")
-    assert "ADAPTER = ('main_transform_params', False, None, 0, 0)" in script.read_text()
+    assert "ADAPTER = ('main_transform_params', False, None, 0, 0, None)" in script.read_text()
     result = run_script(script)
     assert result.returncode == 1 and result.stdout.startswith("BUG REPRODUCES (wrong-result)"), result
 
