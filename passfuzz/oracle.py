@@ -64,7 +64,11 @@ def normalize_error(text: str) -> str:
         line = _elide_calls(line, call)  # program, the bug does not
     line = re.sub(r'dtype="\w+"', 'dtype=...', line)
     line = re.sub(r"\d+", "N", line)
-    return re.sub(r"\s+", " ", line)[:200]
+    line = re.sub(r"\s+", " ", line)
+    # The first sentence names the fault; what follows names where it surfaced (which op, which
+    # operands), and that varies with the program: keying on it split one ToMixedPrecision bug
+    # into a finding per downstream op.
+    return line.split(". ", 1)[0][:200]
 
 
 def _elide_calls(text: str, opener: str) -> str:

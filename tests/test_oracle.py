@@ -90,3 +90,9 @@ def test_normalize_error_drops_types_that_vary_with_the_program():
     a = 'TypeError: annotation=T.Tuple(R.Tensor((T.int64(4), T.int64(3)), dtype="float32")) expect a Tuple'
     b = 'TypeError: annotation=T.Tuple(R.Tensor((), dtype="bool")) expect a Tuple'
     assert normalize_error(a) == normalize_error(b)
+
+
+def test_normalize_error_keeps_the_first_sentence():
+    a = "TypeError: Binary operators must have the same datatype. However, R.maximum(lv5, x) uses float32"
+    b = "TypeError: Binary operators must have the same datatype. However, R.add(R.const(4), lv4) uses int64"
+    assert normalize_error(a) == normalize_error(b) == "TypeError: Binary operators must have the same datatype"
