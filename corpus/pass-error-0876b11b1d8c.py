@@ -77,7 +77,7 @@ def _custom_pass(module, attr, *args, **kwargs):
 
 def run(mod, target, adapter=None):
     """Compile mod for target and call main as the original is called. adapter = (transform,
-    lazy, slots, wrap, tuple_wrap) says how a pass changed main (the same rules as passfuzz.calling.Adapter)."""
+    lazy, slots, wrap, tuple_wrap, inputs) says how a pass changed main (the same rules as passfuzz.calling.Adapter)."""
     kind = tvm.target.Target(target).kind.name
     if kind in ("llvm", "c"):
         executable, device = tvm.compile(mod, target=target), tvm.cpu()
@@ -85,16 +85,17 @@ def run(mod, target, adapter=None):
         pipeline = relax.get_default_pipeline(tvm.target.Target(target))
         executable, device = tvm.compile(mod, target=target, relax_pipeline=pipeline), tvm.runtime.device(kind)
     args = [tvm.runtime.tensor(a) for a in ARGS]
-    transform, lazy, slots, wrap, tuple_wrap = adapter or (None, False, None, 0, 0)
+    transform, lazy, slots, wrap, tuple_wrap, n = adapter or (None, False, None, 0, 0, None)
+    n = NUM_INPUT if n is None else n
     transformed = {}
     if lazy:  # the weight transform reads each weight with get_item and writes with set_item
-        tvm.register_global_func("get_item", lambda i: args[NUM_INPUT + int(i)], override=True)
+        tvm.register_global_func("get_item", lambda i: args[n + int(i)], override=True)
         tvm.register_global_func("set_item", lambda i, v: transformed.__setitem__(
             int(i), tvm.runtime.tensor(v.numpy())), override=True)
     vm = relax.VirtualMachine(executable, device)
     if transform is None and slots is None:
         return flatten(vm["main"](*args))
-    inputs, weights = args[:NUM_INPUT], args[NUM_INPUT:]
+    inputs, weights = args[:n], args[n:]
     if lazy:
         vm[transform]()
         weights = [transformed[i] for i in sorted(transformed)]

@@ -22,7 +22,6 @@ TARGET = 'llvm'
 TIMEOUT = 60
 NUM_INPUT = None
 ARGS = [
-    ,
 ]
 PASSES = [  # (name, constructor, check well_formed after it)
     ('ToMixedPrecision', lambda: relax.transform.ToMixedPrecision(), True),
@@ -36,8 +35,8 @@ class Module:
     @R.function
     def main() -> R.Tensor((1, 2), dtype="int64"):
         with R.dataflow():
-            lv: R.Tensor((1, 1), dtype="int64") = R.matmul(R.const(np.array([[0, 0]], dtype='int64')), R.const(np.array([[0], [0]], dtype='int64')), out_dtype=None)
-            lv1: R.Tensor((1, 2), dtype="int64") = R.add(R.const(np.array([[0, 0]], dtype='int64')), lv)
+            lv: R.Tensor((1, 1), dtype="int64") = R.matmul(R.const(np.array([[0, 0]], dtype='int64'), 'int64'), R.const(np.array([[0], [0]], dtype='int64'), 'int64'), out_dtype=None)
+            lv1: R.Tensor((1, 2), dtype="int64") = R.add(R.const(np.array([[0, 0]], dtype='int64'), 'int64'), lv)
             gv: R.Tensor((1, 2), dtype="int64") = lv1
             R.output(gv)
         return gv

@@ -37,7 +37,7 @@ class Module:
     def main(x0: R.Tensor((1, 1), dtype="bool")) -> R.Tensor((1, 1), dtype="float32"):
         with R.dataflow():
             lv: R.Tensor((1, 1), dtype="float32") = R.astype(x0, dtype="float32")
-            lv1: R.Tensor((1, 1), dtype="float32") = R.matmul(R.const(np.array([[0.0]], dtype='float32')), lv, out_dtype=None)
+            lv1: R.Tensor((1, 1), dtype="float32") = R.matmul(R.const(np.array([[0.0]], dtype='float32'), 'float32'), lv, out_dtype=None)
             gv: R.Tensor((1, 1), dtype="float32") = lv1
             R.output(gv)
         return gv

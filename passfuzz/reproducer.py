@@ -43,12 +43,17 @@ def _array_literal(array: np.ndarray) -> str:
     return f"np.array({array.tolist()!r}, dtype={array.dtype.name!r})"
 
 
+def _const_literal(array: np.ndarray) -> str:
+    # The dtype is spelled out: TVMScript parses R.const of an int64 array as int32 otherwise.
+    return f"R.const({_array_literal(array)}, {array.dtype.name!r})"
+
+
 def module_script(mod: tvm.IRModule) -> str:
     """TVMScript of ``mod`` that parses on its own: constants inline, no metadata section."""
     constants = _constants_in_print_order(mod)
     text = mod.script()
     text = re.sub(r'metadata\["ir\.GenericConst"\]\[(\d+)\]',
-                  lambda m: f"R.const({_array_literal(constants[int(m.group(1))].value.numpy())})", text)
+                  lambda m: _const_literal(constants[int(m.group(1))].value.numpy()), text)
     for special in ("nan", "inf", "-inf"):
         text = text.replace(f'R.const("{special}"', f'R.const(float("{special}")')
     lines = [line for line in text.splitlines()  # the script imports what it needs itself
@@ -190,7 +195,7 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
     for out in program.outputs:
         info = infos[out]
         tolerances.append(tolerance(info.dtype, info.magnitude, passes) if is_float(info.dtype) else (0.0, 0.0))
-    args = ",\n    ".join(_array_literal(a) for a in program.arguments())
+    args = "".join(f"\n    {_array_literal(a)}," for a in program.arguments())
     checking, pass_lines = True, []
     for p in passes:
         checking = checking and pass_info(p).well_formed_after
@@ -208,7 +213,7 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
             "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tirx as T\n\n"
             f"KIND = {finding.kind!r}\nTARGET = {target!r}\nTIMEOUT = {int(max(1, timeout))}\n"
             f"NUM_INPUT = {program.num_input!r}\n"
-            f"ARGS = [\n    {args},\n]\n"
+            f"ARGS = [{args}\n]\n"
             f"PASSES = [  # (name, constructor, check well_formed after it)\n    {passes_text},\n]\n"
             f"ADAPTER = {adapter_value!r}  # how the passes changed main: (transform, lazy, parameters, wraps)\n"
             f"TOLERANCES = {[(float(r), float(a)) for r, a in tolerances]!r}  # (rtol, atol) per output\n\n\n"

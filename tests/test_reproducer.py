@@ -41,3 +41,23 @@ def test_script_exits_0_once_the_bug_is_gone(tmp_path):
     script.write_text(fixed)  # as if the pass had been fixed
     result = run_script(script)
     assert result.returncode == 0 and result.stdout.startswith("fixed"), result
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+from passfuzz.relax_build import build_module  # noqa: E402
+from passfuzz.reproducer import module_script  # noqa: E402
+from strategies import relax_programs  # noqa: E402
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(relax_programs())
+def test_module_script_parses_back_to_the_same_module(program):
+    import numpy as np
+    import tvm
+    import tvm_ffi
+    from tvm.script import ir as I, relax as R, tirx as T
+
+    mod = build_module(program)
+    parsed = tvm.script.from_source(module_script(mod), extra_vars={"I": I, "R": R, "T": T, "np": np})
+    assert tvm_ffi.structural_equal(parsed, mod), module_script(mod)
