@@ -52,18 +52,22 @@ class Adapter:
         """Before the VM is created: register the globals a lazy transform calls."""
         state: dict = {"weights_out": {}, "outputs": {}}
         if self.lazy_transform:
-            weights = args[program.num_input or 0:]
+            _, weights = self._split(program, args)
             tvm.register_global_func("get_item", lambda i: weights[int(i)], override=True)
             tvm.register_global_func("set_item", lambda i, value: state["weights_out"].__setitem__(
                 int(i), tvm.runtime.tensor(value.numpy())), override=True)
         return state
 
+    def _split(self, program: Program, args: list) -> tuple[list, list]:
+        """(inputs, weights) of the Program's arguments, as this convention sees them."""
+        n = self.inputs if self.inputs is not None else \
+            (program.num_input if program.num_input is not None else len(args))
+        return list(args[:n]), list(args[n:])
+
     def call(self, vm, program: Program, args: list, state: dict):
         if self.transform is None and self.slots is None:
             return vm["main"](*args)
-        n = self.inputs if self.inputs is not None else \
-            (program.num_input if program.num_input is not None else len(args))
-        inputs, weights = list(args[:n]), list(args[n:])
+        inputs, weights = self._split(program, args)
         if self.lazy_transform:
             vm[self.transform]()
             weights = [state["weights_out"][i] for i in sorted(state["weights_out"])]
@@ -92,18 +96,22 @@ def _wrap(weights: list, depth: int) -> list:
     return weights
 
 
-def _nesting(ty) -> int:
-    """Extra single-field tuple levels around a tuple of weights (each BundleModelParams adds one)."""
+def _unwrap(ty) -> tuple[int, object]:
+    """(extra single-field tuple levels around a tuple of weights, the innermost tuple type);
+    each BundleModelParams adds one level."""
     depth = 0
     while isinstance(ty, relax.TupleType) and len(ty.fields) == 1 and isinstance(ty.fields[0], relax.TupleType):
         depth, ty = depth + 1, ty.fields[0]
-    return depth
+    return depth, ty
+
+
+def _nesting(ty) -> int:
+    return _unwrap(ty)[0]
 
 
 def _tuple_fields(ty) -> list:
-    while isinstance(ty, relax.TupleType) and len(ty.fields) == 1 and isinstance(ty.fields[0], relax.TupleType):
-        ty = ty.fields[0]
-    return list(ty.fields) if isinstance(ty, relax.TupleType) else [ty]
+    inner = _unwrap(ty)[1]
+    return list(inner.fields) if isinstance(inner, relax.TupleType) else [inner]
 
 
 def _copy(value):
