@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import tvm
-from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings, target
 
 from strategies import pass_sequences, relax_programs
 
@@ -63,6 +63,8 @@ class Stats:
     generator_defects: int = 0
     incomparable: int = 0
     fired: int = 0  # examples where the passes changed the module
+    pass_runs: dict[str, int] = field(default_factory=dict)  # per pass: examples it ran in
+    pass_fired: dict[str, int] = field(default_factory=dict)  # per pass: examples where it changed the module
     known: int = 0  # examples that hit an already known bug
     findings: dict[str, str] = field(default_factory=dict)  # id -> path of the .json record
     defect_samples: list[str] = field(default_factory=list)
@@ -74,6 +76,10 @@ class Stats:
         for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.findings.update(other.findings)
+        for name in ("pass_runs", "pass_fired"):
+            mine = getattr(self, name)
+            for key, value in getattr(other, name).items():
+                mine[key] = mine.get(key, 0) + value
         self.defect_samples.extend(other.defect_samples[: 5 - len(self.defect_samples)])
 
 
@@ -167,12 +173,12 @@ class Fuzzer:
         self.stats.findings[fid] = str(path)
         return path
 
-    def _count(self, verdict: Verdict, optimized: Outcome | None, known: set[str], shrinking: bool) -> Finding | None:
+    def _count(self, verdict: Verdict, optimized: Outcome | None, passes: list[PassSpec], known: set[str],
+               shrinking: bool) -> Finding | None:
         """Record one example in the statistics (and as Hypothesis events, the fuzzer's coverage
         signal); return its finding if it is a new bug."""
-        if optimized is not None and optimized.changed and not shrinking:
-            self.stats.fired += 1
-            event("passes changed the module")
+        if optimized is not None and not shrinking:
+            self._count_fired(optimized, passes)
         if verdict.generator_defect:
             self.stats.generator_defects += 1
             if len(self.stats.defect_samples) < 5:
@@ -187,6 +193,21 @@ class Fuzzer:
         else:
             return verdict.finding
         return None
+
+    def _count_fired(self, optimized: Outcome, passes: list[PassSpec]) -> None:
+        """Fire rates per pass, shown in the summary; and a Hypothesis target, so that
+        generation leans toward programs the passes actually rewrite."""
+        if optimized.changed:
+            self.stats.fired += 1
+            event("passes changed the module")
+        if optimized.status not in ("ok", "incomparable"):
+            return  # the passes did not all run
+        for name in dict.fromkeys(p.text for p in passes):
+            self.stats.pass_runs[name] = self.stats.pass_runs.get(name, 0) + 1
+        for name in dict.fromkeys(optimized.fired):
+            self.stats.pass_fired[name] = self.stats.pass_fired.get(name, 0) + 1
+            event(f"{name} changed the module")
+        target(float(len(optimized.fired)), label="passes that changed the module")
 
     # -- one round --------------------------------------------------------------------------
     def _round(self, round_seed: int, max_examples: int) -> list[FindingError]:
@@ -205,7 +226,7 @@ class Fuzzer:
             else:
                 self.stats.examples += 1
             verdict, optimized = check(program, passes, self.config.targets, self.config.timeout)
-            finding = self._count(verdict, optimized, known, shrinking=bool(pending))
+            finding = self._count(verdict, optimized, passes, known, shrinking=bool(pending))
             self.notify("example", {"stats": self.stats})
             if finding is None:
                 return

@@ -32,6 +32,7 @@ class Outcome:
     error: str = ""  # one line: "InternalError: ...", "SIGSEGV", "no result after 60 s"
     outputs: dict[str, list[np.ndarray]] = field(default_factory=dict)  # per target
     changed: bool | None = None  # did the passes change the module (optimized side only)
+    fired: tuple[str, ...] = ()  # the passes that changed the module they were given
     adapter: Adapter | None = None  # how the optimized module was called
     log: str = ""  # the child's stderr tail and traceback, for the report
 
@@ -47,12 +48,15 @@ class IllFormed(Exception):
 def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str]) -> dict:
     isolate.mark("build")
     mod = build_module(program)
-    adapter, changed = PLAIN, None
+    adapter, changed, fired = PLAIN, None, []
     if passes is not None:
         checking = True  # until a lowering pass, after which well_formed rejects valid modules
         for spec in passes:
             isolate.mark(f"pass:{spec.text}")
+            before = tvm_ffi.structural_hash(mod)  # a hash: a pass may update its input in place
             mod = spec.instantiate()(mod)
+            if tvm_ffi.structural_hash(mod) != before:
+                fired.append(spec.text)
             checking = checking and pass_info(spec).well_formed_after
             if checking:
                 isolate.mark(f"well-formed:{spec.text}")
@@ -61,7 +65,8 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         changed = not tvm_ffi.structural_equal(reference, mod)
         adapter = choose_adapter(reference, mod, program.num_input)
         if adapter is None:
-            return {"incomparable": "main's signature changed and no calling adapter is known", "changed": changed}
+            return {"incomparable": "main's signature changed and no calling adapter is known", "changed": changed,
+                    "fired": fired}
     outputs = {}
     args = program.arguments()
     for target in targets:
@@ -71,7 +76,7 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         state = adapter.prepare(program, args)
         vm = relax.VirtualMachine(executable, device_for(target))
         outputs[target] = to_numpy(adapter.call(vm, program, [tvm.runtime.tensor(a) for a in args], state))
-    return {"outputs": outputs, "changed": changed, "adapter": adapter}
+    return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired}
 
 
 def _check_well_formed(mod) -> None:
@@ -93,5 +98,7 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
                        log=child.stderr_tail)
     value = child.value
     if "incomparable" in value:
-        return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"])
-    return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"], adapter=value["adapter"])
+        return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],
+                       fired=tuple(value["fired"]))
+    return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"], adapter=value["adapter"],
+                   fired=tuple(value["fired"]))

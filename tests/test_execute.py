@@ -39,3 +39,12 @@ def test_wrong_result_is_pinned_to_the_first_bad_pass():
     verdict, _ = check(program, passes, ["llvm"], timeout=60)
     assert verdict.finding.kind == "wrong-result"
     assert [p.text for p in verdict.finding.passes] == ["FoldConstant", "tests.planted_passes:permute_as_reshape"]
+
+
+def test_the_passes_that_changed_the_module_are_named():
+    program = Program((Param((2, 3), "float32", -4, 4, [[1.0, 2.0, 3.0], [0.0, -1.0, 2.0]]),
+                       Node("permute_dims", (0,), {"axes": None})), (1,))
+    passes = [resolve("Normalize"), resolve("tests.planted_passes:permute_as_reshape_fixed"),
+              resolve("tests.planted_passes:permute_as_reshape")]
+    _, optimized = check(program, passes, ["llvm"], timeout=60)
+    assert optimized.fired == ("tests.planted_passes:permute_as_reshape",)

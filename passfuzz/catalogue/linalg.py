@@ -35,9 +35,11 @@ def _matmul_propose(sketch: Sketch, choose: Chooser) -> None:
         rhs = operand(sketch, choose, shapes, a.dtype, -4, 4, accept=lambda b: valid(_matmul_infer, [a, b]))
     else:  # a weight whose columns a take selects: the pattern ReorderTakeAfterMatmul rewrites
         m = choose.integer(1, 4)
-        weight = sketch.add_param(choose.choice([(k, m), batch + (k, m)]), a.dtype, -4, 4, "weight")
+        shape = choose.choice([(k, m), batch + (k, m)])
+        weight = sketch.add_param(shape, a.dtype, -4, 4, "weight")
         columns = sketch.add_const((n,), "int64", 0, m - 1)
-        rhs = sketch.add("take", [weight, columns], {"axis": -1})
+        # A positive axis: ReorderTakeAfterMatmul matches axis=1, not the equivalent axis=-1.
+        rhs = sketch.add("take", [weight, columns], {"axis": len(shape) - 1})
     sketch.add("matmul", [lhs, rhs])
 
 

@@ -84,6 +84,12 @@ class Console:
             f"the passes changed the module in {fired:.0f}% of examples; incomparable {stats.incomparable}; "
             f"known bugs hit {stats.known}; generator defects {stats.generator_defects}",
         ]
+        rates = sorted(((stats.pass_fired.get(name, 0) / runs, name, runs) for name, runs in stats.pass_runs.items()),
+                       key=lambda r: (-r[0], r[1]))
+        if rates:
+            shown = ", ".join(f"{name} {100 * rate:.0f}% of {runs}" for rate, name, runs in rates[:12])
+            lines.append(f"fire rate (examples where the pass changed the module): {shown}"
+                         + (f", and {len(rates) - 12} more" if len(rates) > 12 else ""))
         lines += [f"  generator defect: {sample}" for sample in stats.defect_samples]
         if stats.findings:
             lines.append(f"{len(stats.findings)} new finding{'s' * (len(stats.findings) > 1)}:")
