@@ -238,7 +238,7 @@ class Fuzzer:
 
         configure = settings(
             database=None, max_examples=max_examples, deadline=None, derandomize=False,
-            phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck),
+            phases=[Phase.generate, Phase.target, Phase.shrink], suppress_health_check=list(HealthCheck),
             report_multiple_bugs=True, verbosity=Verbosity.quiet, print_blob=False,
         )
         programs = relax_programs(max_nodes=self.config.max_nodes)
