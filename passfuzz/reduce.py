@@ -51,6 +51,7 @@ class Reducer:
         self.attempts = 0
 
     def candidates(self, program: Program) -> Iterator[Program]:
+        yield program.without_unused()  # parameters nothing reads (Hypothesis cannot drop the first)
         if len(program.outputs) > 1:
             for k in range(len(program.outputs)):
                 yield Program(program.values, program.outputs[:k] + program.outputs[k + 1:]).without_unused()
