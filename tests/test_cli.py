@@ -11,6 +11,7 @@ import pytest
     (["--passes", "FoldConstant", "--max-examples", "many"], "invalid int value"),
     (["--max-examples", "3"], "required: --passes"),
     (["replay", "no/such/file.json"], "no such file or directory"),
+    (["--passes", "FoldConstant", "--corpus", "/proc/no/corpus"], "cannot create --corpus"),
     (["--passes", "random", "--pass-pool", "FoldConstant,Nope"], "unknown pass 'Nope'"),
     (["--passes", "random", "--max-passes", "0"], "--max-passes must be at least 1"),
     (["--passes", "ToMixedPrecision(out_dtype="], "unbalanced"),

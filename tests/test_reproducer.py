@@ -4,8 +4,19 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+import tvm
+import tvm_ffi
+from hypothesis import HealthCheck, given, settings
+from tvm.script import ir as I
+from tvm.script import relax as R
+from tvm.script import tirx as T
+
 from passfuzz.engine import FuzzConfig, Fuzzer, check
 from passfuzz.passes import resolve_list
+from passfuzz.relax_build import build_module
+from passfuzz.reproducer import module_script
+from strategies import relax_programs
 
 from .conftest import ROOT
 from .test_calling import LIFTABLE
@@ -43,21 +54,10 @@ def test_script_exits_0_once_the_bug_is_gone(tmp_path):
     assert result.returncode == 0 and result.stdout.startswith("fixed"), result
 
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-
-from passfuzz.relax_build import build_module  # noqa: E402
-from passfuzz.reproducer import module_script  # noqa: E402
-from strategies import relax_programs  # noqa: E402
-
 
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(relax_programs())
 def test_module_script_parses_back_to_the_same_module(program):
-    import numpy as np
-    import tvm
-    import tvm_ffi
-    from tvm.script import ir as I, relax as R, tirx as T
-
     mod = build_module(program)
     parsed = tvm.script.from_source(module_script(mod), extra_vars={"I": I, "R": R, "T": T, "np": np})
     assert tvm_ffi.structural_equal(parsed, mod), module_script(mod)

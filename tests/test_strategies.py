@@ -5,7 +5,6 @@ import random
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, find, given, settings
-from hypothesis import strategies as st
 from tvm import relax
 
 from passfuzz.catalogue import OPS

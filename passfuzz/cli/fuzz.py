@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from . import Parser, UsageError
@@ -105,6 +106,12 @@ def config_from(args: argparse.Namespace, console: Console):
             raise UsageError("this TVM build can run no target on this machine")
     if args.corpus.exists() and not args.corpus.is_dir():
         raise UsageError(f"--corpus {args.corpus} is not a directory")
+    try:  # fail now, not at the first finding
+        args.corpus.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create --corpus {args.corpus}: {exc.strerror}") from None
+    if not os.access(args.corpus, os.W_OK):
+        raise UsageError(f"--corpus {args.corpus} is not writable")
     max_examples = args.max_examples
     if max_examples is None and args.max_time is None:
         max_examples = DEFAULT_MAX_EXAMPLES
