@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .catalogue import BY_NAME, Chooser, OpError, ValueInfo
-from .catalogue.base import DTYPES, representable
+from .catalogue.base import DTYPES, fit, representable
 from .program import Node, Param, Program, ProgramError
 
 
@@ -79,11 +79,13 @@ class ProgramSketch:
         return len(self.values) - 1
 
     def add_const(self, shape: tuple[int, ...], dtype: str, lo: float, hi: float) -> int:
+        lo, hi = fit(dtype, lo, hi)
         array = self.chooser.array(tuple(shape), dtype, lo, hi)
         return self.add("const", [], {"shape": list(shape), "dtype": dtype, "value": array.tolist()})
 
     def add_param(self, shape: tuple[int, ...], dtype: str, lo: float, hi: float, role: str = "input") -> int:
         # The argument is drawn in finish(), after the whole structure (better shrinking).
+        lo, hi = fit(dtype, lo, hi)
         self.values.append(Param(tuple(shape), dtype, lo, hi, None, role))
         self.infos.append(param_info(self.values[-1]))
         return len(self.values) - 1

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 
-from passfuzz.catalogue import BY_NAME, DTYPES, OPS
+from passfuzz.catalogue import BY_NAME, DTYPES, OPS, is_int
+from passfuzz.catalogue.base import representable
 from passfuzz.graph import ProgramSketch
 from passfuzz.program import Program
 
@@ -26,7 +27,7 @@ def tensor_values(shape: tuple[int, ...], dtype: str, lo: float, hi: float) -> s
     Examples from this strategy shrink toward arrays of zeros (or of the bound nearest zero)."""
     if dtype == "bool":
         elements = st.booleans()
-    elif dtype.startswith("int"):
+    elif is_int(dtype):
         elements = st.integers(int(np.ceil(lo)), int(np.floor(hi)))
     else:
         width = 16 if dtype == "float16" else 32
@@ -56,8 +57,8 @@ class _DrawChooser:
 def _param_spec(draw, dtypes: Sequence[str], max_rank: int):
     dtype = draw(st.sampled_from(list(dtypes)))
     shape = tuple(draw(st.lists(st.integers(1, 4), min_size=0, max_size=max_rank)))
-    lo, hi = (0, 1) if dtype == "bool" else draw(st.sampled_from(INT_RANGES if dtype.startswith("int")
-                                                                  else FLOAT_RANGES))
+    ranges = [(0, 1)] if dtype == "bool" else INT_RANGES if is_int(dtype) else FLOAT_RANGES
+    lo, hi = draw(st.sampled_from([r for r in ranges if representable(dtype, *r)]))
     return shape, dtype, lo, hi
 
 

@@ -29,12 +29,13 @@ import numpy as np
 T = TypeVar("T")
 
 FLOATS = ("float32", "float16")
-INTS = ("int32", "int64")
+INTS = ("int32", "int64", "int8", "uint8")
 NUMERIC = FLOATS + INTS
 DTYPES = NUMERIC + ("bool",)
 
-# Largest magnitude an integer value may reach: overflow is undefined behaviour in TVM's codegen.
-INT_LIMIT = {"int32": 2**31 - 1, "int64": 2**62}
+# The range an integer value may reach: overflow is undefined behaviour in TVM's codegen. int64
+# stops short of its limit so that bounds computed in float64 stay exact.
+INT_RANGE = {"int32": (-2**31, 2**31 - 1), "int64": (-2**62, 2**62), "int8": (-128, 127), "uint8": (0, 255)}
 # Largest magnitude a float value may reach: far from overflow, so that a rewrite's legal
 # rounding difference stays a rounding difference.
 FLOAT_LIMIT = {"float32": 1e12, "float16": 1e4}
@@ -57,8 +58,21 @@ def is_int(dtype: str) -> bool:
 def representable(dtype: str, lo: float, hi: float) -> bool:
     if dtype == "bool":
         return 0 <= lo and hi <= 1
-    limit = INT_LIMIT[dtype] if is_int(dtype) else FLOAT_LIMIT[dtype]
-    return -limit <= lo and hi <= limit
+    if is_int(dtype):
+        low, high = INT_RANGE[dtype]
+        return low <= lo and hi <= high
+    return -FLOAT_LIMIT[dtype] <= lo and hi <= FLOAT_LIMIT[dtype]
+
+
+def fit(dtype: str, lo: float, hi: float) -> tuple[float, float]:
+    """[lo, hi] moved into what ``dtype`` represents: ops ask for operands in dtype-free ranges
+    such as [-4, 4], which a uint8 operand meets as [0, 4] (and [-4, -1] as [0, 3])."""
+    if not is_int(dtype):
+        return lo, hi
+    low, high = INT_RANGE[dtype]
+    if hi < low:
+        lo, hi = low, low + (hi - lo)
+    return max(lo, low), min(hi, high)
 
 
 @dataclass(frozen=True)
@@ -165,8 +179,8 @@ def valid(infer: Callable[[list[ValueInfo], dict], ValueInfo], args: list[ValueI
 
 
 def probe(like: ValueInfo, lo: float = -4, hi: float = 4, shape: tuple[int, ...] | None = None) -> ValueInfo:
-    """The facts of a fresh operand: ``like``'s dtype, elements in [lo, hi]."""
-    return ValueInfo(like.shape if shape is None else shape, like.dtype, lo, hi, True)
+    """The facts of a fresh operand: ``like``'s dtype, elements in [lo, hi] (as ``fit`` moves it)."""
+    return ValueInfo(like.shape if shape is None else shape, like.dtype, *fit(like.dtype, lo, hi), True)
 
 
 def pick(sketch: Sketch, choose: Chooser, accept: Callable[[ValueInfo], bool]) -> int:

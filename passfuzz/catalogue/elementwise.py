@@ -233,7 +233,7 @@ def _clip_propose(sketch: Sketch, choose: Chooser) -> None:
     x = pick(sketch, choose, lambda i: i.dtype in NUMERIC)
     bounds = [(0, 1), (-1, 1), (-2, 3), (1, 2)] if is_int(sketch.infos[x].dtype) else \
         [(0.0, 1.0), (-1.0, 1.0), (-0.5, 2.5), (1.0, 3.0)]
-    lo, hi = choose.choice(bounds)
+    lo, hi = choose.choice([b for b in bounds if representable(sketch.infos[x].dtype, *b)])
     sketch.add("clip", [x], {"min": lo, "max": hi})
 
 

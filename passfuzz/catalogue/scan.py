@@ -1,0 +1,7 @@
+"""Scans and orderings: cumulative sums and products, sort, argsort, topk."""
+
+from __future__ import annotations
+
+from .base import OpDef
+
+OPS: list[OpDef] = []
