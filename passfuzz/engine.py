@@ -31,7 +31,7 @@ from strategies import pass_sequences, relax_programs
 
 from . import __version__, corpus
 from .execute import Outcome, run_side
-from .oracle import Finding, Verdict, judge
+from .oracle import Finding, Verdict, judge, probe_program, reference_verdict
 from .passes import PassSpec
 from .program import Program
 from .reduce import Reducer
@@ -85,12 +85,20 @@ class Stats:
 
 def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
           timeout: float) -> tuple[Verdict, Outcome | None]:
-    """Run both sides of one example and judge them. A finding that no single pass's stage
-    explains (a wrong result, a compile or run failure) is pinned to the shortest prefix of the
-    passes that shows the same kind, so the finding names the first bad pass."""
+    """Run both sides of one example and judge them. The original side is first held against
+    the numpy reference; if it disagrees, that is the verdict (no pass is judged on a suspect
+    original). A finding that no single pass's stage explains (a wrong result, a compile or run
+    failure) is pinned to the shortest prefix of the passes that shows the same kind, so the
+    finding names the first bad pass."""
     original = run_side(program, None, targets, timeout)
     if not original.ok:
         return judge(program, passes, original, original), None
+    reference = reference_verdict(program, original)
+    if reference.finding is not None:  # name the op whose value disagrees first
+        probe = run_side(probe_program(program), None, targets, timeout)
+        reference = reference_verdict(program, original, probe)
+    if reference.finding is not None or reference.generator_defect:
+        return reference, None
     optimized = run_side(program, passes, targets, timeout)
     verdict = judge(program, passes, original, optimized)
     finding = verdict.finding

@@ -7,6 +7,12 @@ original's: count, shape and dtype exactly, integers and bools exactly, floats w
 dtype-aware tolerance whose absolute part scales with the output's static bound, and NaN
 positions must agree.
 
+Before any pass is judged, the original side is held against the catalogue's numpy semantics
+(``reference_verdict``). A disagreement there is a ``reference-mismatch``: a codegen or
+legalization bug of TVM, or an error in passfuzz's own catalogue, and never blamed on a pass
+(its pass list is empty). Such an example is not used to judge the passes: its original is
+already suspect.
+
 Each Finding carries a fingerprint (kind, first bad pass, normalized error or difference class),
 so that distinct bugs stay distinct while Hypothesis shrinks them and in the corpus. A wrong
 result is fingerprinted by what differs (output count, shape, dtype or values), not by the
@@ -18,19 +24,24 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
 
 from .catalogue import RTOL, ValueInfo, is_float
 from .execute import Outcome
-from .graph import analyse
+from .graph import analyse, evaluate
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
 
-KINDS = ("pass-error", "ill-formed", "compile-error", "runtime-error", "crash", "hang", "wrong-result")
+KINDS = ("pass-error", "ill-formed", "compile-error", "runtime-error", "crash", "hang", "wrong-result",
+         "reference-mismatch")
+# How much wider the tolerance against numpy is than between two TVM modules: numpy evaluates
+# each op in the tensor's own dtype with its own algorithms (pairwise summation, float16 rounded
+# after every op), TVM's kernels accumulate in another order and sometimes in float32.
+REFERENCE_SLACK = 10.0
 
 
 @dataclass(frozen=True)
@@ -116,17 +127,17 @@ def _failure_kind(stage: str, status: str) -> str:
     return {"pass": "pass-error", "well-formed": "ill-formed", "compile": "compile-error"}.get(head, "runtime-error")
 
 
-def tolerance(dtype: str, bound: float, passes: Sequence[PassSpec] = ()) -> tuple[float, float]:
+def tolerance(dtype: str, bound: float, passes: Sequence[PassSpec] = (), slack: float = 1.0) -> tuple[float, float]:
     """(rtol, atol) for a float output whose elements are statically bounded by ``bound``; a pass
-    that changes precision on purpose (the pass catalogue's rtol) widens it."""
-    rtol = max([RTOL[dtype]] + [pass_info(p).rtol for p in passes if pass_info(p).rtol])
+    that changes precision on purpose (the pass catalogue's rtol) widens it, and so does ``slack``."""
+    rtol = slack * max([RTOL[dtype]] + [pass_info(p).rtol for p in passes if pass_info(p).rtol])
     return rtol, rtol * max(1.0, bound)
 
 
-def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo,
-                   passes: Sequence[PassSpec] = ()) -> tuple[str, str]:
-    """('', '') when ``b`` (optimized) matches ``a`` (original), else (what differs: 'shape',
-    'dtype' or 'values', a one-line description)."""
+def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo, passes: Sequence[PassSpec] = (),
+                   names: tuple[str, str] = ("original", "optimized"), slack: float = 1.0) -> tuple[str, str]:
+    """('', '') when ``b`` matches ``a`` (by default: the optimized side the original), else
+    (what differs: 'shape', 'dtype' or 'values', a one-line description)."""
     if a.shape != b.shape:
         return "shape", f"shape {a.shape} became {b.shape}"
     if a.dtype != b.dtype:
@@ -135,7 +146,7 @@ def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo,
         bad = a != b
     else:
         x, y = a.astype("float64"), b.astype("float64")
-        rtol, atol = tolerance(a.dtype.name, info.magnitude, passes)
+        rtol, atol = tolerance(a.dtype.name, info.magnitude, passes, slack)
         nan_x, nan_y = np.isnan(x), np.isnan(y)
         with np.errstate(invalid="ignore"):
             close = (x == y) | (np.abs(x - y) <= atol + rtol * np.abs(x))
@@ -144,7 +155,7 @@ def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo,
         return "", ""
     where = tuple(int(i) for i in np.argwhere(bad)[0])
     return "values", (f"{int(bad.sum())} of {bad.size} elements differ, first at {list(where)}: "
-                      f"original {a[where].item()!r}, optimized {b[where].item()!r}")
+                      f"{names[0]} {a[where].item()!r}, {names[1]} {b[where].item()!r}")
 
 
 def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome) -> Verdict:
@@ -173,3 +184,48 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
                                         f"{target}: output {i} ({a.dtype}, shape {a.shape}): {difference}",
                                         f"run:{target}"))
     return Verdict()
+
+
+def probe_program(program: Program) -> Program:
+    """``program`` with every computed value as an output: run once when an output disagrees
+    with numpy, it shows which node disagrees first, and that op names the finding (the output
+    that disagreed is often just a consumer of the faulty value)."""
+    nodes = tuple(i for i, v in enumerate(program.values) if getattr(v, "op", "const") != "const")
+    return replace(program, outputs=nodes or program.outputs)
+
+
+def reference_verdict(program: Program, original: Outcome, probe: Outcome | None = None) -> Verdict:
+    """The original side's outputs against the numpy reference: a ``reference-mismatch``
+    finding, a generator defect when the reference itself fails, or nothing. ``probe`` is the
+    run of ``probe_program(program)``, when there is one, to name the first disagreeing op."""
+    try:
+        with np.errstate(all="ignore"):
+            expected = evaluate(program)
+    except Exception as exc:  # noqa: BLE001 - a reference that raises is a catalogue defect
+        return Verdict(generator_defect=f"numpy reference raised {type(exc).__name__}: {exc}")
+    infos = analyse(program, check_values=False)
+    for target, outputs in original.outputs.items():
+        for i, (want, got) in enumerate(zip(expected, outputs)):
+            index = program.outputs[i]
+            what, difference = compare_arrays(want, got, infos[index], names=("numpy", "tvm"), slack=REFERENCE_SLACK)
+            if not what:
+                continue
+            op = getattr(program.values[index], "op", "parameter")
+            message = (f"{target}: output {i} ({op}, {want.dtype}, shape {want.shape}) of the unoptimized module "
+                       f"differs from numpy: {difference}")
+            first = _first_disagreeing(program, probe.outputs.get(target, []), infos) if probe and probe.ok else None
+            if first is not None and first != index:
+                op = program.values[first].op
+                message += f"; the first value that differs is node {first} ({op})"
+            return Verdict(_finding("reference-mismatch", (), f"{what} differ at {op}", message, f"reference:{target}"))
+    return Verdict()
+
+
+def _first_disagreeing(program: Program, outputs: list[np.ndarray], infos: list[ValueInfo]) -> int | None:
+    probe = probe_program(program)
+    with np.errstate(all="ignore"):
+        expected = evaluate(probe)
+    for index, want, got in zip(probe.outputs, expected, outputs):
+        if compare_arrays(want, got, infos[index], slack=REFERENCE_SLACK)[0]:
+            return index
+    return None

@@ -63,7 +63,9 @@ class Reducer:
             for arg in dict.fromkeys(value.args):
                 if infos[arg].shape == infos[index].shape and infos[arg].dtype == infos[index].dtype:
                     yield _replace_uses(program, index, arg)
-            if any(isinstance(program.values[a], Node) and program.values[a].op != "const" for a in value.args):
+            # Cutting an output whose operands are all parameters would leave nothing to test.
+            if index not in program.outputs or \
+                    any(isinstance(program.values[a], Node) and program.values[a].op != "const" for a in value.args):
                 cut = _as_param(program, index)
                 if cut is not None:
                     yield cut

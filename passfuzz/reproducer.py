@@ -4,7 +4,8 @@ The script holds the original module as TVMScript with its constants inlined as 
 (``script(show_meta=True)`` segfaults on tensor constants, so the metadata references are
 replaced by value), the arguments inline, the pass list, and a forked runner so that a crash
 or hang on the optimized side is reported rather than suffered. It prints one line and exits
-1 while the bug reproduces, 0 once it is fixed.
+1 while the bug reproduces, 0 once it is fixed. A reference mismatch has no passes: its script
+holds the numpy-computed outputs (EXPECTED) and compares the unoptimized module with them.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from tvm import relax
 
 from .calling import PLAIN, Adapter
 from .catalogue import RTOL, is_float
-from .graph import analyse
-from .oracle import Finding, tolerance
+from .graph import analyse, evaluate
+from .oracle import REFERENCE_SLACK, Finding, tolerance
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
@@ -151,7 +152,7 @@ def optimized(target):
     return run(mod, target, ADAPTER)
 
 
-def differences(expected, got):
+def differences(expected, got, names=("original", "optimized")):
     if len(expected) != len(got):
         return f"{len(expected)} outputs became {len(got)}"
     for i, (a, b, (rtol, atol)) in enumerate(zip(expected, got, TOLERANCES)):
@@ -163,11 +164,26 @@ def differences(expected, got):
         if not close.all():
             where = tuple(int(k) for k in np.argwhere(~close)[0])
             return (f"output {i}: {int((~close).sum())} of {close.size} elements differ, first at {list(where)}: "
-                    f"original {a[where].item()!r}, optimized {b[where].item()!r}")
+                    f"{names[0]} {a[where].item()!r}, {names[1]} {b[where].item()!r}")
     return ""
 
 
+def check_reference():
+    status, value = isolated(lambda: run(Module, TARGET, None), TIMEOUT)
+    if status != "ok":
+        print(f"the unoptimized module itself fails now ({status}: {value}); no comparison with numpy")
+        return 1
+    difference = differences(EXPECTED, value, ("numpy", "tvm"))
+    if difference:
+        print(f"BUG REPRODUCES ({KIND}): the unoptimized module differs from numpy: {difference}")
+        return 1
+    print("fixed: the unoptimized module matches the numpy reference")
+    return 0
+
+
 def main():
+    if EXPECTED is not None:
+        return check_reference()
     # The optimized side runs first, in a child of a process that has compiled nothing yet: some
     # bugs hide once compiling has imported more of TVM.
     status, value = isolated(lambda: optimized(TARGET), TIMEOUT)
@@ -191,10 +207,15 @@ if __name__ == "__main__":
 def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str,
                   target: str, timeout: float, adapter: Adapter | None) -> str:
     infos = analyse(program, check_values=False)
+    against_numpy = finding.kind == "reference-mismatch"
+    slack = REFERENCE_SLACK if against_numpy else 1.0
     tolerances = []
     for out in program.outputs:
         info = infos[out]
-        tolerances.append(tolerance(info.dtype, info.magnitude, passes) if is_float(info.dtype) else (0.0, 0.0))
+        tolerances.append(tolerance(info.dtype, info.magnitude, passes, slack) if is_float(info.dtype) else (0.0, 0.0))
+    expected = "None"
+    if against_numpy:
+        expected = "[" + "".join(f"\n    {_array_literal(a)}," for a in evaluate(program)) + "\n]"
     args = "".join(f"\n    {_array_literal(a)}," for a in program.arguments())
     checking, pass_lines = True, []
     for p in passes:
@@ -204,8 +225,9 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
     adapter_value = None if adapter is None or adapter == PLAIN else \
         (adapter.transform, adapter.lazy_transform, adapter.slots, adapter.transform_wrap, adapter.tuple_wrap,
          adapter.inputs)
-    header = (f'"""passfuzz reproducer {finding.kind}-{finding.fingerprint}: {finding.kind} after '
-              f'{", ".join(p.text for p in passes)}.\n\n{finding.message}\n\n'
+    what = "of the unoptimized module" if against_numpy else f'after {", ".join(p.text for p in passes)}'
+    header = (f'"""passfuzz reproducer {finding.kind}-{finding.fingerprint}: {finding.kind} {what}.\n\n'
+              f'{finding.message}\n\n'
               f'Needs only tvm and numpy. Exits 1 while the bug reproduces, 0 once it is fixed.\n"""\n')
     return (header +
             "import importlib\nimport os\nimport pickle\nimport signal\nimport sys\n\n"
@@ -216,7 +238,8 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
             f"ARGS = [{args}\n]\n"
             f"PASSES = [  # (name, constructor, check well_formed after it)\n    {passes_text},\n]\n"
             f"ADAPTER = {adapter_value!r}  # how the passes changed main: (transform, lazy, parameters, wraps)\n"
-            f"TOLERANCES = {[(float(r), float(a)) for r, a in tolerances]!r}  # (rtol, atol) per output\n\n\n"
+            f"TOLERANCES = {[(float(r), float(a)) for r, a in tolerances]!r}  # (rtol, atol) per output\n"
+            f"EXPECTED = {expected}  # numpy's outputs, for a reference mismatch only\n\n\n"
             + mod_script + "\n" + _RUNNER)
 
 
@@ -226,6 +249,8 @@ def _tolerance_note() -> str:
 
 def render_report(record: dict) -> str:
     """A markdown bug report, ready to paste into an issue."""
+    if record["kind"] == "reference-mismatch":
+        return _reference_report(record)
     passes = ", ".join(f"`{p}`" for p in record["passes"])
     return f"""# [Bug][Relax] {record['kind']} after {', '.join(record['passes'])}
 
@@ -247,6 +272,44 @@ The optimized module is well formed, compiles, runs, and returns the same output
 
 Save the attached `{record['id']}.py` and run `python {record['id']}.py`: it needs only `tvm` and
 `numpy`, prints one line, and exits 1 while the bug is present (0 once fixed).
+
+## Module
+
+```python
+{record['module'].rstrip()}
+```
+
+## Environment
+
+- TVM {record['tvm_version']}, target `{', '.join(record['targets'])}`
+- found by passfuzz {record['passfuzz_version']}; fingerprint `{record['fingerprint']}` ({record['signature']})
+- program: {record['program_summary']}
+"""
+
+
+def _reference_report(record: dict) -> str:
+    return f"""# [Bug][Relax] unoptimized module differs from numpy on `{', '.join(record['targets'])}`
+
+passfuzz found that the module below, compiled with no pass applied, returns values that differ
+from the numpy semantics of its ops (passfuzz's op catalogue; the program summary names the ops).
+This is a legalization or codegen bug of TVM, or a mistake in passfuzz's catalogue: check the op's
+documented semantics before filing.
+
+## Actual behaviour
+
+```
+{record['message']}
+```
+
+## Expected behaviour
+
+The same values as numpy (integers and bools exactly; floats within {REFERENCE_SLACK:g} times a
+relative tolerance of {_tolerance_note()}).
+
+## Reproduce
+
+Save the attached `{record['id']}.py` and run `python {record['id']}.py`: it needs only `tvm` and
+`numpy`, holds numpy's outputs inline, prints one line, and exits 1 while the bug is present.
 
 ## Module
 

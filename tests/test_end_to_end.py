@@ -100,3 +100,24 @@ def test_random_sequences_shrink_to_the_passes_the_bug_needs(run_cli, tmp_path):
     assert record["kind"] == "pass-error"
     assert record["passes"] == ["LegalizeOps", f"{PLANTED}raise_after_legalize"]
     assert record["signature"].startswith(f"pass-error | {PLANTED}raise_after_legalize |")
+
+
+def test_planted_legalization_bug_is_a_reference_mismatch_that_blames_no_pass(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    planted = [sys.executable, "-c", "import tests.planted_legalization, sys; from passfuzz.cli import main; sys.exit(main())"]
+    result = subprocess.run(planted + ["--passes", "FoldConstant", "--max-examples", "100", "--seed", "1", "-x",
+                                       "--corpus", str(tmp_path)], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=900)
+    assert result.returncode == 1, result.stderr
+    [record] = records(tmp_path)  # every consumer of the wrong maximum is the same finding
+    assert record["kind"] == "reference-mismatch" and record["passes"] == [] and record["shrunk"]
+    assert "at maximum" in record["signature"]
+    assert corpus.load(tmp_path / f"{record['id']}.json").program.op_counts() == {"maximum": 1}
+
+    script = str(tmp_path / f"{record['id']}.py")
+    with_bug = subprocess.run([sys.executable, "-c", "import tests.planted_legalization, runpy, sys; "
+                               f"runpy.run_path({script!r}, run_name='__main__')"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert with_bug.returncode == 1 and with_bug.stdout.startswith("BUG REPRODUCES (reference-mismatch)"), with_bug
+    fixed = subprocess.run([sys.executable, script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert fixed.returncode == 0 and fixed.stdout.startswith("fixed"), fixed  # real TVM lowers maximum right

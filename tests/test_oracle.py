@@ -4,7 +4,7 @@ import numpy as np
 
 from passfuzz.catalogue import ValueInfo
 from passfuzz.execute import Outcome
-from passfuzz.oracle import compare_arrays, judge, normalize_error
+from passfuzz.oracle import Verdict, compare_arrays, judge, normalize_error, reference_verdict
 from passfuzz.passes import PassSpec
 from passfuzz.program import Node, Param, Program
 
@@ -96,3 +96,34 @@ def test_normalize_error_keeps_the_first_sentence():
     a = "TypeError: Binary operators must have the same datatype. However, R.maximum(lv5, x) uses float32"
     b = "TypeError: Binary operators must have the same datatype. However, R.add(R.const(4), lv4) uses int64"
     assert normalize_error(a) == normalize_error(b) == "TypeError: Binary operators must have the same datatype"
+
+
+def test_reference_mismatch_blames_no_pass_and_names_the_op():
+    program = Program((Param((3,), "int32", -4, 4, [1, -2, 3]), Param((3,), "int32", -4, 4, [0, 0, 0]),
+                       Node("maximum", (0, 1))), (2,))
+    right = Outcome("ok", outputs={"llvm": [np.array([1, 0, 3], "int32")]})
+    assert reference_verdict(program, right) == Verdict()
+    wrong = reference_verdict(program, Outcome("ok", outputs={"llvm": [np.array([0, -2, 0], "int32")]}))
+    finding = wrong.finding
+    assert finding.kind == "reference-mismatch" and finding.passes == () and finding.stage == "reference:llvm"
+    assert "at maximum" in finding.signature and "numpy 1, tvm 0" in finding.message
+
+
+def test_reference_tolerance_is_wider_than_between_two_modules():
+    exp = np.exp(np.array([0.0, 1.0, 2.0], "float32"))
+    # exp over [-4, 4]: bound e**4, so the absolute tolerance is 1e-4 * 54.6 between two modules
+    near = Outcome("ok", outputs={"llvm": [exp + np.float32(0.02)]})  # within 10 times that: fine against numpy only
+    assert reference_verdict(PROGRAM, near) == Verdict()
+    assert judge(PROGRAM, PASSES, Outcome("ok", outputs={"llvm": [exp]}), near).finding.kind == "wrong-result"
+    far = Outcome("ok", outputs={"llvm": [exp + np.float32(0.2)]})
+    assert reference_verdict(PROGRAM, far).finding.kind == "reference-mismatch"
+
+
+def test_reference_mismatch_is_named_after_the_first_disagreeing_node():
+    program = Program((Param((3,), "int32", -4, 4, [1, -2, 3]), Param((3,), "int32", -4, 4, [0, 0, 0]),
+                       Node("maximum", (0, 1)), Node("negative", (2,))), (3,))
+    wrong = Outcome("ok", outputs={"llvm": [np.array([0, 2, 0], "int32")]})  # negative of a wrong maximum
+    assert "at negative" in reference_verdict(program, wrong).finding.signature
+    probe = Outcome("ok", outputs={"llvm": [np.array([0, -2, 0], "int32"), np.array([0, 2, 0], "int32")]})
+    named = reference_verdict(program, wrong, probe).finding
+    assert "at maximum" in named.signature and "first value that differs is node 2 (maximum)" in named.message
