@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settin
 from strategies import pass_sequences, relax_programs
 
 from . import __version__, corpus
+from .builds import PLAIN_BUILD, Build
 from .execute import Outcome, run_side
 from .oracle import Finding, Verdict, judge, probe_program, reference_verdict
 from .passes import PassSpec
@@ -54,6 +55,8 @@ class FuzzConfig:
     max_nodes: int = 10
     pass_pool: list[str] = field(default_factory=list)
     max_passes: int = 4
+    build: Build = PLAIN_BUILD  # how the optimized side is compiled
+    ops: list[str] | None = None  # the ops programs are drawn from; None: the whole catalogue
 
 
 @dataclass
@@ -84,12 +87,13 @@ class Stats:
 
 
 def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
-          timeout: float) -> tuple[Verdict, Outcome | None]:
+          timeout: float, build: Build = PLAIN_BUILD) -> tuple[Verdict, Outcome | None]:
     """Run both sides of one example and judge them. The original side is first held against
     the numpy reference; if it disagrees, that is the verdict (no pass is judged on a suspect
     original). A finding that no single pass's stage explains (a wrong result, a compile or run
     failure) is pinned to the shortest prefix of the passes that shows the same kind, so the
-    finding names the first bad pass."""
+    finding names the first bad pass; with a non-plain build the empty prefix counts too (the
+    build alone may be at fault)."""
     original = run_side(program, None, targets, timeout)
     if not original.ok:
         return judge(program, passes, original, original), None
@@ -99,13 +103,13 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
         reference = reference_verdict(program, original, probe)
     if reference.finding is not None or reference.generator_defect:
         return reference, None
-    optimized = run_side(program, passes, targets, timeout)
-    verdict = judge(program, passes, original, optimized)
+    optimized = run_side(program, passes, targets, timeout, build)
+    verdict = judge(program, passes, original, optimized, build)
     finding = verdict.finding
-    if finding is not None and len(passes) > 1 and not finding.stage.startswith(("pass:", "well-formed:")):
-        for end in range(1, len(passes)):
-            shorter = run_side(program, passes[:end], targets, timeout)
-            prefix_verdict = judge(program, passes[:end], original, shorter)
+    if finding is not None and not finding.stage.startswith(("pass:", "well-formed:")):
+        for end in range(0 if build.text else 1, len(passes)):
+            shorter = run_side(program, passes[:end], targets, timeout, build)
+            prefix_verdict = judge(program, passes[:end], original, shorter, build)
             if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
                 return prefix_verdict, shorter
     return verdict, optimized
@@ -168,14 +172,14 @@ class Fuzzer:
         record = {
             "format_version": corpus.FORMAT_VERSION, "id": fid, "kind": finding.kind, "fingerprint": finding.fingerprint,
             "signature": finding.signature, "message": finding.message, "stage": finding.stage,
-            "passes": [p.text for p in passes], "targets": [target],
+            "passes": [p.text for p in passes], "build": self.config.build.text, "targets": [target],
             "tvm_version": tvm.__version__, "passfuzz_version": __version__,
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "seed": self.seed, "shrunk": shrunk, "program": program.to_json(),
             "module": module_script(build_module(program)), "log": finding.log[-4000:],
         }
         script = render_script(program, passes, finding, record["module"], target, self.config.timeout,
-                               optimized.adapter if optimized is not None else None)
+                               optimized.adapter if optimized is not None else None, self.config.build)
         report = render_report({**record, "program_summary": program.summary()})
         path = corpus.save(self.config.corpus_dir, record, script, report)
         self.stats.findings[fid] = str(path)
@@ -233,7 +237,8 @@ class Fuzzer:
                 self.stats.shrink_runs += 1
             else:
                 self.stats.examples += 1
-            verdict, optimized = check(program, passes, self.config.targets, self.config.timeout)
+            verdict, optimized = check(program, passes, self.config.targets, self.config.timeout,
+                                       self.config.build)
             finding = self._count(verdict, optimized, passes, known, shrinking=bool(pending))
             self.notify("example", {"stats": self.stats})
             if finding is None:
@@ -249,7 +254,7 @@ class Fuzzer:
             phases=[Phase.generate, Phase.target, Phase.shrink], suppress_health_check=list(HealthCheck),
             report_multiple_bugs=True, verbosity=Verbosity.quiet, print_blob=False,
         )
-        programs = relax_programs(max_nodes=self.config.max_nodes)
+        programs = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes)
         if self.config.passes is None:  # the pass sequence is part of the example, so it shrinks too
             sequences = pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes)
             test = given(programs, sequences)(example)
@@ -275,11 +280,11 @@ class Fuzzer:
             if self.interrupted:
                 raise KeyboardInterrupt
             self.stats.shrink_runs += 1
-            verdict, _ = check(candidate, passes, self.config.targets, self.config.timeout)
+            verdict, _ = check(candidate, passes, self.config.targets, self.config.timeout, self.config.build)
             return verdict.finding is not None and verdict.finding.fingerprint == fp
 
         reduced = Reducer(same_bug, self.config.reduce_seconds).reduce(error.program)
-        verdict, optimized = check(reduced, passes, self.config.targets, self.config.timeout)
+        verdict, optimized = check(reduced, passes, self.config.targets, self.config.timeout, self.config.build)
         finding = verdict.finding if verdict.finding and verdict.finding.fingerprint == fp else error.finding
         path = self.save(finding, reduced, list(finding.passes), shrunk=True, optimized=optimized)
         self.notify("saved", {"finding": finding, "path": path, "program": reduced})

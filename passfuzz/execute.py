@@ -1,8 +1,8 @@
 """Build, transform, compile and run one side of a comparison in an isolated child -> Outcome.
 
-The original side is the Program's module compiled as is; the optimized side is a fresh build
-with the passes applied in order, checked for well-formedness, and called through the
-calling-convention adapter. Each side runs in its own forked child, so a crash on the optimized
+The original side is the Program's module compiled as is (the plain build); the optimized side
+is a fresh build with the passes applied in order, checked for well-formedness, compiled under
+the run's ``Build`` and called through the calling-convention adapter. Each side runs in its own forked child, so a crash on the optimized
 side never loses the original's results.
 """
 
@@ -17,12 +17,13 @@ import tvm_ffi
 from tvm import relax
 
 from . import isolate
+from .builds import PLAIN_BUILD, Build
 from .calling import PLAIN, Adapter, choose_adapter
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
 from .relax_build import build_module, to_numpy
-from .targets import compile_module, device_for
+from .standalone import load
 
 
 @dataclass
@@ -45,7 +46,7 @@ class IllFormed(Exception):
     """The optimized module fails relax.analysis.well_formed."""
 
 
-def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str]) -> dict:
+def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str], build: Build) -> dict:
     isolate.mark("build")
     mod = build_module(program)
     adapter, changed, fired = PLAIN, None, []
@@ -71,10 +72,10 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
     args = program.arguments()
     for target in targets:
         isolate.mark(f"compile:{target}")
-        executable = compile_module(mod, target)
+        executable, device = load(mod, target, build.as_dict())
         isolate.mark(f"run:{target}")
         state = adapter.prepare(program, args)
-        vm = relax.VirtualMachine(executable, device_for(target))
+        vm = relax.VirtualMachine(executable, device)
         outputs[target] = to_numpy(adapter.call(vm, program, [tvm.runtime.tensor(a) for a in args], state))
     return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired}
 
@@ -90,9 +91,11 @@ def _check_well_formed(mod) -> None:
 
 
 def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str],
-             timeout: float) -> Outcome:
-    """One side in a forked child; ``passes=None`` is the original side."""
-    child = isolate.run_forked(lambda: _run_side(program, passes, targets), timeout)
+             timeout: float, build: Build = PLAIN_BUILD) -> Outcome:
+    """One side in a forked child; ``passes=None`` is the original side (always the plain build)."""
+    if passes is None:
+        build = PLAIN_BUILD
+    child = isolate.run_forked(lambda: _run_side(program, passes, targets, build), timeout)
     if child.status != "ok":
         return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
                        log=child.stderr_tail)

@@ -29,6 +29,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .builds import PLAIN_BUILD, Build
 from .catalogue import RTOL, ValueInfo, is_float
 from .execute import Outcome
 from .graph import analyse, evaluate
@@ -95,17 +96,20 @@ def _elide_calls(text: str, opener: str) -> str:
     return "".join(out) + text[start:]
 
 
-def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str) -> tuple[str, str]:
+def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str, build: Build = PLAIN_BUILD) -> tuple[str, str]:
     """Keyed on the *last* of ``passes``, the first bad pass: the passes before it vary while a
-    sequence shrinks, and the bug is the same."""
-    signature = f"{kind} | {passes[-1].text if passes else '-'} | {detail}"
+    sequence shrinks, and the bug is the same. A non-plain build is part of the key."""
+    where = passes[-1].text if passes else "-"
+    if build.text:
+        where += f" @ {build.text}"
+    signature = f"{kind} | {where} | {detail}"
     return hashlib.sha256(signature.encode()).hexdigest()[:12], signature
 
 
 def _finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",
-             log: str = "") -> Finding:
+             log: str = "", build: Build = PLAIN_BUILD) -> Finding:
     ran = tuple(_up_to_failing_pass(passes, stage))
-    fp, signature = fingerprint(kind, ran, detail)
+    fp, signature = fingerprint(kind, ran, detail, build)
     return Finding(kind, fp, signature, message, stage, log, ran)
 
 
@@ -158,7 +162,8 @@ def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo, passes: Sequen
                       f"{names[0]} {a[where].item()!r}, {names[1]} {b[where].item()!r}")
 
 
-def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome) -> Verdict:
+def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome,
+          build: Build = PLAIN_BUILD) -> Verdict:
     if not original.ok or optimized.stage == "build":
         failed = original if not original.ok else optimized
         return Verdict(generator_defect=f"failed to {failed.stage}: {failed.status} {failed.error}")
@@ -170,19 +175,20 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
         if kind in ("pass-error", "ill-formed"):
             detail = f"{optimized.stage} {detail}"
         message = f"{optimized.status} at {optimized.stage}: {optimized.error}"
-        return Verdict(_finding(kind, passes, detail, message, optimized.stage, optimized.log))
+        return Verdict(_finding(kind, passes, detail, message, optimized.stage, optimized.log, build))
     infos = analyse(program, check_values=False)
     for target, expected in original.outputs.items():
         got = optimized.outputs[target]
         if len(got) != len(expected):
             return Verdict(_finding("wrong-result", passes, "output count",
-                                    f"{target}: {len(expected)} outputs became {len(got)}", f"run:{target}"))
+                                    f"{target}: {len(expected)} outputs became {len(got)}", f"run:{target}",
+                                    build=build))
         for i, (a, b) in enumerate(zip(expected, got)):
             what, difference = compare_arrays(a, b, infos[program.outputs[i]], passes)
             if what:
                 return Verdict(_finding("wrong-result", passes, f"{what} differ",
                                         f"{target}: output {i} ({a.dtype}, shape {a.shape}): {difference}",
-                                        f"run:{target}"))
+                                        f"run:{target}", build=build))
     return Verdict()
 
 

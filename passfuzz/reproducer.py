@@ -10,6 +10,7 @@ holds the numpy-computed outputs (EXPECTED) and compares the unoptimized module 
 
 from __future__ import annotations
 
+import inspect
 import re
 from typing import Sequence
 
@@ -17,6 +18,8 @@ import numpy as np
 import tvm
 from tvm import relax
 
+from . import standalone
+from .builds import PLAIN_BUILD, Build, parse_build
 from .calling import PLAIN, Adapter
 from .catalogue import RTOL, is_float
 from .graph import analyse, evaluate
@@ -26,13 +29,22 @@ from .passes import PassSpec
 from .program import Program
 
 
+# Scalar constants of these dtypes print inline (R.const(1, "int8")); every other constant,
+# uint8 and bfloat16 scalars included (measured on TVM 0.27), prints as a metadata reference.
+_INLINE_SCALAR_DTYPES = ("float32", "float16", "int32", "int64", "int8", "bool")
+
+
+def _printed_as_metadata(const) -> bool:
+    return len(const.value.shape) > 0 or str(const.value.dtype) not in _INLINE_SCALAR_DTYPES
+
+
 def _constants_in_print_order(mod: tvm.IRModule) -> list:
     found: list = []
     for gv in sorted(mod.functions.keys(), key=lambda g: g.name_hint):
         func = mod[gv]
         if isinstance(func, relax.Function):
             def visit(expr):
-                if isinstance(expr, tvm.ir.expr.GenericConst) and len(expr.value.shape) > 0 \
+                if isinstance(expr, tvm.ir.expr.GenericConst) and _printed_as_metadata(expr) \
                         and not any(seen.same_as(expr) for seen in found):
                     found.append(expr)
             relax.analysis.post_order_visit(func.body, visit)
@@ -94,15 +106,11 @@ def _custom_pass(module, attr, *args, **kwargs):
     return obj if isinstance(obj, tvm.transform.Pass) else obj(*args, **kwargs)
 
 
-def run(mod, target, adapter=None):
-    """Compile mod for target and call main as the original is called. adapter = (transform,
-    lazy, slots, wrap, tuple_wrap, inputs) says how a pass changed main (the same rules as passfuzz.calling.Adapter)."""
-    kind = tvm.target.Target(target).kind.name
-    if kind in ("llvm", "c"):
-        executable, device = tvm.compile(mod, target=target), tvm.cpu()
-    else:  # GPU targets compile through their default pipeline, which schedules the kernels
-        pipeline = relax.get_default_pipeline(tvm.target.Target(target))
-        executable, device = tvm.compile(mod, target=target, relax_pipeline=pipeline), tvm.runtime.device(kind)
+def run(mod, target, adapter=None, build=None):
+    """Compile mod for target under build (see load) and call main as the original is called.
+    adapter = (transform, lazy, slots, wrap, tuple_wrap, inputs) says how a pass changed main
+    (the same rules as passfuzz.calling.Adapter)."""
+    executable, device = load(mod, target, build)
     args = [tvm.runtime.tensor(a) for a in ARGS]
     transform, lazy, slots, wrap, tuple_wrap, n = adapter or (None, False, None, 0, 0, None)
     n = NUM_INPUT if n is None else n
@@ -149,7 +157,7 @@ def optimized(target):
             raise RuntimeError(f"pass {name} raised {type(exc).__name__}: " + str(exc).strip().splitlines()[0])
         if check_well_formed and not relax.analysis.check_well_formed(mod):
             raise RuntimeError(f"the module is ill-formed after {name}")
-    return run(mod, target, ADAPTER)
+    return run(mod, target, ADAPTER, BUILD)
 
 
 def differences(expected, got, names=("original", "optimized")):
@@ -205,7 +213,7 @@ if __name__ == "__main__":
 
 
 def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str,
-                  target: str, timeout: float, adapter: Adapter | None) -> str:
+                  target: str, timeout: float, adapter: Adapter | None, build: Build = PLAIN_BUILD) -> str:
     infos = analyse(program, check_values=False)
     against_numpy = finding.kind == "reference-mismatch"
     slack = REFERENCE_SLACK if against_numpy else 1.0
@@ -221,26 +229,39 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
     for p in passes:
         checking = checking and pass_info(p).well_formed_after
         pass_lines.append(f"({p.text!r}, lambda: {p.python_expr()}, {checking})")
-    passes_text = ",\n    ".join(pass_lines)
+    passes_text = "".join(f"\n    {line}," for line in pass_lines)
     adapter_value = None if adapter is None or adapter == PLAIN else \
         (adapter.transform, adapter.lazy_transform, adapter.slots, adapter.transform_wrap, adapter.tuple_wrap,
          adapter.inputs)
-    what = "of the unoptimized module" if against_numpy else f'after {", ".join(p.text for p in passes)}'
+    what = "of the unoptimized module" if against_numpy else describe(passes, build)
     header = (f'"""passfuzz reproducer {finding.kind}-{finding.fingerprint}: {finding.kind} {what}.\n\n'
               f'{finding.message}\n\n'
               f'Needs only tvm and numpy. Exits 1 while the bug reproduces, 0 once it is fixed.\n"""\n')
     return (header +
-            "import importlib\nimport os\nimport pickle\nimport signal\nimport sys\n\n"
+            "import importlib\nimport os\nimport pickle\nimport shutil\nimport signal\nimport sys\nimport tempfile\n\n"
             "import numpy as np\nimport tvm\nfrom tvm import relax\n"
             "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tirx as T\n\n"
             f"KIND = {finding.kind!r}\nTARGET = {target!r}\nTIMEOUT = {int(max(1, timeout))}\n"
             f"NUM_INPUT = {program.num_input!r}\n"
             f"ARGS = [{args}\n]\n"
-            f"PASSES = [  # (name, constructor, check well_formed after it)\n    {passes_text},\n]\n"
+            f"PASSES = [  # (name, constructor, check well_formed after it){passes_text}\n]\n"
             f"ADAPTER = {adapter_value!r}  # how the passes changed main: (transform, lazy, parameters, wraps)\n"
             f"TOLERANCES = {[(float(r), float(a)) for r, a in tolerances]!r}  # (rtol, atol) per output\n"
-            f"EXPECTED = {expected}  # numpy's outputs, for a reference mismatch only\n\n\n"
-            + mod_script + "\n" + _RUNNER)
+            f"EXPECTED = {expected}  # numpy's outputs, for a reference mismatch only\n"
+            f"BUILD = {build.as_dict()!r}  # how the optimized side is compiled (see load)\n\n\n"
+            + mod_script + _LOADER + "\n" + _RUNNER)
+
+
+# The one implementation of compiling a side, copied into every script (see passfuzz.standalone).
+_LOADER = f"\n\nGPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n" + inspect.getsource(standalone.load) + "\n"
+
+
+def describe(passes: Sequence[PassSpec], build: Build = PLAIN_BUILD) -> str:
+    """'after P1, P2', 'after P1 compiled with exec-mode=compiled', 'compiled with export'."""
+    text = f'after {", ".join(p.text for p in passes)}' if passes else ""
+    if build.text:
+        text = f"{text} compiled with {build.text}".strip()
+    return text
 
 
 def _tolerance_note() -> str:
@@ -251,10 +272,14 @@ def render_report(record: dict) -> str:
     """A markdown bug report, ready to paste into an issue."""
     if record["kind"] == "reference-mismatch":
         return _reference_report(record)
-    passes = ", ".join(f"`{p}`" for p in record["passes"])
-    return f"""# [Bug][Relax] {record['kind']} after {', '.join(record['passes'])}
+    build = parse_build(record.get("build", ""))
+    applying = " and ".join(filter(None, [
+        "applying " + ", ".join(f"`{p}`" for p in record["passes"]) if record["passes"] else "",
+        f"compiling with `{build.text}`" if build.text else ""]))
+    title = describe([PassSpec(p) for p in record["passes"]], build)
+    return f"""# [Bug][Relax] {record['kind']} {title}
 
-passfuzz found that applying {passes} to the module below makes it diverge from the original
+passfuzz found that {applying} makes the module below diverge from the original (plain build)
 on target `{', '.join(record['targets'])}`.
 
 ## Actual behaviour

@@ -1,8 +1,7 @@
-"""Which compilation targets this TVM build can run here, and how to compile and run on them.
+"""Which compilation targets this TVM build can run here.
 
 Detection is at run time: a GPU kind counts when the runtime is built in *and* a device is
-present. GPU targets compile through their default Relax pipeline, which schedules the kernels
-(thread binding) that the plain pipeline leaves unscheduled.
+present. How a side is compiled for a target is passfuzz.standalone.load.
 """
 
 from __future__ import annotations
@@ -10,10 +9,10 @@ from __future__ import annotations
 import shutil
 
 import tvm
-from tvm import relax
+
+from .standalone import GPU_KINDS
 
 CPU_KINDS = ("llvm", "c")
-GPU_KINDS = ("cuda", "rocm", "vulkan", "opencl", "metal")
 KNOWN_KINDS = CPU_KINDS + GPU_KINDS
 
 
@@ -40,16 +39,3 @@ def unavailable_reason(target: str) -> str | None:
 def default_targets() -> list[str]:
     """Every target this machine can run, except the C backend (it needs gcc at every run)."""
     return [kind for kind in ("llvm",) + GPU_KINDS if unavailable_reason(kind) is None]
-
-
-def device_for(target: str):
-    kind = kind_of(target)
-    return tvm.cpu(0) if kind in CPU_KINDS else tvm.runtime.device(kind, 0)
-
-
-def compile_module(mod: tvm.IRModule, target: str):
-    """tvm.compile for ``target``; GPU kinds go through the target's own default pipeline."""
-    tgt = tvm.target.Target(target)
-    if kind_of(target) in GPU_KINDS:
-        return tvm.compile(mod, target=tgt, relax_pipeline=relax.get_default_pipeline(tgt))
-    return tvm.compile(mod, target=tgt)

@@ -105,14 +105,15 @@ def test_random_sequences_shrink_to_the_passes_the_bug_needs(run_cli, tmp_path):
 def test_planted_legalization_bug_is_a_reference_mismatch_that_blames_no_pass(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     planted = [sys.executable, "-c", "import tests.planted_legalization, sys; from passfuzz.cli import main; sys.exit(main())"]
-    result = subprocess.run(planted + ["--passes", "FoldConstant", "--max-examples", "100", "--seed", "1", "-x",
-                                       "--corpus", str(tmp_path)], cwd=ROOT, env=env, capture_output=True, text=True,
-                            timeout=900)
+    result = subprocess.run(planted + ["--passes", "FoldConstant", "--ops", "negative,abs,maximum,exp,sum",
+                                       "--max-examples", "100", "--seed", "1", "-x", "--corpus", str(tmp_path)],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 1, result.stderr
     [record] = records(tmp_path)  # every consumer of the wrong maximum is the same finding
     assert record["kind"] == "reference-mismatch" and record["passes"] == [] and record["shrunk"]
     assert "at maximum" in record["signature"]
-    assert corpus.load(tmp_path / f"{record['id']}.json").program.op_counts() == {"maximum": 1}
+    counts = corpus.load(tmp_path / f"{record['id']}.json").program.op_counts()
+    assert {op: n for op, n in counts.items() if op != "const"} == {"maximum": 1}, counts  # constants stay inline
 
     script = str(tmp_path / f"{record['id']}.py")
     with_bug = subprocess.run([sys.executable, "-c", "import tests.planted_legalization, runpy, sys; "
@@ -121,3 +122,25 @@ def test_planted_legalization_bug_is_a_reference_mismatch_that_blames_no_pass(tm
     assert with_bug.returncode == 1 and with_bug.stdout.startswith("BUG REPRODUCES (reference-mismatch)"), with_bug
     fixed = subprocess.run([sys.executable, script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert fixed.returncode == 0 and fixed.stdout.startswith("fixed"), fixed  # real TVM lowers maximum right
+
+
+def test_planted_build_path_bug_is_found_without_passes_and_its_script_compiles_the_same_way(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    planted = [sys.executable, "-c", "import tests.planted_build, sys; from passfuzz.cli import main; sys.exit(main())"]
+    result = subprocess.run(planted + ["--pipeline", "target", "--ops", "negative,exp,permute_dims,sum",
+                                       "--max-examples", "100", "--seed", "1", "-x", "--corpus", str(tmp_path)],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 1, result.stderr
+    [record] = records(tmp_path)
+    assert record["kind"] == "wrong-result" and record["passes"] == [] and record["build"] == "pipeline=target"
+    assert "@ pipeline=target" in record["signature"]
+    assert corpus.load(tmp_path / f"{record['id']}.json").program.op_counts() == {"permute_dims": 1}
+
+    script = str(tmp_path / f"{record['id']}.py")
+    assert "BUILD = {'pipeline': 'target'}" in (tmp_path / f"{record['id']}.py").read_text()
+    with_bug = subprocess.run([sys.executable, "-c", "import tests.planted_build, runpy; "
+                               f"runpy.run_path({script!r}, run_name='__main__')"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert with_bug.returncode == 1 and with_bug.stdout.startswith("BUG REPRODUCES (wrong-result)"), with_bug
+    fixed = subprocess.run([sys.executable, script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert fixed.returncode == 0 and fixed.stdout.startswith("fixed"), fixed

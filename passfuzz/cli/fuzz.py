@@ -21,19 +21,33 @@ def parser() -> argparse.ArgumentParser:
                     "reproducer saved to the corpus. `passfuzz replay` re-checks saved reproducers.",
         epilog="Exit status: 0 no new finding, 1 at least one new finding, 2 usage or input error. "
                "Without --max-examples or --max-time, runs %d examples." % DEFAULT_MAX_EXAMPLES)
-    p.add_argument("--passes", required=True, metavar="P[,P...]",
+    p.add_argument("--passes", metavar="P[,P...]",
                    help="comma-separated passes applied in order: names in tvm.relax.transform "
                         "(e.g. FoldConstant), with arguments as Python literals where needed "
                         "(ToMixedPrecision(out_dtype=float16)), or module.path:attr naming a tvm.transform.Pass "
                         "or a callable returning one. Prerequisites a pass needs (LegalizeOps before FuseOps, ...) "
                         "are inserted; `passfuzz passes` lists what is known of each pass. `random` draws a "
                         "sequence for every example from --pass-pool; a failing sequence shrinks to the fewest "
-                        "passes that still fail, and the finding names the first bad pass")
+                        "passes that still fail, and the finding names the first bad pass. Required unless "
+                        "--build or --pipeline gives something else to compare")
     p.add_argument("--pass-pool", metavar="P[,P...]",
                    help="with --passes random: the passes to draw from (default: every pass `passfuzz passes` "
                         "marks fuzzable)")
     p.add_argument("--max-passes", type=int, default=4, metavar="N",
                    help="with --passes random: most passes in one drawn sequence (default 4)")
+    p.add_argument("--pipeline", choices=["default", "target", "llvm"],
+                   help="Relax pipeline that compiles the optimized side, after the passes: default (tvm.compile's, "
+                        "as the original), or target: the target's own default pipeline "
+                        "(relax.get_default_pipeline, which fuses); llvm is the same as target with llvm targets. "
+                        "Short for --build pipeline=...")
+    p.add_argument("--build", default="", metavar="SPEC",
+                   help="how the optimized side is compiled, while the original always uses the plain build "
+                        "(llvm, default pipeline, bytecode VM, in memory): comma-separated of pipeline=default|target, "
+                        "opt-level=0..3, mcpu=host|NAME (llvm), codegen=c (the C codegen for llvm targets), "
+                        "exec-mode=compiled (VM bytecode compiled to native code), export (export_library and load "
+                        "back). E.g. --build exec-mode=compiled,export; with no --passes, the build alone is fuzzed")
+    p.add_argument("--ops", metavar="OP[,OP...]",
+                   help="draw programs from these ops only (names as `passfuzz ops` lists them; default: all)")
     p.add_argument("--max-examples", type=int, metavar="N",
                    help="stop after N generated examples (shrinking runs are not counted)")
     p.add_argument("--max-time", type=float, metavar="SECONDS",
@@ -60,11 +74,13 @@ def parser() -> argparse.ArgumentParser:
 
 def config_from(args: argparse.Namespace, console: Console):
     """Validate the arguments into a FuzzConfig; UsageError for anything the user must fix."""
+    from ..builds import BuildError, parse_build
+    from ..catalogue import BY_NAME
     from ..engine import FuzzConfig
     from ..pass_catalogue import info as pass_info
     from ..pass_catalogue import fuzzable_pool, with_prerequisites
     from ..passes import PassSpecError, resolve_list
-    from ..targets import default_targets, unavailable_reason
+    from ..targets import default_targets, kind_of, unavailable_reason
 
     for name in ("max_examples", "workers", "max_nodes"):
         value = getattr(args, name)
@@ -76,9 +92,31 @@ def config_from(args: argparse.Namespace, console: Console):
             raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
     if args.max_passes < 1:
         raise UsageError(f"--max-passes must be at least 1, got {args.max_passes}")
+    if args.pipeline == "llvm" and args.targets and any(kind_of(t) != "llvm" for t in args.targets.split(",")):
+        raise UsageError("--pipeline llvm needs llvm targets; use --pipeline target")
+    spec = args.build
+    if args.pipeline:  # --pipeline is short for one --build item
+        spec += ",pipeline=" + ("default" if args.pipeline == "default" else "target")
+    try:
+        build = parse_build(spec)
+    except BuildError as exc:
+        raise UsageError(str(exc)) from None
+    if build.codegen == "c" and unavailable_reason("c"):
+        raise UsageError(f"--build codegen=c: {unavailable_reason('c')}")
+    if args.passes is None and not build.text:
+        raise UsageError("give --passes, or --build/--pipeline to fuzz a build path on its own")
+    ops = None
+    if args.ops:
+        ops = [name.strip() for name in args.ops.split(",") if name.strip()]
+        unknown = [name for name in ops if name not in BY_NAME or BY_NAME[name].propose is None]
+        if unknown or not ops:
+            raise UsageError(f"--ops: unknown or not drawable: {', '.join(unknown) or '(none given)'} "
+                             "(`passfuzz ops` lists the catalogue)")
     passes, pool = None, []
     try:
-        if args.passes.strip() == "random":
+        if args.passes is None:
+            passes = []
+        elif args.passes.strip() == "random":
             pool = [spec.text for spec in resolve_list(args.pass_pool)] if args.pass_pool else fuzzable_pool()
         else:
             named = resolve_list(args.passes)
@@ -118,7 +156,7 @@ def config_from(args: argparse.Namespace, console: Console):
     return FuzzConfig(passes=passes, targets=targets, corpus_dir=args.corpus, max_examples=max_examples,
                       max_time=args.max_time, seed=args.seed, exitfirst=args.exitfirst, timeout=args.timeout,
                       reduce_seconds=args.reduce_time, max_nodes=args.max_nodes, pass_pool=pool,
-                      max_passes=args.max_passes)
+                      max_passes=args.max_passes, build=build, ops=ops)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -44,6 +44,10 @@ class Console:
         seed = f", seed {config.seed}" if config.seed is not None else ""
         what = ",".join(p.text for p in config.passes) if config.passes is not None else \
             f"random sequences of up to {config.max_passes} of {len(config.pass_pool)} passes"
+        if config.build.text:
+            what = f"{what} compiled with {config.build.text}" if what else f"the build {config.build.text}"
+        if config.ops:
+            what += f" (ops: {','.join(config.ops)})"
         self.note(f"fuzzing {what} on {','.join(config.targets)} "
                   f"({' or '.join(budget) or 'until interrupted'}, {workers} worker{'s' * (workers > 1)}{seed}); "
                   f"corpus {config.corpus_dir}")

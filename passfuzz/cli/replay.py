@@ -24,6 +24,7 @@ def parser() -> argparse.ArgumentParser:
 
 def replay_one(path: Path, timeout: float) -> tuple[str, str]:
     """(status, detail) with status one of REPRODUCES, CHANGED, FIXED, ERROR."""
+    from ..builds import BuildError, parse_build
     from ..corpus import CorpusError, load
     from ..engine import check
     from ..passes import PassSpecError, resolve
@@ -32,12 +33,13 @@ def replay_one(path: Path, timeout: float) -> tuple[str, str]:
     try:
         entry = load(path)
         passes = [resolve(p) for p in entry.record["passes"]]
-    except (CorpusError, PassSpecError) as exc:
+        build = parse_build(entry.record.get("build", ""))
+    except (CorpusError, PassSpecError, BuildError) as exc:
         return "ERROR", str(exc)
     targets = [t for t in entry.record["targets"] if unavailable_reason(t) is None]
     if not targets:
         return "ERROR", f"{path}: none of its targets ({', '.join(entry.record['targets'])}) can run here"
-    verdict, _ = check(entry.program, passes, targets, timeout)
+    verdict, _ = check(entry.program, passes, targets, timeout, build)
     if verdict.generator_defect:
         return "ERROR", f"the original module no longer runs: {verdict.generator_defect}"
     if verdict.finding is None:

@@ -1,0 +1,87 @@
+"""How the optimized side is compiled: the second differential axis, beside the passes.
+
+The original side is always the plain build (tvm.compile's default pipeline, bytecode VM,
+in memory). A ``Build`` changes one or more of: the Relax pipeline (the target's own default
+pipeline, which fuses), llvm's opt-level or mcpu, the codegen (C instead of LLVM), the VM's
+exec mode, and a round trip through export_library. Any divergence is then a bug of that
+build path, or of the passes run before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+class BuildError(ValueError):
+    """A --build or --pipeline value that does not parse; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Build:
+    pipeline: str = "default"  # "default": tvm.compile's; "target": relax.get_default_pipeline(target)
+    opt_level: int | None = None  # llvm opt-level 0..3
+    mcpu: str | None = None  # llvm mcpu; "host" is this machine's CPU
+    codegen: str | None = None  # "c": the C codegen in place of LLVM
+    exec_mode: str = "bytecode"  # or "compiled": VM bytecode turned into native code
+    export: bool = False  # export_library and load the library back
+
+    @property
+    def text(self) -> str:
+        """The canonical spelling, as --build takes it; "" for the plain build."""
+        parts = []
+        if self.pipeline != "default":
+            parts.append(f"pipeline={self.pipeline}")
+        if self.opt_level is not None:
+            parts.append(f"opt-level={self.opt_level}")
+        if self.mcpu is not None:
+            parts.append(f"mcpu={self.mcpu}")
+        if self.codegen is not None:
+            parts.append(f"codegen={self.codegen}")
+        if self.exec_mode != "bytecode":
+            parts.append(f"exec-mode={self.exec_mode}")
+        if self.export:
+            parts.append("export")
+        return ",".join(parts)
+
+    def as_dict(self) -> dict:
+        """Plain data for passfuzz.standalone.load (and the reproducer's BUILD)."""
+        return {key: value for key, value in asdict(self).items() if value != getattr(PLAIN_BUILD, key)}
+
+
+PLAIN_BUILD = Build()
+
+_USAGE = "pipeline=default|target, opt-level=0..3, mcpu=host|NAME, codegen=c, exec-mode=bytecode|compiled, export"
+
+
+def parse_build(text: str) -> Build:
+    """``"exec-mode=compiled,export"`` -> Build; "" is the plain build."""
+    fields: dict = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        key, _, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        value = value.strip()
+        if key == "export" and not value:
+            fields["export"] = True
+        elif key == "pipeline" and value in ("default", "target"):
+            fields["pipeline"] = value
+        elif key == "opt_level" and value in ("0", "1", "2", "3"):
+            fields["opt_level"] = int(value)
+        elif key == "mcpu" and value:
+            fields["mcpu"] = value
+        elif key == "codegen" and value == "c":
+            fields["codegen"] = value
+        elif key == "exec_mode" and value in ("bytecode", "compiled"):
+            fields["exec_mode"] = value
+        else:
+            raise BuildError(f"--build: cannot read {item!r} (expected {_USAGE})")
+    build = Build(**fields)
+    if build.codegen == "c" and build.exec_mode == "compiled":
+        raise BuildError("--build: codegen=c with exec-mode=compiled does not compile in TVM (gcc rejects the "
+                         "generated VM code)")
+    if build.codegen == "c" and build.pipeline == "target":
+        raise BuildError("--build: TVM has no default pipeline for the c target; use pipeline=target with llvm")
+    if build.codegen == "c" and (build.opt_level is not None or build.mcpu is not None):
+        raise BuildError("--build: opt-level and mcpu are llvm options; they do not apply with codegen=c")
+    return build
