@@ -64,10 +64,22 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
 class ProgramSketch:
     """A Program under construction; ops add to it while proposing (catalogue.Sketch)."""
 
-    def __init__(self, chooser: Chooser):
+    def __init__(self, chooser: Chooser, dtypes: Sequence[str] = DTYPES):
         self.chooser = chooser
+        self.dtypes = tuple(dtypes)  # what new parameters and constants may be
         self.values: list[Param | Node] = []
         self.infos: list[ValueInfo] = []
+
+    def attempt(self, propose: Callable[[], None]) -> bool:
+        """Run an op's ``propose``; if it needs a parameter or constant of a dtype this sketch
+        does not allow (OpError), undo what it added and return False."""
+        size = len(self.values)
+        try:
+            propose()
+            return True
+        except OpError:
+            del self.values[size:], self.infos[size:]
+            return False
 
     def candidates(self, accept: Callable[[ValueInfo], bool]) -> list[int]:
         return [i for i, info in enumerate(self.infos) if accept(info)]
@@ -78,13 +90,19 @@ class ProgramSketch:
         self.values.append(node)
         return len(self.values) - 1
 
+    def _allow(self, dtype: str) -> None:
+        if dtype not in self.dtypes:
+            raise OpError(f"{dtype} is not among the dtypes drawn ({', '.join(self.dtypes)})")
+
     def add_const(self, shape: tuple[int, ...], dtype: str, lo: float, hi: float) -> int:
+        self._allow(dtype)
         lo, hi = fit(dtype, lo, hi)
         array = self.chooser.array(tuple(shape), dtype, lo, hi)
         return self.add("const", [], {"shape": list(shape), "dtype": dtype, "value": array.tolist()})
 
     def add_param(self, shape: tuple[int, ...], dtype: str, lo: float, hi: float, role: str = "input") -> int:
         # The argument is drawn in finish(), after the whole structure (better shrinking).
+        self._allow(dtype)
         lo, hi = fit(dtype, lo, hi)
         self.values.append(Param(tuple(shape), dtype, lo, hi, None, role))
         self.infos.append(param_info(self.values[-1]))

@@ -89,7 +89,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     @st.composite
     def draw_program(draw) -> Program:
         chooser = _DrawChooser(draw)
-        sketch = ProgramSketch(chooser)
+        sketch = ProgramSketch(chooser, dtypes)
         sketch.add_param(*_param_spec(draw, dtypes, max_rank), role="input")
         while len(sketch.values) < max_params and draw(st.booleans()):
             sketch.add_param(*_param_spec(draw, dtypes, max_rank), role=draw(st.sampled_from(["input", "weight"])))
@@ -105,7 +105,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
             op = next((op for op in chosen[start:] + chosen[:start] if op.applicable(sketch)), None)
             if op is None:
                 break
-            op.propose(sketch, chooser)
+            sketch.attempt(lambda: op.propose(sketch, chooser))  # may need a dtype not drawn: then nothing
             steps += 1
         return sketch.finish(sketch.sinks() or [len(sketch.values) - 1])
 
