@@ -124,8 +124,10 @@ def test_scatter_elements_rejects_invalid_indices_and_shapes():
         infer("scatter_elements", [data, I((2, 2, 4), 0, 3), F((2, 2, 4))], S("add"))
     with pytest.raises(OpError, match="may leave"):  # negative indices wrap in TVM: never relied on
         infer("scatter_elements", [data, I((2, 2, 4), -1, 2), F((2, 2, 4))], S("add"))
-    with pytest.raises(OpError, match="off the axis"):  # topi mis-addresses a smaller indices shape
-        infer("scatter_elements", [data, I((1, 2, 4), 0, 2), F((1, 2, 4))], S("add"))
+    with pytest.raises(OpError, match="off the axis"):  # larger than data off the axis
+        infer("scatter_elements", [data, I((3, 2, 4), 0, 2), F((3, 2, 4))], S("add"))
+    # smaller off the axis is ONNX-valid (TVM 0.27 mis-addresses it: the reference oracle's job)
+    assert infer("scatter_elements", [data, I((1, 2, 4), 0, 2), F((1, 2, 4))], S("add")).shape == (2, 3, 4)
     with pytest.raises(OpError, match="share a shape"):
         infer("scatter_elements", [data, I((2, 2, 4), 0, 2), F((2, 1, 4))], S("add"))
     with pytest.raises(OpError, match="dtype"):

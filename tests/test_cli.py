@@ -2,6 +2,8 @@
 
 import pytest
 
+from .conftest import ROOT
+
 
 @pytest.mark.parametrize("args, expected", [
     (["--passes", "FoldConstnat"], "did you mean FoldConstant"),
@@ -64,3 +66,15 @@ def test_prerequisites_are_inserted_and_shown(run_cli, tmp_path):
     result = run_cli("--passes", "FuseTIR", "--max-examples", "3", "--corpus", str(tmp_path), timeout=300)
     assert result.returncode == 0, result.stderr
     assert "running prerequisites as well: LegalizeOps,AnnotateTIROpPattern,FuseOps,FuseTIR" in result.stderr
+
+
+def test_ops_lists_the_catalogue_and_docs_ops_md_is_current(run_cli):
+    from passfuzz.catalogue import OPS
+    from passfuzz.cli.ops import markdown
+
+    listing = run_cli("ops")
+    assert listing.returncode == 0
+    drawable = [op.name for op in OPS if op.propose is not None]
+    assert f"{len(drawable)} ops" in listing.stdout
+    assert all(line.split()[0] in drawable for line in listing.stdout.split("\n\n")[0].splitlines())
+    assert (ROOT / "docs" / "ops.md").read_text() == markdown(), "regenerate: passfuzz ops --markdown > docs/ops.md"
