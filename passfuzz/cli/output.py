@@ -85,8 +85,9 @@ class Console:
         lines = [
             f"{stats.examples} examples in {elapsed:.1f} s ({rate:.2f}/s), {stats.shrink_runs} shrink runs; "
             f"stop: {stats.stop_reason or 'done'}; seed {stats.seed}",
-            f"the passes changed the module in {fired:.0f}% of examples; incomparable {stats.incomparable}; "
-            f"known bugs hit {stats.known}; generator defects {stats.generator_defects}",
+            ("" if config.passes == [] else f"the passes changed the module in {fired:.0f}% of examples; ")
+            + f"incomparable {stats.incomparable}; known bugs hit {stats.known}; "
+              f"generator defects {stats.generator_defects}",
         ]
         rates = sorted(((stats.pass_fired.get(name, 0) / runs, name, runs) for name, runs in stats.pass_runs.items()),
                        key=lambda r: (-r[0], r[1]))

@@ -1,0 +1,88 @@
+"""Generator validity over a large sample: every drawn Program must build, compile and run
+unoptimized (else a generator defect) and agree with the numpy reference (else a reference
+mismatch: a TVM bug or a catalogue mistake). No passes are applied.
+
+    python benchmarks/validity.py [--examples N] [--processes N] [--seed N] [--max-nodes N]
+
+Prints the counts, the defect rate, each distinct failure with a sample, how often each op was
+drawn, and examples per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import multiprocessing
+import random
+import time
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+
+from passfuzz.engine import check
+from strategies import relax_programs
+
+
+def _sample(job: tuple[int, int, int]) -> dict:
+    examples, job_seed, max_nodes = job
+    found = {"examples": 0, "defects": collections.Counter(), "mismatches": collections.Counter(),
+             "ops": collections.Counter(), "samples": {}}
+
+    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @seed(job_seed)
+    @given(relax_programs(max_nodes=max_nodes))
+    def one(program):
+        found["examples"] += 1
+        found["ops"].update(program.op_counts())
+        verdict, _ = check(program, [], ["llvm"], timeout=60)  # original side and numpy only
+        if verdict.generator_defect:
+            key = verdict.generator_defect.split(":")[0:2]
+            key = ":".join(key)[:150]
+            found["defects"][key] += 1
+            found["samples"].setdefault(key, program.to_json())
+        elif verdict.finding is not None:
+            found["mismatches"][verdict.finding.signature] += 1
+            found["samples"].setdefault(verdict.finding.signature, program.summary())
+
+    one()
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--examples", type=int, default=2000)
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-nodes", type=int, default=10)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    chunk = 100  # many short Hypothesis runs, as the engine's rounds
+    jobs = [(min(chunk, args.examples - start), rng.randrange(2**32), args.max_nodes)
+            for start in range(0, args.examples, chunk)]
+    started = time.perf_counter()
+    total = {"examples": 0, "defects": collections.Counter(), "mismatches": collections.Counter(),
+             "ops": collections.Counter(), "samples": {}}
+    # forking after `import tvm` is safe and cheap (each example forks again for isolation)
+    with multiprocessing.get_context("fork").Pool(args.processes, maxtasksperchild=1) as pool:
+        for found in pool.imap_unordered(_sample, jobs):
+            total["examples"] += found["examples"]
+            for name in ("defects", "mismatches", "ops"):
+                total[name].update(found[name])
+            for key, value in found["samples"].items():
+                total["samples"].setdefault(key, value)
+            print(f"{total['examples']} examples ...", flush=True)
+    elapsed = time.perf_counter() - started
+    n = max(total["examples"], 1)
+    defects, mismatches = sum(total["defects"].values()), sum(total["mismatches"].values())
+    print(f"examples {total['examples']} in {elapsed:.0f} s ({total['examples'] / elapsed:.2f}/s, "
+          f"{args.processes} processes)")
+    print(f"generator defects {defects} ({100 * defects / n:.3f}%); reference mismatches {mismatches} "
+          f"({100 * mismatches / n:.3f}%)")
+    for key, count in total["defects"].most_common() + total["mismatches"].most_common():
+        print(f"  {count:5d}  {key}\n         e.g. {str(total['samples'][key])[:400]}")
+    ops = total["ops"]
+    print(f"ops drawn: {len(ops)}; least drawn: " + ", ".join(f"{op} {c}" for op, c in ops.most_common()[-10:]))
+
+
+if __name__ == "__main__":
+    main()
