@@ -250,8 +250,11 @@ def test_like_ops_keep_the_shape_and_may_change_the_dtype():
 
 
 def test_arange_length_range_and_validation():
-    a = infer("arange", start=3, end=-4, step=-2, dtype="int64")
+    a = infer("arange", start=-3, end=4, step=2, dtype="int64")
     assert (a.shape, a.lo, a.hi, a.exact) == ((4,), -3, 3, True)
+    with pytest.raises(OpError, match="negative step"):  # TVM mistypes it as (5,)
+        infer("arange", start=3, end=-4, step=-2, dtype="int64")
+    assert infer("arange", start=1.0, end=-3.0, step=-1.0, dtype="float32").shape == (4,)  # floats are typed right
     f = infer("arange", start=0.5, end=2.75, step=0.75, dtype="float32")
     assert (f.shape, f.lo, f.hi) == ((3,), approx(0.5), approx(2.0))
     np.testing.assert_array_equal(ref("arange", start=0.5, end=2.75, step=0.75, dtype="float32"), [0.5, 1.25, 2.0])
@@ -263,7 +266,7 @@ def test_arange_length_range_and_validation():
                 dict(start=120, end=130, step=2, dtype="int8")]:
         with pytest.raises(OpError):
             infer("arange", **bad)
-    assert infer("arange", start=3, end=-1, step=-1, dtype="uint8").lo == 0  # elements stay >= 0
+    assert infer("arange", start=0, end=4, step=1, dtype="uint8").lo == 0
 
 
 def test_eye_and_eye_like_ranges():

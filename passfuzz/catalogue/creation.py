@@ -111,6 +111,9 @@ def _arange_infer(args, attrs):
     start, end, step = attrs["start"], attrs["end"], attrs["step"]
     if is_int(dtype):
         require(all(_int(v) for v in (start, end, step)), "integer arange takes int start, end and step")
+        # TVM 0.27 types an integer arange with a negative step one or two elements too long
+        # (arange(3, -4, -2) as (5,)), so every consumer's types disagree with the values.
+        require(step > 0, "integer arange with a negative step is mistyped by TVM (catalogue/excluded.py)")
     else:
         require(all(isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) <= 64 and
                     float(v) * 4 == int(float(v) * 4) for v in (start, end, step)),
@@ -128,9 +131,9 @@ def _arange_propose(sketch: Sketch, choose: Chooser) -> None:
     if is_float(like.dtype):
         start, step = choose.choice([0.0, 1.0, -2.0, 0.5, -1.25]), choose.choice([1.0, 0.5, -1.0, 0.25, 2.0, -0.75])
     else:
-        start, step = choose.choice([0, 1, 3, -4]), choose.choice([1, 2, -1, 3, -2])
+        start, step = choose.choice([0, 1, 3, -4]), choose.choice([1, 2, 3])  # positive: see _arange_infer
         if like.dtype == "uint8":
-            start, step = abs(start), abs(step)
+            start = abs(start)
     attrs = {"start": start, "end": start + n * step, "step": step, "dtype": like.dtype}
     sketch.add("arange", [], attrs)
 
