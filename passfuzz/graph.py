@@ -122,12 +122,18 @@ class ProgramSketch:
         return Program(tuple(values), tuple(outputs))
 
 
-def evaluate(program: Program) -> list[np.ndarray]:
-    """The outputs of ``program`` computed with the catalogue's numpy references."""
+def evaluate_all(program: Program) -> list[np.ndarray]:
+    """Every value of ``program`` (parameters and nodes), computed with the numpy references."""
     results: list[np.ndarray] = []
     for value in program.values:
         if isinstance(value, Param):
             results.append(value.array())
         else:
             results.append(np.asarray(BY_NAME[value.op].reference([results[a] for a in value.args], value.attrs)))
+    return results
+
+
+def evaluate(program: Program) -> list[np.ndarray]:
+    """The outputs of ``program`` computed with the catalogue's numpy references."""
+    results = evaluate_all(program)
     return [results[o] for o in program.outputs]

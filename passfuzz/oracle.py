@@ -32,7 +32,7 @@ import numpy as np
 from .builds import PLAIN_BUILD, Build
 from .catalogue import RTOL, ValueInfo, is_float
 from .execute import Outcome
-from .graph import analyse, evaluate
+from .graph import analyse, evaluate_all
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
@@ -206,32 +206,28 @@ def reference_verdict(program: Program, original: Outcome, probe: Outcome | None
     run of ``probe_program(program)``, when there is one, to name the first disagreeing op."""
     try:
         with np.errstate(all="ignore"):
-            expected = evaluate(program)
+            values = evaluate_all(program)
     except Exception as exc:  # noqa: BLE001 - a reference that raises is a catalogue defect
         return Verdict(generator_defect=f"numpy reference raised {type(exc).__name__}: {exc}")
     infos = analyse(program, check_values=False)
+
+    def differs(index: int, got: np.ndarray) -> tuple[str, str]:
+        return compare_arrays(values[index], got, infos[index], names=("numpy", "tvm"), slack=REFERENCE_SLACK)
+
     for target, outputs in original.outputs.items():
-        for i, (want, got) in enumerate(zip(expected, outputs)):
-            index = program.outputs[i]
-            what, difference = compare_arrays(want, got, infos[index], names=("numpy", "tvm"), slack=REFERENCE_SLACK)
+        for i, (index, got) in enumerate(zip(program.outputs, outputs)):
+            what, difference = differs(index, got)
             if not what:
                 continue
             op = getattr(program.values[index], "op", "parameter")
+            want = values[index]
             message = (f"{target}: output {i} ({op}, {want.dtype}, shape {want.shape}) of the unoptimized module "
                        f"differs from numpy: {difference}")
-            first = _first_disagreeing(program, probe.outputs.get(target, []), infos) if probe and probe.ok else None
-            if first is not None and first != index:
-                op = program.values[first].op
-                message += f"; the first value that differs is node {first} ({op})"
+            if probe is not None and probe.ok:
+                probed = zip(probe_program(program).outputs, probe.outputs.get(target, []))
+                first = next((node for node, value in probed if differs(node, value)[0]), None)
+                if first is not None and first != index:
+                    op = program.values[first].op
+                    message += f"; the first value that differs is node {first} ({op})"
             return Verdict(_finding("reference-mismatch", (), f"{what} differ at {op}", message, f"reference:{target}"))
     return Verdict()
-
-
-def _first_disagreeing(program: Program, outputs: list[np.ndarray], infos: list[ValueInfo]) -> int | None:
-    probe = probe_program(program)
-    with np.errstate(all="ignore"):
-        expected = evaluate(probe)
-    for index, want, got in zip(probe.outputs, expected, outputs):
-        if compare_arrays(want, got, infos[index], slack=REFERENCE_SLACK)[0]:
-            return index
-    return None

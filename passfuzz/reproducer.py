@@ -233,7 +233,7 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
     adapter_value = None if adapter is None or adapter == PLAIN else \
         (adapter.transform, adapter.lazy_transform, adapter.slots, adapter.transform_wrap, adapter.tuple_wrap,
          adapter.inputs)
-    what = "of the unoptimized module" if against_numpy else describe(passes, build)
+    what = "of the unoptimized module" if against_numpy else describe([p.text for p in passes], build)
     header = (f'"""passfuzz reproducer {finding.kind}-{finding.fingerprint}: {finding.kind} {what}.\n\n'
               f'{finding.message}\n\n'
               f'Needs only tvm and numpy. Exits 1 while the bug reproduces, 0 once it is fixed.\n"""\n')
@@ -253,12 +253,13 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
 
 
 # The one implementation of compiling a side, copied into every script (see passfuzz.standalone).
-_LOADER = f"\n\nGPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n" + inspect.getsource(standalone.load) + "\n"
+_LOADER = (f"\n\nGPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n" + inspect.getsource(standalone.kind_of) + "\n\n"
+           + inspect.getsource(standalone.load) + "\n")
 
 
-def describe(passes: Sequence[PassSpec], build: Build = PLAIN_BUILD) -> str:
+def describe(passes: Sequence[str], build: Build = PLAIN_BUILD) -> str:
     """'after P1, P2', 'after P1 compiled with exec-mode=compiled', 'compiled with export'."""
-    text = f'after {", ".join(p.text for p in passes)}' if passes else ""
+    text = f'after {", ".join(passes)}' if passes else ""
     if build.text:
         text = f"{text} compiled with {build.text}".strip()
     return text
@@ -276,7 +277,7 @@ def render_report(record: dict) -> str:
     applying = " and ".join(filter(None, [
         "applying " + ", ".join(f"`{p}`" for p in record["passes"]) if record["passes"] else "",
         f"compiling with `{build.text}`" if build.text else ""]))
-    title = describe([PassSpec(p) for p in record["passes"]], build)
+    title = describe(record["passes"], build)
     return f"""# [Bug][Relax] {record['kind']} {title}
 
 passfuzz found that {applying} makes the module below diverge from the original (plain build)
@@ -298,18 +299,7 @@ The optimized module is well formed, compiles, runs, and returns the same output
 Save the attached `{record['id']}.py` and run `python {record['id']}.py`: it needs only `tvm` and
 `numpy`, prints one line, and exits 1 while the bug is present (0 once fixed).
 
-## Module
-
-```python
-{record['module'].rstrip()}
-```
-
-## Environment
-
-- TVM {record['tvm_version']}, target `{', '.join(record['targets'])}`
-- found by passfuzz {record['passfuzz_version']}; fingerprint `{record['fingerprint']}` ({record['signature']})
-- program: {record['program_summary']}
-"""
+""" + _module_and_environment(record)
 
 
 def _reference_report(record: dict) -> str:
@@ -336,7 +326,11 @@ relative tolerance of {_tolerance_note()}).
 Save the attached `{record['id']}.py` and run `python {record['id']}.py`: it needs only `tvm` and
 `numpy`, holds numpy's outputs inline, prints one line, and exits 1 while the bug is present.
 
-## Module
+""" + _module_and_environment(record)
+
+
+def _module_and_environment(record: dict) -> str:
+    return f"""## Module
 
 ```python
 {record['module'].rstrip()}

@@ -1,7 +1,7 @@
 """Compiling and loading one side, exactly as passfuzz and its reproducer scripts both do it.
 
 Reproducer scripts run with tvm and numpy alone, so this module imports nothing from passfuzz:
-``reproducer.py`` copies ``GPU_KINDS`` and the source of ``load`` into every script and ``execute.py`` calls it,
+``reproducer.py`` copies ``GPU_KINDS``, ``kind_of`` and ``load`` into every script and ``execute.py`` calls it,
 so a script can never compile a module differently from the run that found the bug.
 """
 
@@ -14,11 +14,16 @@ from tvm import relax
 
 GPU_KINDS = ("cuda", "rocm", "vulkan", "opencl", "metal")  # they need their pipeline's scheduling
 
+
+def kind_of(target):
+    """The target kind of a target name such as "llvm" or "cuda"."""
+    return target.split()[0].split("-")[0]
+
 def load(mod, target, build=None):
     """(executable, device): ``mod`` compiled for ``target`` (a target kind such as "llvm") under
     ``build``, a dict of passfuzz.builds.Build fields (None or {} for the plain build)."""
     build = build or {}
-    kind = target.split()[0].split("-")[0]
+    kind = kind_of(target)
     if build.get("codegen") == "c" and kind == "llvm":
         kind, target = "c", "c"
     llvm_options = {key: build[field] for field, key in (("opt_level", "opt-level"), ("mcpu", "mcpu"))

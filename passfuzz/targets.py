@@ -10,14 +10,11 @@ import shutil
 
 import tvm
 
-from .standalone import GPU_KINDS
+from .standalone import GPU_KINDS, kind_of
 
 CPU_KINDS = ("llvm", "c")
 KNOWN_KINDS = CPU_KINDS + GPU_KINDS
 
-
-def kind_of(target: str) -> str:
-    return target.split()[0].split("-")[0]
 
 
 def unavailable_reason(target: str) -> str | None:

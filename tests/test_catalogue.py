@@ -2,10 +2,10 @@
 
 import pytest
 
-from passfuzz.catalogue import BY_NAME, OPS, ValueInfo
+from passfuzz.catalogue import BY_NAME, OPS
 from passfuzz.catalogue.base import OpError
 
-F = lambda shape, lo=-4, hi=4, dtype="float32", exact=True: ValueInfo(shape, dtype, lo, hi, exact)  # noqa: E731
+from .catalogue_support import F
 
 
 def test_each_op_defined_once_with_all_parts():

@@ -13,21 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from passfuzz.catalogue import BY_NAME, ValueInfo
 from passfuzz.catalogue.base import INT_RANGE, OpError
 from passfuzz.catalogue.elementwise import OPS as ELEMENTWISE
-from passfuzz.graph import ProgramSketch, analyse, evaluate
-from passfuzz.program import Program
+from passfuzz.graph import ProgramSketch, analyse, evaluate_all
 from strategies import relax_programs
 
-F = lambda shape, lo=-4, hi=4, dtype="float32", exact=True: ValueInfo(shape, dtype, lo, hi, exact)  # noqa: E731
+from .catalogue_support import F, SeededChooser, infer, ref
+
 I = lambda lo, hi, dtype="int32", shape=(2,): ValueInfo(shape, dtype, lo, hi, True)  # noqa: E731,E741
 B = lambda lo=0, hi=1, shape=(2,): ValueInfo(shape, "bool", lo, hi, True)  # noqa: E731
-
-
-def infer(op, *args, **attrs):
-    return BY_NAME[op].infer(list(args), attrs)
-
-
-def ref(op, *arrays, **attrs):
-    return BY_NAME[op].reference(list(arrays), attrs)
 
 
 def grid(info: ValueInfo, n: int = 33) -> np.ndarray:
@@ -191,28 +183,9 @@ def test_atan2_is_float32_only_and_guards_its_branch_cut():
         infer("atan2", F((2,), exact=False), F((2,), 0.25, 4))
 
 
-class _Seeded:
-    """A Chooser from a seeded random.Random (constant arrays at the low bound)."""
-
-    def __init__(self, seed):
-        self.rng = random.Random(seed)
-
-    def choice(self, options):
-        return self.rng.choice(list(options))
-
-    def integer(self, lo, hi):
-        return self.rng.randint(lo, hi)
-
-    def boolean(self):
-        return self.rng.random() < 0.5
-
-    def array(self, shape, dtype, lo, hi):
-        return np.full(shape, lo, dtype)
-
-
 @pytest.mark.parametrize("seed", range(30))
 def test_atan2_and_power_route_any_float_value_into_their_domain(seed):
-    sketch = ProgramSketch(_Seeded(seed))
+    sketch = ProgramSketch(SeededChooser(seed))
     x = sketch.add_param((2,), "float32", -4, 4)
     sketch.add("multiply", [x, sketch.add_const((2,), "float32", 100, 100)])  # inexact, up to 400
     for op in ("atan2", "power"):
@@ -453,7 +426,7 @@ def test_elementwise_ops_propose_only_valid_nodes_with_values_in_range(dtype):
     def check(program):
         infos = analyse(program)
         with np.errstate(all="raise"):  # no division by zero, no overflow, no invalid float op
-            values = evaluate(Program(program.values, tuple(range(len(program.values)))))
+            values = evaluate_all(program)
         for info, value in zip(infos, values):
             assert value.dtype == np.dtype(info.dtype) and value.shape == info.shape
             array = value.astype("float64")

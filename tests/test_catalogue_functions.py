@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from passfuzz.catalogue import BY_NAME, ValueInfo
 from passfuzz.catalogue.base import OpError
 from passfuzz.catalogue.functions import OPS as FUNCTIONS
-from passfuzz.graph import ProgramSketch, analyse, evaluate
-from passfuzz.program import Program
+from passfuzz.graph import ProgramSketch, analyse, evaluate_all
 from strategies import relax_programs
+
+from .catalogue_support import TurnChooser
 
 F = lambda lo=-4, hi=4, dtype="float32", exact=True, shape=(2,): ValueInfo(shape, dtype, lo, hi, exact)  # noqa: E731
 I = lambda lo, hi, dtype="int32", shape=(2,): ValueInfo(shape, dtype, lo, hi, True)  # noqa: E731,E741
@@ -310,38 +311,19 @@ def test_float_results_are_inexact_exact_ones_stay_exact():
 # -- propose --------------------------------------------------------------------------------------------------
 
 
-class _TurnChooser:
-    """Deterministic choices: option ``turn`` modulo their number (turn 0 takes the first option)."""
-
-    def __init__(self, turn):
-        self.turn = turn
-
-    def choice(self, options):
-        return list(options)[self.turn % len(options)]
-
-    def integer(self, lo, hi):
-        return lo + self.turn % (hi - lo + 1)
-
-    def boolean(self):
-        return self.turn % 2 == 1
-
-    def array(self, shape, dtype, lo, hi):
-        return np.full(shape, hi if self.turn % 2 else lo, dtype)
-
-
 @pytest.mark.parametrize("op", NAMES)
 def test_propose_routes_any_operand_into_the_domain(op):
     routed = set()
     for turn in range(24):
         for dtype, lo, hi in [("float32", -4, 4), ("float16", -4e3, 4e3), ("int8", -128, 127), ("uint8", 0, 255)]:
-            sketch = ProgramSketch(_TurnChooser(turn))
+            sketch = ProgramSketch(TurnChooser(turn, high_arrays=True))
             sketch.add_param((2, 3), dtype, lo, hi)
             if dtype.startswith("float"):
                 sketch.add("add", [0, 0])  # an inexact value, out of most domains
             if not BY_NAME[op].applicable(sketch):
                 continue
             before = len(sketch.values)
-            BY_NAME[op].propose(sketch, _TurnChooser(turn))  # sketch.add re-runs infer: raises if invalid
+            BY_NAME[op].propose(sketch, TurnChooser(turn, high_arrays=True))  # sketch.add re-runs infer: raises if invalid
             assert sketch.values[-1].op == op
             routed |= {getattr(v, "op", "param") for v in sketch.values[before:-1]}
     if op in ("log", "sqrt", "rsqrt", "acosh"):
@@ -351,7 +333,7 @@ def test_propose_routes_any_operand_into_the_domain(op):
 
 
 def test_propose_never_feeds_an_inexact_float_to_a_discontinuous_function():
-    sketch = ProgramSketch(_TurnChooser(0))
+    sketch = ProgramSketch(TurnChooser(0, high_arrays=True))
     sketch.add_param((2,), "float32", -4, 4)
     sketch.add("add", [0, 0])
     sketch.infos[0] = F(-4, 4, exact=False)  # the only values are inexact
@@ -364,7 +346,7 @@ def test_propose_never_feeds_an_inexact_float_to_a_discontinuous_function():
 @given(relax_programs(ops=NAMES, max_nodes=6))
 def test_drawn_programs_are_valid_and_stay_in_range(program):
     infos = analyse(program)
-    values = evaluate(Program(program.values, tuple(range(len(program.values)))))
+    values = evaluate_all(program)
     for info, value in zip(infos, values):
         array = value.astype("float64")
         assert np.all(np.isfinite(array))

@@ -9,7 +9,8 @@ from passfuzz.catalogue.base import OpError
 from passfuzz.graph import ProgramSketch, analyse, evaluate
 from passfuzz.program import Program, ProgramError
 
-F = lambda shape, lo=-4, hi=4, dtype="float32", exact=True: ValueInfo(shape, dtype, lo, hi, exact)  # noqa: E731
+from .catalogue_support import F
+
 I = lambda shape, lo, hi, dtype="int64": ValueInfo(shape, dtype, lo, hi, True)  # noqa: E731
 
 

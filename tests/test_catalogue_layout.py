@@ -2,7 +2,6 @@
 propagate, the references follow Relax, and old attribute forms keep their meaning."""
 
 import json
-import random
 
 import numpy as np
 import pytest
@@ -12,17 +11,9 @@ from passfuzz.catalogue.base import OpError
 from passfuzz.graph import ProgramSketch, analyse, evaluate
 from passfuzz.program import Node, Param, Program
 
-F = lambda shape, lo=-4, hi=4, dtype="float32", exact=True: ValueInfo(shape, dtype, lo, hi, exact)  # noqa: E731
+from .catalogue_support import F, SeededChooser, approx, infer, ref
+
 B = lambda shape: ValueInfo(shape, "bool", 0, 1, True)  # noqa: E731
-approx = lambda v: pytest.approx(v, rel=1e-5, abs=1e-12)  # noqa: E731 - float bounds carry rounding slack
-
-
-def infer(op, *args, **attrs):
-    return BY_NAME[op].infer(list(args), attrs)
-
-
-def ref(op, *arrays, **attrs):
-    return BY_NAME[op].reference(list(arrays), attrs)
 
 
 X = np.arange(24, dtype="float32").reshape(2, 3, 4)
@@ -301,22 +292,6 @@ def test_tril_triu_join_zero_where_elements_are_dropped():
 
 # -- drawing: valid nodes, every new attribute form reached, old JSON means the same -----------------------
 
-class _RandomChooser:
-    def __init__(self, seed):
-        self.rng = random.Random(seed)
-
-    def choice(self, options):
-        return self.rng.choice(list(options))
-
-    def integer(self, lo, hi):
-        return self.rng.randint(lo, hi)
-
-    def boolean(self):
-        return self.rng.random() < 0.5
-
-    def array(self, shape, dtype, lo, hi):
-        return np.full(shape, lo, dtype=dtype)
-
 
 OPS = ["reshape", "permute_dims", "split", "strided_slice", "flatten", "flip", "repeat", "tile", "stack",
        "collapse_sum_to", "collapse_sum_like", "zeros", "ones", "full", "zeros_like", "ones_like", "full_like",
@@ -326,7 +301,7 @@ OPS = ["reshape", "permute_dims", "split", "strided_slice", "flatten", "flip", "
 def _drawn(op, seeds=range(150)):
     nodes = []
     for seed in seeds:
-        chooser = _RandomChooser(seed)
+        chooser = SeededChooser(seed)
         sketch = ProgramSketch(chooser)
         dtype = chooser.choice(["float32", "int8", "bool", "int64"])
         shape = tuple(chooser.integer(1, 4) for _ in range(chooser.integer(0, 3)))

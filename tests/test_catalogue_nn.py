@@ -7,19 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from passfuzz.catalogue import BY_NAME, ValueInfo
 from passfuzz.catalogue.base import OpError
 
-F = lambda shape, lo=-4, hi=4, dtype="float32", exact=True: ValueInfo(shape, dtype, lo, hi, exact)  # noqa: E731
-approx = lambda v: pytest.approx(v, rel=1e-5, abs=1e-12)  # noqa: E731 - float bounds carry rounding slack
-
-
-def infer(op, *args, **attrs):
-    return BY_NAME[op].infer(list(args), attrs)
-
-
-def ref(op, *arrays, **attrs):
-    return BY_NAME[op].reference(list(arrays), attrs)
+from .catalogue_support import F, approx, infer, ref
 
 
 # -- matmul ---------------------------------------------------------------------------------------------

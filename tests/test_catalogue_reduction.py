@@ -6,20 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from passfuzz.catalogue import BY_NAME, ValueInfo
+from passfuzz.catalogue import BY_NAME
 from passfuzz.catalogue.base import OpError
 from passfuzz.catalogue.reduction import power_bounds, product_bounds
 
-F = lambda shape, lo=-4, hi=4, dtype="float32", exact=True: ValueInfo(shape, dtype, lo, hi, exact)  # noqa: E731
-approx = lambda v: pytest.approx(v, rel=1e-5, abs=1e-12)  # noqa: E731 - float bounds carry rounding slack
-
-
-def infer(op, *args, **attrs):
-    return BY_NAME[op].infer(list(args), attrs)
-
-
-def ref(op, *arrays, **attrs):
-    return BY_NAME[op].reference(list(arrays), attrs)
+from .catalogue_support import F, TurnChooser, approx, infer, ref
 
 
 # -- reductions with axis lists, None and keepdims ----------------------------------------------------
@@ -264,38 +255,20 @@ def test_topk_values_and_indices():
 
 # -- propose: every drawn node is valid, also when only some axes are --------------------------------------
 
-class _FirstChooser:
-    """Takes the option at ``turn`` modulo the number of options, to reach varied choices."""
-
-    def __init__(self, turn):
-        self.turn = turn
-
-    def choice(self, options):
-        return list(options)[self.turn % len(options)]
-
-    def integer(self, lo, hi):
-        return lo + self.turn % (hi - lo + 1)
-
-    def boolean(self):
-        return self.turn % 2 == 1
-
-    def array(self, shape, dtype, lo, hi):
-        return np.full(shape, lo, dtype)
-
 
 @pytest.mark.parametrize("op", ["prod", "cumprod", "cumsum", "sum", "topk", "argsort", "argmax", "log_softmax"])
 def test_propose_picks_only_valid_attributes(op):
     from passfuzz.graph import ProgramSketch
 
     for turn in range(12):
-        sketch = ProgramSketch(_FirstChooser(turn))
+        sketch = ProgramSketch(TurnChooser(turn))
         # int8 in [-8, 8]: a product of 3 may overflow, of 2 may not; float operands exact or not
         sketch.add_param((2, 3, 4), "int8", -8, 8)
         sketch.add_param((2, 3), "float32", -4, 4)
         sketch.add("add", [1, 1])  # inexact
         if not BY_NAME[op].applicable(sketch):
             continue
-        BY_NAME[op].propose(sketch, _FirstChooser(turn))  # sketch.add re-runs infer: raises if invalid
+        BY_NAME[op].propose(sketch, TurnChooser(turn))  # sketch.add re-runs infer: raises if invalid
         node = sketch.values[-1]
         assert node.op == op
         if op in ("argsort", "argmax") or (op == "topk" and node.attrs["index"] == 1):
