@@ -425,7 +425,9 @@ def test_elementwise_ops_propose_only_valid_nodes_with_values_in_range(dtype):
     @given(relax_programs(ops=ELEMENTWISE_NAMES, dtypes=[dtype], max_nodes=8))
     def check(program):
         infos = analyse(program)
-        with np.errstate(all="raise"):  # no division by zero, no overflow, no invalid float op
+        # no division by zero, no overflow, no invalid float op; underflow to a subnormal or zero is
+        # harmless (products of small float16 arguments), and the range check below still holds
+        with np.errstate(all="raise", under="ignore"):
             values = evaluate_all(program)
         for info, value in zip(infos, values):
             assert value.dtype == np.dtype(info.dtype) and value.shape == info.shape
