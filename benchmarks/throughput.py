@@ -21,7 +21,7 @@ from tvm import relax
 
 from passfuzz import engine
 from passfuzz.passes import resolve_list
-from passfuzz.relax_build import build_module
+from passfuzz.relax_build import build_module, to_tvm
 
 
 def floor_seconds(programs, passes) -> float:
@@ -33,7 +33,7 @@ def floor_seconds(programs, passes) -> float:
                 for spec in passes:
                     mod = spec.instantiate()(mod)
             vm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())
-            vm["main"](*[tvm.runtime.tensor(a) for a in program.arguments()])
+            vm["main"](*[to_tvm(a) for a in program.arguments()])
     return time.perf_counter() - started
 
 

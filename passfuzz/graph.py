@@ -12,7 +12,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .catalogue import BY_NAME, Chooser, OpError, ValueInfo
-from .catalogue.base import DTYPES, fit, representable
+from .catalogue.base import DTYPES, TupleInfo, fit, leaves, representable
+from .catalogue.structure import reference_value
 from .program import Node, Param, Program, ProgramError
 
 
@@ -26,6 +27,8 @@ def infer_node(node: Node, infos: Sequence[ValueInfo], where: str = "node") -> V
         raise ProgramError(f"{where}: unknown op {node.op!r}")
     if any(not 0 <= a < len(infos) for a in node.args):
         raise ProgramError(f"{where}: operand refers to a later or missing value")
+    if not op.takes_tuples and any(isinstance(infos[a], TupleInfo) for a in node.args):
+        raise ProgramError(f"{where} ({node.op}): takes no tuple operand")
     try:
         return op.infer([infos[a] for a in node.args], dict(node.attrs))
     except OpError as exc:
@@ -42,6 +45,8 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
         if isinstance(value, Param):
             if value.dtype not in DTYPES or value.role not in ("input", "weight"):
                 raise ProgramError(f"{where}: unsupported dtype or role")
+            if value.pack and (value.role != "input" or len(value.pack) < 2):
+                raise ProgramError(f"{where}.pack: only inputs sit in tuple parameters, at (group, item, ...)")
             if any(not isinstance(d, int) or d < 1 for d in value.shape) or not value.lo <= value.hi \
                     or not representable(value.dtype, value.lo, value.hi):
                 raise ProgramError(f"{where}: bad shape or range")
@@ -58,17 +63,30 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
             infos.append(infer_node(value, infos, where))
     if not program.outputs or any(not 0 <= o < len(infos) for o in program.outputs):
         raise ProgramError("outputs: empty or refers to a missing value")
+    program.signature()  # raises ProgramError for tuple parameters that do not nest
     return infos
+
+
+def output_leaves(program: Program, infos: Sequence) -> list[tuple[int, ValueInfo]]:
+    """(value index, facts) of each tensor of the outputs, in the order the VM result flattens."""
+    return [(o, leaf) for o in program.outputs for leaf in leaves(infos[o])]
+
+
+def flatten(value) -> list[np.ndarray]:
+    """A reference value (an array, or nested tuples of arrays) as its tensors, depth first."""
+    return [leaf for item in value for leaf in flatten(item)] if isinstance(value, tuple) else [value]
 
 
 class ProgramSketch:
     """A Program under construction; ops add to it while proposing (catalogue.Sketch)."""
 
+    depth = 0
+
     def __init__(self, chooser: Chooser, dtypes: Sequence[str] = DTYPES):
         self.chooser = chooser
         self.dtypes = tuple(dtypes)  # what new parameters and constants may be
-        self.values: list[Param | Node] = []
-        self.infos: list[ValueInfo] = []
+        self.values: list[Param | Node | None] = []
+        self.infos: list = []
 
     def attempt(self, propose: Callable[[], None]) -> bool:
         """Run an op's ``propose``; if it needs a parameter or constant of a dtype this sketch
@@ -81,8 +99,12 @@ class ProgramSketch:
             del self.values[size:], self.infos[size:]
             return False
 
-    def candidates(self, accept: Callable[[ValueInfo], bool]) -> list[int]:
-        return [i for i, info in enumerate(self.infos) if accept(info)]
+    def candidates(self, accept: Callable[[ValueInfo], bool], tuples: bool = False) -> list[int]:
+        """Values ``accept`` takes; tuples are offered only to ops that take them."""
+        return [i for i, info in enumerate(self.infos) if (tuples or isinstance(info, ValueInfo)) and accept(info)]
+
+    def region(self, params: Sequence) -> "RegionSketch":
+        return RegionSketch(self, params)
 
     def add(self, op: str, args: Sequence[int], attrs: dict | None = None) -> int:
         node = Node(op, tuple(args), dict(attrs or {}))
@@ -122,18 +144,38 @@ class ProgramSketch:
         return Program(tuple(values), tuple(outputs))
 
 
-def evaluate_all(program: Program) -> list[np.ndarray]:
-    """Every value of ``program`` (parameters and nodes), computed with the numpy references."""
-    results: list[np.ndarray] = []
+class RegionSketch(ProgramSketch):
+    """A function body or If branch under construction: its first values are its parameters
+    (placeholders), and it may add nodes and constants but no parameters of ``main``."""
+
+    def __init__(self, parent: ProgramSketch, params: Sequence):
+        super().__init__(parent.chooser, parent.dtypes)
+        self.depth = parent.depth + 1
+        self.values = [None] * len(params)
+        self.infos = list(params)
+
+    def add_param(self, shape, dtype, lo, hi, role="input") -> int:
+        raise OpError("a function body takes only its own parameters")
+
+    def finish_region(self, result: int) -> dict:
+        nodes = [{"op": v.op, "args": list(v.args), "attrs": v.attrs} for v in self.values if isinstance(v, Node)]
+        return {"values": nodes, "outputs": [result]}
+
+
+def evaluate_all(program: Program) -> list:
+    """Every value of ``program`` (parameters and nodes), computed with the numpy references: an
+    array, or for a tuple value a tuple of them."""
+    results: list = []
     for value in program.values:
         if isinstance(value, Param):
             results.append(value.array())
         else:
-            results.append(np.asarray(BY_NAME[value.op].reference([results[a] for a in value.args], value.attrs)))
+            results.append(reference_value(BY_NAME[value.op], [results[a] for a in value.args], value.attrs))
     return results
 
 
 def evaluate(program: Program) -> list[np.ndarray]:
-    """The outputs of ``program`` computed with the catalogue's numpy references."""
+    """The tensors of the outputs of ``program`` (tuples flattened, as the VM's result is),
+    computed with the catalogue's numpy references."""
     results = evaluate_all(program)
-    return [results[o] for o in program.outputs]
+    return [leaf for o in program.outputs for leaf in flatten(results[o])]

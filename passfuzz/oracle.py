@@ -31,8 +31,9 @@ import numpy as np
 
 from .builds import PLAIN_BUILD, Build
 from .catalogue import RTOL, ValueInfo, is_float
+from .catalogue.base import leaves
 from .execute import Outcome
-from .graph import analyse, evaluate_all
+from .graph import analyse, evaluate_all, flatten, output_leaves
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
@@ -176,7 +177,7 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
             detail = f"{optimized.stage} {detail}"
         message = f"{optimized.status} at {optimized.stage}: {optimized.error}"
         return Verdict(_finding(kind, passes, detail, message, optimized.stage, optimized.log, build))
-    infos = analyse(program, check_values=False)
+    tensor_infos = [info for _, info in output_leaves(program, analyse(program, check_values=False))]
     for target, expected in original.outputs.items():
         got = optimized.outputs[target]
         if len(got) != len(expected):
@@ -184,7 +185,7 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
                                     f"{target}: {len(expected)} outputs became {len(got)}", f"run:{target}",
                                     build=build))
         for i, (a, b) in enumerate(zip(expected, got)):
-            what, difference = compare_arrays(a, b, infos[program.outputs[i]], passes)
+            what, difference = compare_arrays(a, b, tensor_infos[i], passes)
             if what:
                 return Verdict(_finding("wrong-result", passes, f"{what} differ",
                                         f"{target}: output {i} ({a.dtype}, shape {a.shape}): {difference}",
@@ -211,21 +212,24 @@ def reference_verdict(program: Program, original: Outcome, probe: Outcome | None
         return Verdict(generator_defect=f"numpy reference raised {type(exc).__name__}: {exc}")
     infos = analyse(program, check_values=False)
 
-    def differs(index: int, got: np.ndarray) -> tuple[str, str]:
-        return compare_arrays(values[index], got, infos[index], names=("numpy", "tvm"), slack=REFERENCE_SLACK)
+    def tensors(of: Program) -> list[tuple[int, np.ndarray, ValueInfo]]:
+        """(value index, numpy's tensor, facts) of each tensor of ``of``'s outputs, flattened."""
+        return [(o, want, info) for o in of.outputs for want, info in zip(flatten(values[o]), leaves(infos[o]))]
+
+    def differs(want: np.ndarray, info: ValueInfo, got: np.ndarray) -> tuple[str, str]:
+        return compare_arrays(want, got, info, names=("numpy", "tvm"), slack=REFERENCE_SLACK)
 
     for target, outputs in original.outputs.items():
-        for i, (index, got) in enumerate(zip(program.outputs, outputs)):
-            what, difference = differs(index, got)
+        for i, ((index, want, info), got) in enumerate(zip(tensors(program), outputs)):
+            what, difference = differs(want, info, got)
             if not what:
                 continue
             op = getattr(program.values[index], "op", "parameter")
-            want = values[index]
             message = (f"{target}: output {i} ({op}, {want.dtype}, shape {want.shape}) of the unoptimized module "
                        f"differs from numpy: {difference}")
             if probe is not None and probe.ok:
-                probed = zip(probe_program(program).outputs, probe.outputs.get(target, []))
-                first = next((node for node, value in probed if differs(node, value)[0]), None)
+                probed = zip(tensors(probe_program(program)), probe.outputs.get(target, []))
+                first = next((node for (node, want_, info_), value in probed if differs(want_, info_, value)[0]), None)
                 if first is not None and first != index:
                     op = program.values[first].op
                     message += f"; the first value that differs is node {first} ({op})"

@@ -6,6 +6,10 @@ by index. It holds no TVM object; the Relax module, the numpy reference and the 
 all derived from it. ``to_json``/``from_json`` round-trip it exactly (float16 and float32
 values survive a trip through a Python float unchanged).
 
+An input may sit inside a tuple parameter of ``main``: its ``pack`` is (group, item, ...), and
+the inputs of one group form one (nested) tuple parameter, items ordered by their paths (so
+dropping an unused input never leaves a gap). The body reads each through TupleGetItem.
+
 Parameters are of two roles. ``input`` parameters are runtime inputs; ``weight`` parameters
 are model weights. The built ``main`` lists inputs first, then weights, and carries the
 ``num_input`` attribute when there are weights, which is what LiftTransformParams and the
@@ -33,6 +37,7 @@ class Param:
     hi: float
     value: Any  # nested lists, exactly as np.ndarray.tolist() gives them
     role: str = "input"  # "input" or "weight"
+    pack: tuple[int, ...] = ()  # (group, item, ...) inside a tuple parameter; () = a tensor parameter
 
     def array(self) -> np.ndarray:
         return np.array(self.value, dtype=self.dtype).reshape(self.shape)
@@ -54,16 +59,32 @@ class Program:
     outputs: tuple[int, ...]
 
     # -- views -------------------------------------------------------------------------
+    def signature(self) -> list:
+        """``main``'s parameters in order (runtime inputs, then weights): the value index of a
+        tensor parameter, or for a tuple parameter a tuple of such entries (nested)."""
+        entries: list = []
+        groups: dict[int, list[tuple[tuple[int, ...], int]]] = {}
+        for role in ("input", "weight"):
+            for i, v in enumerate(self.values):
+                if isinstance(v, Param) and v.role == role:
+                    if not v.pack:
+                        entries.append(i)
+                    elif v.pack[0] not in groups:  # the tuple sits where its first input is
+                        groups[v.pack[0]] = [(v.pack[1:], i)]
+                        entries.append(groups[v.pack[0]])
+                    else:
+                        groups[v.pack[0]].append((v.pack[1:], i))
+        return [_nest(e) if isinstance(e, list) else e for e in entries]
+
     @property
     def params(self) -> list[tuple[int, Param]]:
-        """Parameters in the order ``main`` takes them: runtime inputs, then weights."""
-        indexed = [(i, v) for i, v in enumerate(self.values) if isinstance(v, Param)]
-        return [p for p in indexed if p[1].role == "input"] + [p for p in indexed if p[1].role == "weight"]
+        """The parameters, in the order ``main`` takes them (tuple parameters flattened)."""
+        return [(i, self.values[i]) for i in _flat(self.signature())]
 
     @property
     def num_input(self) -> int | None:
         """The ``num_input`` attribute of ``main``; None when the program has no weights."""
-        roles = [p.role for _, p in self.params]
+        roles = [self.values[_flat([e])[0]].role for e in self.signature()]
         return roles.count("input") if "weight" in roles else None
 
     def param_name(self, index: int) -> str:
@@ -71,18 +92,24 @@ class Program:
         assert isinstance(param, Param)
         return ("w" if param.role == "weight" else "x") + str(index)
 
+    def tuple_param_name(self, entry: tuple) -> str:
+        return f"t{_flat([entry])[0]}"
+
     @property
     def nodes(self) -> list[Node]:
         return [v for v in self.values if isinstance(v, Node)]
 
-    def arguments(self) -> list[np.ndarray]:
-        """The concrete arguments of ``main``, in its parameter order."""
-        return [p.array() for _, p in self.params]
+    def arguments(self) -> list:
+        """The concrete arguments of ``main``, in its parameter order: arrays, and (nested)
+        tuples of arrays for tuple parameters."""
+        def argument(entry):
+            return tuple(argument(e) for e in entry) if isinstance(entry, tuple) else self.values[entry].array()
+        return [argument(e) for e in self.signature()]
 
     def op_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
-        for node in self.nodes:
-            counts[node.op] = counts.get(node.op, 0) + 1
+        for op in self.node_ops():
+            counts[op] = counts.get(op, 0) + 1
         return counts
 
     # -- JSON ---------------------------------------------------------------------------
@@ -91,7 +118,7 @@ class Program:
         for v in self.values:
             if isinstance(v, Param):
                 values.append({"kind": "param", "role": v.role, "shape": list(v.shape), "dtype": v.dtype,
-                               "range": [v.lo, v.hi], "value": v.value})
+                               "range": [v.lo, v.hi], "value": v.value, **({"pack": list(v.pack)} if v.pack else {})})
             else:
                 values.append({"kind": "op", "op": v.op, "args": list(v.args), "attrs": v.attrs})
         return {"values": values, "outputs": list(self.outputs)}
@@ -106,7 +133,7 @@ class Program:
                 if v["kind"] == "param":
                     lo, hi = v["range"]
                     values.append(Param(tuple(int(d) for d in v["shape"]), str(v["dtype"]), lo, hi,
-                                        v["value"], v.get("role", "input")))
+                                        v["value"], v.get("role", "input"), tuple(int(k) for k in v.get("pack", ()))))
                 elif v["kind"] == "op":
                     values.append(Node(str(v["op"]), tuple(int(a) for a in v["args"]), dict(v["attrs"])))
                 else:
@@ -136,7 +163,41 @@ class Program:
             values.append(v)
         return Program(tuple(values), tuple(renumber[o] for o in self.outputs))
 
+    def node_ops(self) -> list[str]:
+        """The op of every node, including those inside function bodies and branches."""
+        def walk(nodes) -> list[str]:
+            ops = []
+            for op, attrs in nodes:
+                ops.append(op)
+                for key in ("body", "then", "else"):
+                    if isinstance(attrs.get(key), dict) and "values" in attrs[key]:
+                        ops += walk((n["op"], n["attrs"]) for n in attrs[key]["values"])
+            return ops
+        return walk((n.op, n.attrs) for n in self.nodes)
+
     def summary(self) -> str:
         counts = self.op_counts()
         ops = ", ".join(f"{k}×{n}" if n > 1 else k for k, n in sorted(counts.items()))
         return f"{len(self.params)} param(s), {len(self.nodes)} node(s): {ops or 'no ops'}"
+
+
+def _nest(paths: list[tuple[tuple[int, ...], int]]):
+    """The nested tuple of value indices that (path, index) pairs describe, items by path."""
+    items: dict[int, list] = {}
+    for path, index in sorted(paths):
+        if not path:
+            raise ProgramError(f"values[{index}].pack: needs an item position inside its group")
+        items.setdefault(path[0], []).append((path[1:], index))
+    nested = []
+    for group in items.values():
+        if len(group) == 1 and not group[0][0]:
+            nested.append(group[0][1])
+        elif any(not path for path, _ in group):
+            raise ProgramError(f"values[{group[0][1]}].pack: one position holds a tensor and a tuple")
+        else:
+            nested.append(_nest(group))
+    return tuple(nested)
+
+
+def _flat(entries) -> list[int]:
+    return [i for e in entries for i in (_flat(e) if isinstance(e, tuple) else [e])]

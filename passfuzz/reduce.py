@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from .catalogue.base import ValueInfo, same_type
 from .graph import analyse, evaluate
 from .program import Node, Param, Program, ProgramError
 
@@ -34,6 +35,8 @@ def _as_param(program: Program, index: int) -> Program | None:
     """``program`` with value ``index`` replaced by a weight-free input holding its values."""
     infos = analyse(program, check_values=False)
     info = infos[index]
+    if not isinstance(info, ValueInfo):  # a tuple value: its parts are cut instead
+        return None
     sub = Program(program.values[:index + 1], (index,))
     array = np.asarray(evaluate(sub)[0]).astype(info.dtype)
     if not np.all(np.isfinite(array.astype("float64"))):
@@ -61,7 +64,7 @@ class Reducer:
             if not isinstance(value, Node) or value.op == "const":
                 continue
             for arg in dict.fromkeys(value.args):
-                if infos[arg].shape == infos[index].shape and infos[arg].dtype == infos[index].dtype:
+                if same_type(infos[arg], infos[index]):
                     yield _replace_uses(program, index, arg)
             # Cutting an output whose operands are all parameters would leave nothing to test.
             if index not in program.outputs or \

@@ -2,6 +2,12 @@
 
 This module and passfuzz.execute are the only places that construct Relax IR or call the
 compiler; TVM's Python API changes between releases, so keep new calls here.
+
+``main`` is one dataflow block for plain programs. Structure (passfuzz.catalogue.structure)
+splits it: an ``if`` and a closure (a ``call`` with ``local``) are bound outside dataflow
+blocks, as Relax requires, and every dataflow value used after its block leaves it through
+``R.output``. A ``call`` without ``local`` calls a private function of the module, built before
+``main``.
 """
 
 from __future__ import annotations
@@ -15,26 +21,34 @@ from tvm import relax
 from tvm.script import relax as _tvmscript_relax  # noqa: F401
 
 from .catalogue import BY_NAME
+from .catalogue.base import TupleInfo
+from .catalogue.structure import analyse_region
+from .graph import analyse
 from .program import Node, Param, Program
+
+_OUTSIDE_DATAFLOW = ("if",)  # and local calls: see _outside_dataflow
 
 
 def build_module(program: Program) -> tvm.IRModule:
-    """A fresh IRModule with one function ``main`` whose body is one dataflow block."""
+    """A fresh IRModule: ``main`` (with ``num_input`` when there are weights) and a private
+    function for each ``call`` node."""
+    infos = analyse(program, check_values=False)
     bb = relax.BlockBuilder()
-    params = {i: relax.Var(program.param_name(i), relax.TensorType(p.shape, p.dtype)) for i, p in program.params}
+    nodes = _annotate([(i, {"op": v.op, "args": list(v.args), "attrs": v.attrs})
+                       for i, v in enumerate(program.values) if isinstance(v, Node)], infos)
+    functions = _private_functions(bb, nodes, "f")
     exprs: dict[int, relax.Expr] = {}
-    with bb.function("main", [params[i] for i, _ in program.params]):
-        with bb.dataflow():
-            for i, value in enumerate(program.values):
-                if isinstance(value, Param):
-                    exprs[i] = params[i]
-                    continue
-                assert isinstance(value, Node)
-                expr = BY_NAME[value.op].emit(relax, [exprs[a] for a in value.args], value.attrs)
-                # Constants stay inline (as TVMScript shows them); everything else gets a binding.
-                exprs[i] = expr if value.op == "const" else bb.emit(expr)
-            outs = [exprs[o] for o in program.outputs]
-            result = bb.emit_output(outs[0] if len(outs) == 1 else relax.Tuple(outs))
+    main_params = []
+    for entry in program.signature():
+        if isinstance(entry, tuple):
+            var = relax.Var(program.tuple_param_name(entry), _type(_leaf_types(program, infos, entry)))
+            _bind_leaves(var, entry, exprs)
+        else:
+            var = relax.Var(program.param_name(entry), _type(infos[entry]))
+            exprs[entry] = var
+        main_params.append(var)
+    with bb.function("main", main_params):
+        result = _emit_body(bb, nodes, exprs, list(program.outputs), functions, "f", dataflow=True)
         bb.emit_func_output(result)
     mod = bb.get()
     if program.num_input is not None:
@@ -42,8 +56,177 @@ def build_module(program: Program) -> tvm.IRModule:
     return mod
 
 
+def _type(info):
+    """The Relax type of a value's facts (a tensor or a nested tuple)."""
+    if isinstance(info, TupleInfo):
+        return relax.TupleType([_type(item) for item in info.items])
+    return relax.TensorType(info.shape, info.dtype)
+
+
+def _leaf_types(program, infos, entry):
+    return TupleInfo(tuple(_leaf_types(program, infos, e) if isinstance(e, tuple) else infos[e] for e in entry))
+
+
+def _bind_leaves(expr, entry, exprs) -> None:
+    """Each input of a tuple parameter is read through a TupleGetItem chain (left inline: the
+    BlockBuilder binds it where it is used)."""
+    for k, item in enumerate(entry):
+        getter = relax.TupleGetItem(expr, k)
+        if isinstance(item, tuple):
+            _bind_leaves(getter, item, exprs)
+        else:
+            exprs[item] = getter
+
+
+def _outside_dataflow(node: dict) -> bool:
+    return node["op"] in _OUTSIDE_DATAFLOW or (node["op"] == "call" and node["attrs"].get("local", False))
+
+
+def _private_functions(bb, nodes, prefix: str) -> dict[str, relax.GlobalVar]:
+    """Build the private function of every non-local ``call`` in ``nodes`` (and, first, of those
+    inside their bodies and branches), named after where the call sits: f5 for node 5 of main,
+    f5_2 for node 2 of f5's body, f5_then_1 for node 1 of the then branch of node 5."""
+    functions: dict[str, relax.GlobalVar] = {}
+    for i, node in nodes:
+        name = f"{prefix}{i}"
+        for key in ("body", "then", "else"):
+            region = node["attrs"].get(key)
+            if isinstance(region, dict):
+                functions.update(_private_functions(bb, _region_nodes(node, key), _prefix(name, key)))
+        if node["op"] == "call" and not node["attrs"].get("local", False):
+            params, exprs = _region_params(node)
+            with bb.function(name, params, private=True):
+                result = _emit_body(bb, _region_nodes(node, "body"), exprs, node["attrs"]["body"]["outputs"],
+                                    functions, _prefix(name, "body"), dataflow=True)
+                # BlockBuilder gives structurally equal functions one GlobalVar: a shared helper.
+                functions[name] = bb.emit_func_output(result)
+    return functions
+
+
+def _annotate(nodes, infos) -> list[tuple[int, dict]]:
+    """``nodes`` with the facts of their operands attached (a function body's parameters are
+    typed from them)."""
+    return [(i, {**node, "operands": [infos[a] for a in node["args"]]}) for i, node in nodes]
+
+
+def _prefix(name: str, key: str) -> str:
+    """How functions inside region ``key`` of node ``name`` are named."""
+    return f"{name}_" if key == "body" else f"{name}_{key}_"
+
+
+def _region_nodes(node: dict, key: str) -> list[tuple[int, dict]]:
+    """The nodes of a region, numbered as the region numbers its values (parameters first)."""
+    params = _region_param_infos(node)
+    region = node["attrs"][key]
+    infos = analyse_region(region, params)
+    return _annotate([(len(params) + j, v) for j, v in enumerate(region["values"])], infos)
+
+
+def _region_param_infos(node: dict) -> list:
+    return node["operands"][1:] if node["op"] == "if" else node["operands"]
+
+
+def _region_params(node: dict):
+    """Fresh parameters for a function body, typed as the call's operands."""
+    params = [relax.Var(f"p{k}", _type(info)) for k, info in enumerate(_region_param_infos(node))]
+    return params, dict(enumerate(params))
+
+
+def _emit_body(bb, nodes, exprs, outputs, functions, prefix: str, dataflow: bool):
+    """Emit ``nodes`` into the current function (or branch) and return its result expression.
+    With ``dataflow``, runs of ordinary nodes go into dataflow blocks."""
+    segments: list[tuple[bool, list]] = []  # (in a dataflow block?, nodes)
+    for i, node in nodes:
+        inside = dataflow and not _outside_dataflow(node)
+        if not segments or segments[-1][0] != inside:
+            segments.append((inside, []))
+        segments[-1][1].append((i, node))
+    if dataflow and (not segments or not segments[-1][0]):
+        segments.append((True, []))  # a function's result leaves through a dataflow block
+    segment_of = {i: s for s, (_, seg) in enumerate(segments) for i, _ in seg}
+    # A dataflow value leaves its block (R.output) when a later block or the result uses it;
+    # the result is built inside the last block when that block is a dataflow block.
+    leaving = set()
+    for s, (_, seg) in enumerate(segments):
+        for i, node in seg:
+            leaving.update(a for a in node["args"] if a in segment_of and segment_of[a] != s)
+    last_is_dataflow = bool(segments) and segments[-1][0]
+    leaving.update(o for o in outputs if not last_is_dataflow or segment_of.get(o, len(segments) - 1) != len(segments) - 1)
+
+    def result_expr():
+        outs = [exprs[o] for o in outputs]
+        return outs[0] if len(outs) == 1 else relax.Tuple(outs)
+
+    result = None
+    for s, (inside, seg) in enumerate(segments):
+        last = s == len(segments) - 1
+        if inside:
+            with bb.dataflow():
+                for i, node in seg:
+                    _emit_node(bb, i, node, exprs, functions, prefix, output=i in leaving)
+                if last:
+                    result = bb.emit_output(result_expr())
+        else:
+            for i, node in seg:
+                _emit_node(bb, i, node, exprs, functions, prefix, output=False)
+    if result is None:  # a branch or closure body
+        result = result_expr()
+        if isinstance(result, relax.Tuple):
+            result = bb.emit(result)
+    return result
+
+
+def _emit_node(bb, i: int, node: dict, exprs, functions, prefix: str, output: bool) -> None:
+    op, args, attrs = node["op"], node["args"], node["attrs"]
+    operands = [exprs[a] for a in args]
+    if op == "const":  # constants stay inline (as TVMScript shows them)
+        exprs[i] = BY_NAME[op].emit(relax, operands, attrs)
+        return
+    if op == "call":
+        name = f"{prefix}{i}"
+        if attrs.get("local", False):
+            callee = bb.emit(_closure(bb, node, functions, _prefix(name, "body")))
+        else:
+            callee = functions[name]
+        expr = relax.Call(callee, operands)
+    elif op == "if":
+        branches = [_branch(bb, node, key, operands[1:], functions, _prefix(f"{prefix}{i}", key))
+                    for key in ("then", "else")]
+        expr = relax.If(operands[0], *branches)
+    else:
+        expr = BY_NAME[op].emit(relax, operands, attrs)
+    exprs[i] = bb.emit_output(expr) if output else bb.emit(expr)
+
+
+def _closure(bb, node, functions, prefix: str) -> relax.Function:
+    """A local function: its body in one binding block (LambdaLift lifts it before compiling)."""
+    params, exprs = _region_params(node)
+    body = node["attrs"]["body"]
+    bb._begin_binding_block()
+    result = _emit_body(bb, _region_nodes(node, "body"), exprs, body["outputs"], functions, prefix, dataflow=False)
+    block = bb._end_block()
+    returns = analyse_region(body, _region_param_infos(node))[body["outputs"][0]]
+    return relax.Function(params, relax.SeqExpr([block], result), _type(returns))
+
+
+def _branch(bb, node, key: str, operands, functions, prefix: str) -> relax.SeqExpr:
+    exprs = dict(enumerate(operands))
+    bb._begin_binding_block()
+    result = _emit_body(bb, _region_nodes(node, key), exprs, node["attrs"][key]["outputs"], functions, prefix,
+                        dataflow=False)
+    block = bb._end_block()
+    return relax.SeqExpr([block], result)
+
+
 def to_numpy(value) -> list[np.ndarray]:
     """Flatten a VM result (a tensor or nested tuples of tensors) into numpy arrays."""
     if hasattr(value, "numpy"):
         return [value.numpy()]
     return [array for item in value for array in to_numpy(item)]
+
+
+def to_tvm(argument):
+    """A ``main`` argument (an array, or nested tuples of arrays) as the VM takes it."""
+    if isinstance(argument, tuple):
+        return tuple(to_tvm(item) for item in argument)
+    return tvm.runtime.tensor(argument)

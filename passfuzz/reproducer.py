@@ -22,7 +22,7 @@ from . import standalone
 from .builds import PLAIN_BUILD, Build, parse_build
 from .calling import PLAIN, Adapter
 from .catalogue import RTOL, is_float
-from .graph import analyse, evaluate
+from .graph import analyse, evaluate, output_leaves
 from .oracle import REFERENCE_SLACK, Finding, tolerance
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
@@ -51,7 +51,10 @@ def _constants_in_print_order(mod: tvm.IRModule) -> list:
     return found
 
 
-def _array_literal(array: np.ndarray) -> str:
+def _array_literal(array) -> str:
+    """An array (or a tuple of arrays, for a tuple parameter) as Python source."""
+    if isinstance(array, tuple):
+        return "(" + "".join(f"{_array_literal(item)}, " for item in array) + ")"
     # tolist() then repr() round-trips float16/float32 exactly; -0.0 keeps its sign.
     return f"np.array({array.tolist()!r}, dtype={array.dtype.name!r})"
 
@@ -111,7 +114,7 @@ def run(mod, target, adapter=None, build=None):
     adapter = (transform, lazy, slots, wrap, tuple_wrap, inputs) says how a pass changed main
     (the same rules as passfuzz.calling.Adapter)."""
     executable, device = load(mod, target, build)
-    args = [tvm.runtime.tensor(a) for a in ARGS]
+    args = [to_tvm(a) for a in ARGS]
     transform, lazy, slots, wrap, tuple_wrap, n = adapter or (None, False, None, 0, 0, None)
     n = NUM_INPUT if n is None else n
     transformed = {}
@@ -146,6 +149,10 @@ def nest(weights, depth):
 
 def flatten(value):
     return [value.numpy().copy()] if hasattr(value, "numpy") else [a for item in value for a in flatten(item)]
+
+
+def to_tvm(argument):  # a tuple parameter takes a (nested) tuple of tensors
+    return tuple(to_tvm(a) for a in argument) if isinstance(argument, tuple) else tvm.runtime.tensor(argument)
 
 
 def optimized(target):
@@ -218,8 +225,7 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
     against_numpy = finding.kind == "reference-mismatch"
     slack = REFERENCE_SLACK if against_numpy else 1.0
     tolerances = []
-    for out in program.outputs:
-        info = infos[out]
+    for _, info in output_leaves(program, infos):
         tolerances.append(tolerance(info.dtype, info.magnitude, passes, slack) if is_float(info.dtype) else (0.0, 0.0))
     expected = "None"
     if against_numpy:
@@ -254,6 +260,7 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
 
 # The one implementation of compiling a side, copied into every script (see passfuzz.standalone).
 _LOADER = (f"\n\nGPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n" + inspect.getsource(standalone.kind_of) + "\n\n"
+           + inspect.getsource(standalone.has_closures) + "\n\n"
            + inspect.getsource(standalone.load) + "\n")
 
 

@@ -19,6 +19,15 @@ def kind_of(target):
     """The target kind of a target name such as "llvm" or "cuda"."""
     return target.split()[0].split("-")[0]
 
+def has_closures(mod):
+    """Does a Relax function of ``mod`` define a local function? (They must be lifted first.)"""
+    found = []
+    for func in mod.functions.values():
+        if isinstance(func, relax.Function):
+            relax.analysis.post_order_visit(func.body, lambda e: found.append(isinstance(e, relax.Function)))
+    return any(found)
+
+
 def load(mod, target, build=None):
     """(executable, device): ``mod`` compiled for ``target`` (a target kind such as "llvm") under
     ``build``, a dict of passfuzz.builds.Build fields (None or {} for the plain build)."""
@@ -32,6 +41,8 @@ def load(mod, target, build=None):
         if llvm_options.get("mcpu") == "host":
             llvm_options["mcpu"] = tvm.target.codegen.llvm_get_system_cpu()
         target = {"kind": "llvm", **llvm_options}
+    if has_closures(mod):  # the build pipeline cannot lower local functions
+        mod = relax.transform.LambdaLift()(mod)
     tgt = tvm.target.Target(target)
     target_pipeline = kind in GPU_KINDS or build.get("pipeline") == "target"
     pipeline = relax.get_default_pipeline(tgt) if target_pipeline else "default"

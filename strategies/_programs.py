@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
@@ -107,6 +108,22 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
                 break
             sketch.attempt(lambda: op.propose(sketch, chooser))  # may need a dtype not drawn: then nothing
             steps += 1
-        return sketch.finish(sketch.sinks() or [len(sketch.values) - 1])
+        return _packed(draw, sketch.finish(sketch.sinks() or [len(sketch.values) - 1]))
 
     return draw_program()
+
+
+def _packed(draw, program: Program) -> Program:
+    """``program`` with some of its inputs passed in one tuple parameter, flat or nested (drawn
+    last, so the shrinker can drop the tuple without touching the graph)."""
+    inputs = [i for i, p in program.params if p.role == "input"]
+    how = draw(st.sampled_from(["tensors", "tuple", "nested tuple"]))
+    if how == "tensors":
+        return program
+    grouped = inputs[draw(st.integers(0, len(inputs) - 1)):]
+    paths = [(0, k) for k in range(len(grouped))] if how == "tuple" else \
+        [(0, 0)] + [(0, 1, k) for k in range(len(grouped) - 1)]
+    values = list(program.values)
+    for index, path in zip(grouped, paths):
+        values[index] = replace(values[index], pack=path)
+    return Program(tuple(values), program.outputs)

@@ -101,6 +101,33 @@ class ValueInfo:
         return self.lo > margin or self.hi < -margin
 
 
+@dataclass(frozen=True)
+class TupleInfo:
+    """What is statically known of a tuple value: the facts of each item (tensors or tuples)."""
+
+    items: tuple  # of ValueInfo | TupleInfo
+
+    @property
+    def exact(self) -> bool:
+        return all(item.exact for item in self.items)
+
+
+
+def leaves(info) -> list[ValueInfo]:
+    """The tensors of a value, in the order a VM result flattens them (depth first)."""
+    if isinstance(info, TupleInfo):
+        return [leaf for item in info.items for leaf in leaves(item)]
+    return [info]
+
+
+def same_type(a, b) -> bool:
+    """Same Relax type: equal shapes and dtypes, item by item for tuples."""
+    if isinstance(a, TupleInfo) or isinstance(b, TupleInfo):
+        return isinstance(a, TupleInfo) and isinstance(b, TupleInfo) and len(a.items) == len(b.items) \
+            and all(same_type(x, y) for x, y in zip(a.items, b.items))
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
 # Relative rounding slack of a float result: the bounds are computed in float64, the values
 # in the tensor's own precision.
 ROUNDING = {"float32": 1e-6, "float16": 1e-3}
@@ -141,8 +168,11 @@ class Sketch(Protocol):
     """A Program under construction, as ops see it while proposing (see passfuzz.graph)."""
 
     infos: list[ValueInfo]
+    depth: int  # 0 in main, 1 inside a function body or branch, ...
 
-    def candidates(self, accept: Callable[[ValueInfo], bool]) -> list[int]: ...
+    def candidates(self, accept: Callable[[ValueInfo], bool], tuples: bool = False) -> list[int]: ...
+
+    def region(self, params: Sequence) -> "Sketch": ...  # a function body or branch taking ``params``
 
     def add(self, op: str, args: Sequence[int], attrs: dict | None = None) -> int: ...
 
@@ -162,9 +192,10 @@ class OpDef:
     propose: Callable[[Sketch, Chooser], None] | None  # None: never drawn as a node of its own
     accepts: Callable[[ValueInfo], bool]  # can this value be the first operand?
     notes: str = ""  # where the Relax op differs from its numpy counterpart
+    takes_tuples: bool = False  # may an operand be a tuple? (else only tensors are offered)
 
     def applicable(self, sketch: Sketch) -> bool:
-        return self.propose is not None and bool(sketch.candidates(self.accepts))
+        return self.propose is not None and bool(sketch.candidates(self.accepts, self.takes_tuples))
 
 
 # -- operand helpers shared by the ops' propose functions -------------------------------------
@@ -183,8 +214,8 @@ def probe(like: ValueInfo, lo: float = -4, hi: float = 4, shape: tuple[int, ...]
     return ValueInfo(like.shape if shape is None else shape, like.dtype, *fit(like.dtype, lo, hi), True)
 
 
-def pick(sketch: Sketch, choose: Chooser, accept: Callable[[ValueInfo], bool]) -> int:
-    options = sketch.candidates(accept)
+def pick(sketch: Sketch, choose: Chooser, accept: Callable[[ValueInfo], bool], tuples: bool = False) -> int:
+    options = sketch.candidates(accept, tuples)
     if not options:
         raise OpError("no operand qualifies")  # OpDef.applicable() prevents this
     return choose.choice(options)
