@@ -273,3 +273,16 @@ def test_propose_picks_only_valid_attributes(op):
         assert node.op == op
         if op in ("argsort", "argmax") or (op == "topk" and node.attrs["index"] == 1):
             assert sketch.infos[node.args[0]].exact
+
+
+def test_median_is_the_lower_one_over_exactly_one_axis():
+    median = BY_NAME["median"]
+    x = np.array([[4, 1, 3, 2], [7, 7, 1, 1]], dtype="int64")
+    assert median.reference([x], {"axis": [1], "keepdims": False}).tolist() == [2, 1]  # numpy: 2.5, 4
+    assert median.reference([x], {"axis": [0], "keepdims": True}).shape == (1, 4)
+    assert median.infer([F((2, 4), 1, 8, "int64")], {"axis": [-1], "keepdims": False}).shape == (2,)
+    for axis in (None, [0, 1]):
+        with pytest.raises(OpError, match="exactly one axis"):
+            median.infer([F((2, 4))], {"axis": axis, "keepdims": False})
+    with pytest.raises(OpError):
+        median.infer([F((2, 4), 0, 4, "int32")], {"axis": [0], "keepdims": False})

@@ -251,4 +251,45 @@ LOG_SOFTMAX = OpDef("log_softmax", _log_softmax_infer,
                     lambda R, args, at: R.op.nn.log_softmax(args[0], axis=at["axis"]),
                     _log_softmax_reference, _log_softmax_propose, _log_softmax_accepts)
 
-OPS = [SUM, MAX, MIN, MEAN, PROD, ARGMAX, ARGMIN, VARIANCE, STD, SOFTMAX, LOG_SOFTMAX]
+def _median_ref(x, axis, keepdims):
+    """The lower median: the element at (n - 1) // 2 of the n reduced elements, sorted."""
+    axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in axis)
+    moved = np.moveaxis(x, axes, tuple(range(-len(axes), 0)))
+    flat = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (-1,))
+    result = np.sort(flat, axis=-1)[..., (flat.shape[-1] - 1) // 2]
+    if keepdims:
+        result = np.expand_dims(result, tuple(sorted(axes)))
+    return result
+
+
+_MEDIAN_DTYPES = ("float32", "int64")
+_ANY_MEDIAN = reduction("median", _median_ref, _MEDIAN_DTYPES, scale_by_count=False, keeps_exact=True)
+
+
+def _median_infer(args, attrs):
+    # Over several axes TVM 0.27 types the result a tensor but returns a tuple, and over all axes
+    # with keepdims the shape is wrong (see excluded.py): one axis only.
+    require(attrs.get("axis") is not None and len(attrs["axis"]) == 1, "median reduces exactly one axis")
+    return _ANY_MEDIAN.infer(args, attrs)
+
+
+def _median_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _median_accepts)
+    axis = choose.integer(-sketch.infos[x].rank, sketch.infos[x].rank - 1)
+    sketch.add("median", [x], {"axis": [axis], "keepdims": choose.boolean()})
+
+
+def _median_accepts(info: ValueInfo) -> bool:
+    return info.dtype in _MEDIAN_DTYPES and info.rank >= 1
+
+
+MEDIAN = OpDef(
+    "median", _median_infer,
+    # R.median over one axis returns (values, indices); only the values are drawn: with ties the
+    # index may be any of the tied elements.
+    lambda R, args, at: R.TupleGetItem(R.op.median(args[0], axis=at["axis"], keepdims=at["keepdims"]), 0),
+    _ANY_MEDIAN.reference, _median_propose, _median_accepts,
+    notes="the lower median (numpy averages the two middle values); Relax returns (values, indices) and only "
+          "the values are drawn")
+
+OPS = [SUM, MAX, MIN, MEAN, PROD, ARGMAX, ARGMIN, VARIANCE, STD, SOFTMAX, LOG_SOFTMAX, MEDIAN]
