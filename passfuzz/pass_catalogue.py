@@ -99,7 +99,7 @@ _ENTRIES = [
     PassInfo("BindParams", skip="needs the arrays to bind; binding the program's own weights is not done yet"),
     PassInfo("BindSymbolicVars", skip="the generator draws no symbolic shapes yet"),
     PassInfo("ConvertLayout", notes="needs its layouts: ConvertLayout({'relax.nn.conv2d': ['NHWC', 'OHWI']}); "
-                                    "no drawn op is a convolution yet"),
+                                    "rewrites the drawn conv2d ops"),
     PassInfo("FuseOpsByPattern", skip="needs dataflow patterns as arguments"),
     PassInfo("Gradient", skip="the generator draws no scalar-loss functions yet"),
     PassInfo("IPCAllReduceRewrite", skip="multi-GPU collective communication only"),
