@@ -11,8 +11,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .catalogue import BY_NAME, Chooser, OpError, ValueInfo
-from .catalogue.base import DTYPES, TupleInfo, fit, leaves, representable
+from .catalogue import BY_NAME, Chooser, OpError, ValueInfo, infer_application
+from .catalogue.base import DTYPES, fit, leaves, representable
 from .catalogue.structure import reference_value
 from .program import Node, Param, Program, ProgramError
 
@@ -22,19 +22,10 @@ def param_info(param: Param) -> ValueInfo:
 
 
 def infer_node(node: Node, infos: Sequence[ValueInfo], where: str = "node") -> ValueInfo:
-    op = BY_NAME.get(node.op)
-    if op is None:
-        raise ProgramError(f"{where}: unknown op {node.op!r}")
-    if any(not 0 <= a < len(infos) for a in node.args):
-        raise ProgramError(f"{where}: operand refers to a later or missing value")
-    if not op.takes_tuples and any(isinstance(infos[a], TupleInfo) for a in node.args):
-        raise ProgramError(f"{where} ({node.op}): takes no tuple operand")
     try:
-        return op.infer([infos[a] for a in node.args], dict(node.attrs))
+        return infer_application(node.op, node.args, infos, node.attrs)
     except OpError as exc:
         raise ProgramError(f"{where} ({node.op}): {exc}") from None
-    except (KeyError, TypeError, IndexError, ValueError) as exc:
-        raise ProgramError(f"{where} ({node.op}): bad attributes: {type(exc).__name__}: {exc}") from None
 
 
 def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
@@ -82,9 +73,10 @@ class ProgramSketch:
 
     depth = 0
 
-    def __init__(self, chooser: Chooser, dtypes: Sequence[str] = DTYPES):
+    def __init__(self, chooser: Chooser, dtypes: Sequence[str] = DTYPES, ops: Sequence | None = None):
         self.chooser = chooser
         self.dtypes = tuple(dtypes)  # what new parameters and constants may be
+        self.ops = ops  # the OpDefs function bodies and branches draw from (None: the whole catalogue)
         self.values: list[Param | Node | None] = []
         self.infos: list = []
 
@@ -149,7 +141,7 @@ class RegionSketch(ProgramSketch):
     (placeholders), and it may add nodes and constants but no parameters of ``main``."""
 
     def __init__(self, parent: ProgramSketch, params: Sequence):
-        super().__init__(parent.chooser, parent.dtypes)
+        super().__init__(parent.chooser, parent.dtypes, parent.ops)
         self.depth = parent.depth + 1
         self.values = [None] * len(params)
         self.infos = list(params)

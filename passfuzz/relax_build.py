@@ -24,10 +24,7 @@ from .catalogue import BY_NAME
 from .catalogue.base import TupleInfo
 from .catalogue.structure import analyse_region
 from .graph import analyse
-from .program import Node, Param, Program
-
-_OUTSIDE_DATAFLOW = ("if",)  # and local calls: see _outside_dataflow
-
+from .program import Node, Program
 
 def build_module(program: Program) -> tvm.IRModule:
     """A fresh IRModule: ``main`` (with ``num_input`` when there are weights) and a private
@@ -41,7 +38,7 @@ def build_module(program: Program) -> tvm.IRModule:
     main_params = []
     for entry in program.signature():
         if isinstance(entry, tuple):
-            var = relax.Var(program.tuple_param_name(entry), _type(_leaf_types(program, infos, entry)))
+            var = relax.Var(program.tuple_param_name(entry), _type(_leaf_types(infos, entry)))
             _bind_leaves(var, entry, exprs)
         else:
             var = relax.Var(program.param_name(entry), _type(infos[entry]))
@@ -63,8 +60,9 @@ def _type(info):
     return relax.TensorType(info.shape, info.dtype)
 
 
-def _leaf_types(program, infos, entry):
-    return TupleInfo(tuple(_leaf_types(program, infos, e) if isinstance(e, tuple) else infos[e] for e in entry))
+def _leaf_types(infos, entry) -> TupleInfo:
+    """The facts of a tuple parameter, from those of its inputs."""
+    return TupleInfo(tuple(_leaf_types(infos, e) if isinstance(e, tuple) else infos[e] for e in entry))
 
 
 def _bind_leaves(expr, entry, exprs) -> None:
@@ -79,7 +77,8 @@ def _bind_leaves(expr, entry, exprs) -> None:
 
 
 def _outside_dataflow(node: dict) -> bool:
-    return node["op"] in _OUTSIDE_DATAFLOW or (node["op"] == "call" and node["attrs"].get("local", False))
+    """Relax binds If and local functions outside dataflow blocks."""
+    return node["op"] == "if" or (node["op"] == "call" and node["attrs"].get("local", False))
 
 
 def _private_functions(bb, nodes, prefix: str) -> dict[str, relax.GlobalVar]:
@@ -150,8 +149,9 @@ def _emit_body(bb, nodes, exprs, outputs, functions, prefix: str, dataflow: bool
     for s, (_, seg) in enumerate(segments):
         for i, node in seg:
             leaving.update(a for a in node["args"] if a in segment_of and segment_of[a] != s)
-    last_is_dataflow = bool(segments) and segments[-1][0]
-    leaving.update(o for o in outputs if not last_is_dataflow or segment_of.get(o, len(segments) - 1) != len(segments) - 1)
+    final = len(segments) - 1
+    result_inside = segments[-1][0] if segments else False
+    leaving.update(o for o in outputs if not result_inside or segment_of.get(o, final) != final)
 
     def result_expr():
         outs = [exprs[o] for o in outputs]
@@ -159,12 +159,11 @@ def _emit_body(bb, nodes, exprs, outputs, functions, prefix: str, dataflow: bool
 
     result = None
     for s, (inside, seg) in enumerate(segments):
-        last = s == len(segments) - 1
         if inside:
             with bb.dataflow():
                 for i, node in seg:
                     _emit_node(bb, i, node, exprs, functions, prefix, output=i in leaving)
-                if last:
+                if s == final:
                     result = bb.emit_output(result_expr())
         else:
             for i, node in seg:

@@ -90,7 +90,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     @st.composite
     def draw_program(draw) -> Program:
         chooser = _DrawChooser(draw)
-        sketch = ProgramSketch(chooser, dtypes)
+        sketch = ProgramSketch(chooser, dtypes, chosen)
         sketch.add_param(*_param_spec(draw, dtypes, max_rank), role="input")
         while len(sketch.values) < max_params and draw(st.booleans()):
             sketch.add_param(*_param_spec(draw, dtypes, max_rank), role=draw(st.sampled_from(["input", "weight"])))

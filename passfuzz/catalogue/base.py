@@ -169,6 +169,7 @@ class Sketch(Protocol):
 
     infos: list[ValueInfo]
     depth: int  # 0 in main, 1 inside a function body or branch, ...
+    ops: Sequence | None  # the OpDefs a function body or branch may draw (None: all)
 
     def candidates(self, accept: Callable[[ValueInfo], bool], tuples: bool = False) -> list[int]: ...
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 from .base import Chooser, OpDef, OpError, Sketch, TupleInfo, ValueInfo, require, same_type, valid
 
 MAX_DEPTH = 2  # regions inside regions inside main
@@ -23,21 +25,14 @@ MAX_DEPTH = 2  # regions inside regions inside main
 
 def analyse_region(region: dict, params: Sequence) -> list:
     """The facts of every value of ``region`` (its parameters first); raises OpError."""
-    from . import BY_NAME  # the registry imports this module
+    from . import infer_application  # the registry imports this module
 
     infos = list(params)
     for j, node in enumerate(region["values"]):
-        op = BY_NAME.get(node["op"])
-        require(op is not None, f"region value {j}: unknown op {node['op']!r}")
-        args = [int(a) for a in node["args"]]
-        require(all(0 <= a < len(infos) for a in args), f"region value {j}: operand refers to a later value")
-        operands = [infos[a] for a in args]
-        require(op.takes_tuples or not any(isinstance(i, TupleInfo) for i in operands),
-                f"region value {j}: {op.name} takes no tuple")
         try:
-            infos.append(op.infer(operands, dict(node["attrs"])))
-        except (KeyError, TypeError, IndexError) as exc:
-            raise OpError(f"region value {j} ({op.name}): bad attributes: {exc}") from None
+            infos.append(infer_application(node["op"], [int(a) for a in node["args"]], infos, node["attrs"]))
+        except OpError as exc:
+            raise OpError(f"region value {j} ({node['op']}): {exc}") from None
     outputs = region["outputs"]
     require(len(outputs) == 1 and 0 <= outputs[0] < len(infos), "a region returns exactly one value")
     return infos
@@ -55,8 +50,6 @@ def evaluate_region(region: dict, arguments: Sequence):
 
 def reference_value(op: OpDef, arrays: list, attrs: dict):
     """An op's reference result: a numpy array, or a tuple of them for tuple-valued ops."""
-    import numpy as np
-
     result = op.reference(arrays, attrs)
     return result if isinstance(result, tuple) else np.asarray(result)
 
@@ -68,7 +61,7 @@ def _draw_region(sketch: Sketch, choose: Chooser, params: list[int], want=None, 
 
     region = sketch.region([sketch.infos[p] for p in params])
     for _ in range(choose.integer(1, ops)):
-        options = [op for op in OPS if op.applicable(region)]
+        options = [op for op in (region.ops or OPS) if op.applicable(region)]
         if options:
             op = choose.choice(options)
             region.attempt(lambda: op.propose(region, choose))
