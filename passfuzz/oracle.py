@@ -76,6 +76,8 @@ def normalize_error(text: str) -> str:
     for call in sorted(set(re.findall(r"\bR\.[\w.]+\(", line))):  # operands and types vary with the
         line = _elide_calls(line, call)  # program, the bug does not
     line = re.sub(r'dtype="\w+"', 'dtype=...', line)
+    # BlockBuilder numbers its fresh names (lv, lv1, lv6, gv2): one temporary, whatever its number.
+    line = re.sub(r"\b(lv|gv)\d+\b", r"\1", line)
     line = re.sub(r"\d+", "N", line)
     line = re.sub(r"\s+", " ", line)
     # The first sentence names the fault; what follows names where it surfaced (which op, which

@@ -3,6 +3,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests draw real TVM programs, and TVM has bugs passfuzz has not met yet. A suite that
+# passes once must pass again on the same code, so examples come from a fixed seed; set
+# HYPOTHESIS_PROFILE=explore to draw fresh ones.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 ROOT = Path(__file__).resolve().parent.parent
 

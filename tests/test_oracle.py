@@ -74,7 +74,12 @@ def test_incomparable_is_not_compared():
 
 def test_normalize_error_drops_volatile_parts():
     text = "[05:37:21] /project/src/relax/op.cc:123: Check failed: lv3 at 0xdeadbeef"
-    assert normalize_error(text) == "<src> Check failed: lvN at <addr>"
+    assert normalize_error(text) == "<src> Check failed: lv at <addr>"
+
+
+def test_normalize_error_treats_numbered_temporaries_as_one_name():
+    first, later = "IllFormed: DataflowVar lv is not defined.", "IllFormed: DataflowVar lv6 is not defined."
+    assert normalize_error(first) == normalize_error(later) != normalize_error("IllFormed: Var x6 is not defined.")
 
 
 def test_a_failing_pass_is_fingerprinted_by_the_prefix_that_ran():
