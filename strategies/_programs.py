@@ -107,7 +107,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
         while steps < max_nodes and (steps < min_nodes or draw(st.integers(0, 4)) != 0):
             # 0 (what the shrinker moves to) is a plain op; a motif counts as the ops it added.
             if mixed and draw(st.integers(0, 4)) == 4:
-                motif = draw(st.sampled_from(mixed))
+                motif = mixed[draw(st.integers(0, len(mixed) - 1))]
                 size = len(sketch.values)
                 sketch.attempt(lambda: motif.build(sketch, chooser))
                 steps += max(1, sum(1 for v in sketch.values[size:] if getattr(v, "op", "const") != "const"))

@@ -73,7 +73,15 @@ def _matmul_propose(sketch: Sketch, choose: Chooser) -> None:
     outs = [None, *(o for o in OUT_DTYPES[a.dtype] if valid(_matmul_infer, [a, probe(a, shape=(k, n))], {"out_dtype": o}))]
     attrs = {"out_dtype": choose.choice(outs)} if choose.boolean() else {}
     accept = lambda b: valid(_matmul_infer, [a, b], attrs)  # noqa: E731
-    rhs = operand(sketch, choose, shapes, a.dtype, -4, 4, accept=accept)
+    if choose.boolean():
+        rhs = operand(sketch, choose, shapes, a.dtype, -4, 4, accept=accept)
+    else:  # a weight whose columns a take selects: the pattern ReorderTakeAfterMatmul rewrites
+        m = choose.integer(1, 4)
+        shape = choose.choice([(k, m), batch + (k, m)])
+        weight = sketch.add_param(shape, a.dtype, -4, 4, "weight")
+        columns = sketch.add_const((n,), "int64", 0, m - 1)
+        # A positive axis: ReorderTakeAfterMatmul matches axis=1, not the equivalent axis=-1.
+        rhs = sketch.add("take", [weight, columns], {"axis": len(shape) - 1})
     if not accept(sketch.infos[rhs]):  # an existing operand's range may overflow in a narrower out_dtype
         attrs = {}
     sketch.add("matmul", [lhs, rhs], attrs)
