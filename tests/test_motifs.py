@@ -82,8 +82,8 @@ def test_every_motif_is_drawn(motif, monkeypatch):
         return found
 
     # Forget a build whose example was abandoned before the condition saw it.
-    fresh = st.builds(built.clear).flatmap(lambda _: relax_programs(max_nodes=6))
-    program = find(fresh, drawn, settings=DRAW, random=random.Random(0))
+    fresh = st.builds(built.clear).flatmap(lambda _: relax_programs())
+    program = find(fresh, drawn, settings=settings(DRAW, max_examples=1000), random=random.Random(0))
     analyse(program)
 
 
