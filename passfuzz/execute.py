@@ -80,6 +80,19 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
     return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired}
 
 
+def fired_passes(program: Program, passes: Sequence[PassSpec]) -> list[str]:
+    """The passes that changed the module they were given, as the optimized side counts them,
+    in process and without compiling (the fire-rate benchmark and the motif tests). A pass may
+    raise: that is for the fuzzer to judge, here it propagates."""
+    mod, fired = build_module(program), []
+    for spec in passes:
+        before = tvm_ffi.structural_hash(mod)
+        mod = spec.instantiate()(mod)
+        if tvm_ffi.structural_hash(mod) != before:
+            fired.append(spec.text)
+    return fired
+
+
 def _check_well_formed(mod) -> None:
     try:
         relax.analysis.well_formed(mod)

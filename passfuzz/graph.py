@@ -79,6 +79,7 @@ class ProgramSketch:
         self.ops = ops  # the OpDefs function bodies and branches draw from (None: the whole catalogue)
         self.values: list[Param | Node | None] = []
         self.infos: list = []
+        self.dead: set[int] = set()  # values no output is to read (dead code on purpose)
 
     def attempt(self, propose: Callable[[], None]) -> bool:
         """Run an op's ``propose``; if it needs a parameter or constant of a dtype this sketch
@@ -89,6 +90,7 @@ class ProgramSketch:
             return True
         except OpError:
             del self.values[size:], self.infos[size:]
+            self.dead = {d for d in self.dead if d < size}
             return False
 
     def candidates(self, accept: Callable[[ValueInfo], bool], tuples: bool = False) -> list[int]:
@@ -122,9 +124,15 @@ class ProgramSketch:
         self.infos.append(param_info(self.values[-1]))
         return len(self.values) - 1
 
+    def mark_dead(self, index: int) -> None:
+        """Leave value ``index`` out of the outputs while nothing reads it (a motif's dead code)."""
+        self.dead.add(index)
+
     def sinks(self) -> list[int]:
+        """The values no node consumes, except those marked dead (unless nothing else is left)."""
         used = {a for v in self.values if isinstance(v, Node) for a in v.args}
-        return [i for i, v in enumerate(self.values) if isinstance(v, Node) and i not in used]
+        sinks = [i for i, v in enumerate(self.values) if isinstance(v, Node) and i not in used]
+        return [i for i in sinks if i not in self.dead] or sinks
 
     def finish(self, outputs: Sequence[int]) -> Program:
         values = []

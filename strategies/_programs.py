@@ -12,6 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 from passfuzz.catalogue import BY_NAME, DTYPES, OPS, is_int
 from passfuzz.catalogue.base import representable
+from passfuzz.catalogue.motifs import motifs_within
 from passfuzz.graph import ProgramSketch
 from passfuzz.program import Program
 
@@ -64,7 +65,8 @@ def _param_spec(draw, dtypes: Sequence[str], max_rank: int):
 
 
 def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = DTYPES, min_nodes: int = 1,
-                   max_nodes: int = 10, max_params: int = 3, max_rank: int = 3) -> st.SearchStrategy[Program]:
+                   max_nodes: int = 10, max_params: int = 3, max_rank: int = 3,
+                   motifs: bool = True) -> st.SearchStrategy[Program]:
     """Well-typed Relax programs as passfuzz Programs (plain data; build them with
     ``passfuzz.relax_build.build_module``).
 
@@ -75,10 +77,13 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     the declared parameter ranges.
 
     ``ops`` restricts the catalogue (names, see ``passfuzz.catalogue.BY_NAME``); ``dtypes``
-    restricts the dtypes of parameters and constants.
+    restricts the dtypes of parameters and constants. With ``motifs``, about one step in five
+    adds a motif instead of one op (``passfuzz.catalogue.motifs``): a subgraph some pass
+    rewrites, such as matmuls sharing an operand or batch_norm after conv2d; with ``ops``, only
+    the motifs made of those ops.
 
-    Examples from this strategy shrink toward fewer nodes, ops earlier in the catalogue,
-    smaller shapes, float32, and arguments near zero."""
+    Examples from this strategy shrink toward fewer nodes, no motifs, ops earlier in the
+    catalogue, smaller shapes, float32, and arguments near zero."""
     chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops if n in BY_NAME]) if op.propose]
     if ops is not None and set(ops) - set(BY_NAME):
         raise InvalidArgument(f"unknown op(s): {sorted(set(ops) - set(BY_NAME))}")
@@ -86,6 +91,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
         raise InvalidArgument(f"dtypes must be a non-empty subset of {DTYPES}")
     if not 0 <= min_nodes <= max_nodes or max_params < 1:
         raise InvalidArgument("need 0 <= min_nodes <= max_nodes and max_params >= 1")
+    mixed = motifs_within(ops) if motifs else []
 
     @st.composite
     def draw_program(draw) -> Program:
@@ -100,6 +106,13 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
         steps = 0
         # One continue-or-stop choice per node keeps deleting a node a local change for the shrinker.
         while steps < max_nodes and (steps < min_nodes or draw(st.integers(0, 4)) != 0):
+            # 0 (what the shrinker moves to) is a plain op; a motif counts as the ops it added.
+            if mixed and draw(st.integers(0, 4)) == 4:
+                motif = mixed[draw(st.integers(0, len(mixed) - 1))]
+                size = len(sketch.values)
+                sketch.attempt(lambda: motif.build(sketch, chooser))
+                steps += max(1, sum(1 for v in sketch.values[size:] if getattr(v, "op", "const") != "const"))
+                continue
             # Draw from the fixed list and take the next applicable op from there: the same
             # choice keeps meaning the same op when an earlier node is shrunk away.
             start = (offset + draw(st.integers(0, len(chosen) - 1))) % len(chosen)

@@ -9,8 +9,8 @@ from typing import Callable
 
 import numpy as np
 
-from .base import (FLOATS, NUMERIC, Chooser, OpDef, OpError, Sketch, ValueInfo, checked, is_int, normalize_axis,
-                   pick, require, valid)
+from .base import (FLOATS, NUMERIC, ROUNDING, RTOL, Chooser, OpDef, OpError, Sketch, ValueInfo, checked, is_int,
+                   normalize_axis, pick, require, valid)
 
 
 def _reduced_axes(x: ValueInfo, axis) -> list[int]:
@@ -200,11 +200,20 @@ def _softmax_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     (x,) = args
     require(x.dtype in FLOATS and x.rank >= 1, "softmax needs a float tensor of rank >= 1")
     normalize_axis(attrs["axis"], x.rank)
+    # An inexact operand may differ by its rounding slack after a legal rewrite (a reassociated
+    # matmul chain); softmax passes that difference on to its [0, 1] output, whose tolerance
+    # does not grow with the operand's magnitude (as in attention's scores).
+    require(x.exact or ROUNDING[x.dtype] * x.magnitude <= RTOL[x.dtype] / 2,
+            f"softmax of an inexact operand up to {x.magnitude:g} is too sensitive to rounding in {x.dtype}")
     return checked(x.shape, x.dtype, 0.0, 1.0, False)
 
 
+def _softmax_accepts(info: ValueInfo) -> bool:
+    return info.dtype in FLOATS and info.rank >= 1 and valid(_softmax_infer, [info], {"axis": -1})
+
+
 def _softmax_propose(sketch: Sketch, choose: Chooser) -> None:
-    x = pick(sketch, choose, lambda i: i.dtype in FLOATS and i.rank >= 1)
+    x = pick(sketch, choose, _softmax_accepts)
     rank = sketch.infos[x].rank
     sketch.add("softmax", [x], {"axis": choose.choice([-1, *range(rank - 1)])})
 
@@ -216,7 +225,7 @@ def _softmax_reference(args, attrs):
 
 
 SOFTMAX = OpDef("softmax", _softmax_infer, lambda R, args, at: R.op.nn.softmax(args[0], axis=at["axis"]),
-                _softmax_reference, _softmax_propose, lambda i: i.dtype in FLOATS and i.rank >= 1)
+                _softmax_reference, _softmax_propose, _softmax_accepts)
 
 
 def _log_softmax_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:

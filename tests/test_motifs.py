@@ -1,0 +1,112 @@
+"""Motifs: each is drawn, analyses cleanly, and makes the passes it names fire; shrinking
+still reaches small programs without them."""
+
+import dataclasses
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import strategies as st
+
+from passfuzz.catalogue.motifs import MOTIFS, motifs_within
+from passfuzz.execute import fired_passes
+from passfuzz.graph import ProgramSketch, analyse
+from passfuzz.isolate import run_forked
+from passfuzz.pass_catalogue import with_prerequisites
+from passfuzz.passes import PassSpec
+from strategies import _programs as programs_module, relax_programs
+from tests.catalogue_support import SeededChooser
+
+DRAW = settings(max_examples=300, database=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck),
+                deadline=None)
+
+
+class RandomArrays(SeededChooser):
+    """SeededChooser with arrays drawn in [lo, hi] (not all at the bound)."""
+
+    def array(self, shape, dtype, lo, hi):
+        values = np.array([self.rng.uniform(lo, hi) for _ in range(int(np.prod(shape)))]).reshape(shape)
+        return values.astype(dtype) if dtype.startswith("float") else np.round(values).astype(dtype)
+
+
+def motif_program(motif, seed):
+    """A program made of ``motif`` alone, or None when it does not fit this draw."""
+    chooser = RandomArrays(seed)
+    sketch = ProgramSketch(chooser)
+    if not sketch.attempt(lambda: motif.build(sketch, chooser)):
+        return None
+    return sketch.finish(sketch.sinks())
+
+
+def _built(motif):
+    return [p for p in (motif_program(motif, seed) for seed in range(8)) if p is not None]
+
+
+@pytest.mark.parametrize("motif", MOTIFS, ids=lambda m: m.name)
+def test_motif_programs_analyse_and_use_only_their_ops(motif):
+    programs = _built(motif)
+    assert len(programs) >= 4, "the motif rarely fits an empty sketch"
+    for program in programs:
+        analyse(program)
+        assert set(program.op_counts()) <= motif.ops | {"const"}
+
+
+@pytest.mark.parametrize("motif", MOTIFS, ids=lambda m: m.name)
+def test_motif_makes_its_passes_fire(motif):
+    for name in motif.passes:
+        specs = with_prerequisites([PassSpec(name)])
+        outcomes = []
+        for program in _built(motif):
+            child = run_forked(lambda: fired_passes(program, specs), timeout=120)  # a pass may crash
+            outcomes.append(child.status == "ok" and name in child.value)
+        # A pass may refuse a few draws (or crash on them: TVM bugs the fuzzer reports).
+        assert sum(outcomes) >= len(outcomes) / 2, f"{name} fired on {sum(outcomes)} of {len(outcomes)}"
+
+
+@pytest.mark.parametrize("motif", MOTIFS, ids=lambda m: m.name)
+def test_every_motif_is_drawn(motif, monkeypatch):
+    built = []
+
+    def build(sketch, choose):
+        motif.build(sketch, choose)
+        built.append(True)  # reached only when the motif fitted (else attempt() undid it)
+
+    recording = dataclasses.replace(motif, build=build)
+    monkeypatch.setattr(programs_module, "motifs_within",
+                        lambda ops: [recording if m is motif else m for m in MOTIFS])
+
+    def drawn(program):
+        found = bool(built)
+        built.clear()
+        return found
+
+    # Forget a build whose example was abandoned before the condition saw it.
+    fresh = st.builds(built.clear).flatmap(lambda _: relax_programs())
+    program = find(fresh, drawn, settings=settings(DRAW, max_examples=1000), random=random.Random(0))
+    analyse(program)
+
+
+def test_motifs_can_be_switched_off_and_follow_an_ops_restriction():
+    assert {m.name for m in motifs_within(["matmul", "permute_dims"])} == {"matmul_chain", "transpose_matmul"}
+    assert [m.name for m in motifs_within(["add"])] == ["repeated_subexpression"]
+    seen = set()
+
+    @settings(DRAW, max_examples=100)
+    @given(relax_programs(ops=["exp"], motifs=False))
+    def collect(program):
+        seen.update(program.op_counts())
+
+    collect()
+    assert seen <= {"exp", "const"}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("op, most", [("exp", 1), ("matmul", 2)])
+def test_shrinking_drops_motifs_it_does_not_need(op, most, seed):
+    """Shrinking still ends in a few nodes around the op: motifs add several nodes at once, and
+    one that holds the op (a matmul chain) is a local minimum of at most two of them."""
+    program = find(relax_programs(), lambda p: op in p.op_counts(),
+                   settings=settings(DRAW, max_examples=2000, phases=[Phase.generate, Phase.shrink]),
+                   random=random.Random(seed))
+    assert program.op_counts()[op] <= most and len(program.nodes) <= 5, program.summary()
