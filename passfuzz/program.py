@@ -3,8 +3,8 @@
 A Program is plain data: an SSA list of values, each either a function parameter (with its
 declared value range and its concrete argument) or an op application that names earlier values
 by index. It holds no TVM object; the Relax module, the numpy reference and the reproducer are
-all derived from it. ``to_json``/``from_json`` round-trip it exactly (float16 and float32
-values survive a trip through a Python float unchanged).
+all derived from it. ``to_json``/``from_json`` round-trip it exactly (float32, float16 and
+bfloat16 values survive a trip through a Python float unchanged).
 
 Parameters are of two roles. ``input`` parameters are runtime inputs; ``weight`` parameters
 are model weights. The built ``main`` lists inputs first, then weights, and carries the
@@ -19,6 +19,7 @@ from typing import Any, Union
 
 import numpy as np
 
+from .catalogue.base import numpy_dtype
 
 
 class ProgramError(ValueError):
@@ -35,7 +36,7 @@ class Param:
     role: str = "input"  # "input" or "weight"
 
     def array(self) -> np.ndarray:
-        return np.array(self.value, dtype=self.dtype).reshape(self.shape)
+        return np.array(self.value, dtype=numpy_dtype(self.dtype)).reshape(self.shape)
 
 
 @dataclass(frozen=True)
