@@ -25,7 +25,7 @@ from strategies import relax_programs
 def _sample(job: tuple[int, int, int, tuple[str, ...] | None]) -> dict:
     examples, job_seed, max_nodes, dtypes = job
     found = {"examples": 0, "defects": collections.Counter(), "mismatches": collections.Counter(),
-             "ops": collections.Counter(), "samples": {}}
+             "ops": collections.Counter(), "samples": {}, "programs": {}}
 
     @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
@@ -42,7 +42,8 @@ def _sample(job: tuple[int, int, int, tuple[str, ...] | None]) -> dict:
             found["samples"].setdefault(key, program.to_json())
         elif verdict.finding is not None:
             found["mismatches"][verdict.finding.signature] += 1
-            found["samples"].setdefault(verdict.finding.signature, program.summary())
+            found["samples"].setdefault(verdict.finding.signature, f"{program.summary()}: {verdict.finding.message}")
+            found["programs"].setdefault(verdict.finding.signature, program.to_json())
 
     one()
     return found

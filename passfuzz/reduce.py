@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from .catalogue.base import numpy_dtype
 from .graph import analyse, evaluate
 from .program import Node, Param, Program, ProgramError
 
@@ -35,7 +36,7 @@ def _as_param(program: Program, index: int) -> Program | None:
     infos = analyse(program, check_values=False)
     info = infos[index]
     sub = Program(program.values[:index + 1], (index,))
-    array = np.asarray(evaluate(sub)[0]).astype(info.dtype)
+    array = np.asarray(evaluate(sub)[0]).astype(numpy_dtype(info.dtype))
     if not np.all(np.isfinite(array.astype("float64"))):
         return None
     lo, hi = float(array.min()), float(array.max())
