@@ -100,7 +100,7 @@ NORM_DTYPES = ("float32", "float16")
 
 
 def _float_operands(args: list[ValueInfo], name: str, dtypes: tuple[str, ...] = FLOATS) -> None:
-    require(args[0].dtype in dtypes, f"{name} is drawn for {'/'.join(dtypes)} only")
+    require(args[0].dtype in dtypes, f"{name} is drawn for floats only ({', '.join(dtypes)})")
     require(all(a.dtype == args[0].dtype for a in args), f"{name}'s operands must share a dtype")
 
 
