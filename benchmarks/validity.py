@@ -2,7 +2,7 @@
 unoptimized (else a generator defect) and agree with the numpy reference (else a reference
 mismatch: a TVM bug or a catalogue mistake). No passes are applied.
 
-    python benchmarks/validity.py [--examples N] [--processes N] [--seed N] [--max-nodes N]
+    python benchmarks/validity.py [--examples N] [--processes N] [--seed N] [--max-nodes N] [--dtypes D,...]
 
 Prints the counts, the defect rate, each distinct failure with a sample, how often each op was
 drawn, and examples per second.
@@ -22,15 +22,15 @@ from passfuzz.engine import check
 from strategies import relax_programs
 
 
-def _sample(job: tuple[int, int, int]) -> dict:
-    examples, job_seed, max_nodes = job
+def _sample(job: tuple[int, int, int, tuple[str, ...] | None]) -> dict:
+    examples, job_seed, max_nodes, dtypes = job
     found = {"examples": 0, "defects": collections.Counter(), "mismatches": collections.Counter(),
-             "ops": collections.Counter(), "samples": {}}
+             "ops": collections.Counter(), "samples": {}, "programs": {}}
 
     @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @seed(job_seed)
-    @given(relax_programs(max_nodes=max_nodes))
+    @given(relax_programs(max_nodes=max_nodes, **({"dtypes": dtypes} if dtypes else {})))
     def one(program):
         found["examples"] += 1
         found["ops"].update(program.op_counts())
@@ -42,7 +42,8 @@ def _sample(job: tuple[int, int, int]) -> dict:
             found["samples"].setdefault(key, program.to_json())
         elif verdict.finding is not None:
             found["mismatches"][verdict.finding.signature] += 1
-            found["samples"].setdefault(verdict.finding.signature, program.summary())
+            found["samples"].setdefault(verdict.finding.signature, f"{program.summary()}: {verdict.finding.message}")
+            found["programs"].setdefault(verdict.finding.signature, program.to_json())
 
     one()
     return found
@@ -54,10 +55,12 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-nodes", type=int, default=10)
+    parser.add_argument("--dtypes", help="comma-separated dtypes of parameters and constants (default: all)")
     args = parser.parse_args()
+    dtypes = tuple(args.dtypes.split(",")) if args.dtypes else None
     rng = random.Random(args.seed)
     chunk = 100  # many short Hypothesis runs, as the engine's rounds
-    jobs = [(min(chunk, args.examples - start), rng.randrange(2**32), args.max_nodes)
+    jobs = [(min(chunk, args.examples - start), rng.randrange(2**32), args.max_nodes, dtypes)
             for start in range(0, args.examples, chunk)]
     started = time.perf_counter()
     total = {"examples": 0, "defects": collections.Counter(), "mismatches": collections.Counter(),

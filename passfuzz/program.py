@@ -3,8 +3,8 @@
 A Program is plain data: an SSA list of values, each either a function parameter (with its
 declared value range and its concrete argument) or an op application that names earlier values
 by index. It holds no TVM object; the Relax module, the numpy reference and the reproducer are
-all derived from it. ``to_json``/``from_json`` round-trip it exactly (float16 and float32
-values survive a trip through a Python float unchanged).
+all derived from it. ``to_json``/``from_json`` round-trip it exactly (float32, float16 and
+bfloat16 values survive a trip through a Python float unchanged).
 
 An input may sit inside a tuple parameter of ``main``: its ``pack`` is (group, item, ...), and
 the inputs of one group form one (nested) tuple parameter, items ordered by their paths (so
@@ -23,6 +23,7 @@ from typing import Any, Union
 
 import numpy as np
 
+from .catalogue.base import numpy_dtype
 
 
 class ProgramError(ValueError):
@@ -40,7 +41,7 @@ class Param:
     pack: tuple[int, ...] = ()  # (group, item, ...) inside a tuple parameter; () = a tensor parameter
 
     def array(self) -> np.ndarray:
-        return np.array(self.value, dtype=self.dtype).reshape(self.shape)
+        return np.array(self.value, dtype=numpy_dtype(self.dtype)).reshape(self.shape)
 
 
 @dataclass(frozen=True)

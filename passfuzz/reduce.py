@@ -20,7 +20,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from .catalogue.base import ValueInfo, same_type
+from .catalogue.base import ValueInfo, numpy_dtype, same_type
 from .graph import analyse, evaluate
 from .program import Node, Param, Program, ProgramError
 
@@ -38,7 +38,7 @@ def _as_param(program: Program, index: int) -> Program | None:
     if not isinstance(info, ValueInfo):  # a tuple value: its parts are cut instead
         return None
     sub = Program(program.values[:index + 1], (index,))
-    array = np.asarray(evaluate(sub)[0]).astype(info.dtype)
+    array = np.asarray(evaluate(sub)[0]).astype(numpy_dtype(info.dtype))
     if not np.all(np.isfinite(array.astype("float64"))):
         return None
     lo, hi = float(array.min()), float(array.max())

@@ -55,8 +55,10 @@ def _array_literal(array) -> str:
     """An array (or a tuple of arrays, for a tuple parameter) as Python source."""
     if isinstance(array, tuple):
         return "(" + "".join(f"{_array_literal(item)}, " for item in array) + ")"
-    # tolist() then repr() round-trips float16/float32 exactly; -0.0 keeps its sign.
-    return f"np.array({array.tolist()!r}, dtype={array.dtype.name!r})"
+    # tolist() then repr() round-trips float32/float16/bfloat16 exactly; -0.0 keeps its sign.
+    # numpy has no bfloat16 of its own: ml_dtypes (a dependency of tvm) provides it.
+    dtype = "ml_dtypes.bfloat16" if array.dtype.name == "bfloat16" else repr(array.dtype.name)
+    return f"np.array({array.tolist()!r}, dtype={dtype})"
 
 
 def _const_literal(array: np.ndarray) -> str:
@@ -243,11 +245,7 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
     header = (f'"""passfuzz reproducer {finding.kind}-{finding.fingerprint}: {finding.kind} {what}.\n\n'
               f'{finding.message}\n\n'
               f'Needs only tvm and numpy. Exits 1 while the bug reproduces, 0 once it is fixed.\n"""\n')
-    return (header +
-            "import importlib\nimport os\nimport pickle\nimport shutil\nimport signal\nimport sys\nimport tempfile\n\n"
-            "import numpy as np\nimport tvm\nfrom tvm import relax\n"
-            "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tirx as T\n\n"
-            f"KIND = {finding.kind!r}\nTARGET = {target!r}\nTIMEOUT = {int(max(1, timeout))}\n"
+    body = (f"KIND = {finding.kind!r}\nTARGET = {target!r}\nTIMEOUT = {int(max(1, timeout))}\n"
             f"NUM_INPUT = {program.num_input!r}\n"
             f"ARGS = [{args}\n]\n"
             f"PASSES = [  # (name, constructor, check well_formed after it){passes_text}\n]\n"
@@ -256,6 +254,12 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
             f"EXPECTED = {expected}  # numpy's outputs, for a reference mismatch only\n"
             f"BUILD = {build.as_dict()!r}  # how the optimized side is compiled (see load)\n\n\n"
             + mod_script + _LOADER + "\n" + _RUNNER)
+    bfloat16 = "import ml_dtypes\n" if "ml_dtypes.bfloat16" in body else ""
+    return (header +
+            "import importlib\nimport os\nimport pickle\nimport shutil\nimport signal\nimport sys\nimport tempfile\n\n"
+            f"{bfloat16}import numpy as np\nimport tvm\nfrom tvm import relax\n"
+            "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tirx as T\n\n"
+            + body)
 
 
 # The one implementation of compiling a side, copied into every script (see passfuzz.standalone).

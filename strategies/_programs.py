@@ -11,7 +11,7 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 
 from passfuzz.catalogue import BY_NAME, DTYPES, OPS, is_int
-from passfuzz.catalogue.base import representable
+from passfuzz.catalogue.base import numpy_dtype, representable
 from passfuzz.catalogue.motifs import motifs_within
 from passfuzz.graph import ProgramSketch
 from passfuzz.program import Program
@@ -31,10 +31,21 @@ def tensor_values(shape: tuple[int, ...], dtype: str, lo: float, hi: float) -> s
         elements = st.booleans()
     elif is_int(dtype):
         elements = st.integers(int(np.ceil(lo)), int(np.floor(hi)))
+    elif dtype == "bfloat16":  # float32 draws rounded to bfloat16, then moved back inside [lo, hi]
+        elements = st.floats(lo, hi, width=32, allow_nan=False, allow_infinity=False,
+                             allow_subnormal=False).map(lambda x: _bfloat16_within(x, lo, hi))
     else:
         width = 16 if dtype == "float16" else 32
         elements = st.floats(lo, hi, width=width, allow_nan=False, allow_infinity=False, allow_subnormal=False)
-    return hnp.arrays(np.dtype(dtype), tuple(shape), elements=elements)
+    return hnp.arrays(numpy_dtype(dtype), tuple(shape), elements=elements)
+
+
+def _bfloat16_within(x: float, lo: float, hi: float) -> float:
+    """The bfloat16 nearest to x, or its neighbour toward x when rounding left [lo, hi]."""
+    value = np.array(x, numpy_dtype("bfloat16"))
+    if value < lo or value > hi:
+        value = np.nextafter(value, np.array(np.inf if value < lo else -np.inf, value.dtype))
+    return float(value)
 
 
 class _DrawChooser:

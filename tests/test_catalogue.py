@@ -1,9 +1,10 @@
 """The op catalogue: its type and range rules reject what would be invalid or undefined."""
 
+import numpy as np
 import pytest
 
 from passfuzz.catalogue import BY_NAME, OPS
-from passfuzz.catalogue.base import OpError
+from passfuzz.catalogue.base import OpError, numpy_dtype
 
 from .catalogue_support import F
 
@@ -64,3 +65,15 @@ def test_ranges_propagate():
     matmul = BY_NAME["matmul"].infer([F((2, 3), -1, 2), F((5, 3, 4), 0, 3)], {})
     assert matmul.shape == (5, 2, 4) and (matmul.lo, matmul.hi) == (approx(-9), approx(18))
     assert BY_NAME["matmul"].infer([F((2, 3), -1, 2, "int32"), F((3, 4), 0, 3, "int32")], {}).hi == 18
+
+
+@pytest.mark.parametrize("op, attrs, want", [
+    ("cumsum", {"axis": 0, "exclusive": False}, [0.5, 0.75, 1.0]),
+    ("cumprod", {"axis": 0, "exclusive": False}, [0.5, 0.125, 0.03125]),
+    ("collapse_sum_to", {"shape": [1]}, [1.0]),
+])
+def test_float_references_keep_bfloat16_fractions(op, attrs, want):
+    # a bfloat16 array's numpy kind is not "f": a reference that asks the kind would truncate
+    x = np.array([0.5, 0.25, 0.25], dtype=numpy_dtype("bfloat16"))
+    out = BY_NAME[op].reference([x], attrs)
+    assert out.dtype == x.dtype and out.astype("float64").tolist() == want

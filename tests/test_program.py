@@ -5,6 +5,7 @@ import json
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 
+from passfuzz.catalogue.base import numpy_dtype
 from passfuzz.graph import analyse
 from passfuzz.program import Node, Param, Program, ProgramError
 from strategies import relax_programs
@@ -54,3 +55,13 @@ def test_param_order_puts_weights_last_and_sets_num_input():
     assert [i for i, _ in program.params] == [1, 0]
     assert program.num_input == 1
     assert Program((x, Node("abs", (0,))), (1,)).num_input is None
+
+
+def test_bfloat16_survives_json_bit_for_bit():
+    # -0.0, the smallest normal, an 8-significant-bit value and the largest finite bfloat16
+    value = np.array([-0.0, 2.0 ** -126, 3.140625, -3.3895313892515355e38], dtype=numpy_dtype("bfloat16"))
+    param = Param((4,), "bfloat16", -4e38, 4e38, value.tolist())
+    program = Program((param, Node("negative", (0,))), (1,))
+    again = Program.from_json(json.loads(json.dumps(program.to_json())))
+    assert again.values[0].array().dtype == value.dtype
+    assert again.values[0].array().tobytes() == value.tobytes()

@@ -5,14 +5,15 @@ import random
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import strategies as st
 from tvm import relax
 
 from passfuzz.catalogue import OPS, is_int
-from passfuzz.catalogue.base import leaves
+from passfuzz.catalogue.base import leaves, numpy_dtype
 from passfuzz.graph import analyse, evaluate_all, flatten
 from passfuzz.program import Node
 from passfuzz.relax_build import build_module
-from strategies import relax_programs
+from strategies import relax_programs, tensor_values
 
 import pytest
 
@@ -118,3 +119,20 @@ def test_argument_validation():
 def test_restrictions_are_honoured(program):
     assert set(program.op_counts()) <= {"matmul", "permute_dims", "const", "take"}
     assert all(p.dtype == "float16" for _, p in program.params)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(st.data())
+def test_tensor_values_draws_bfloat16_inside_bounds_bfloat16_cannot_hold(data):
+    # 0.1 and 0.3 are float32 values between two bfloat16 ones: rounding could step outside.
+    lo, hi = data.draw(st.sampled_from([(float(np.float32(0.1)), float(np.float32(0.3))), (-4.0, 4.0), (1.0, 4.0)]))
+    array = data.draw(tensor_values((2, 3), "bfloat16", lo, hi))
+    assert array.dtype == numpy_dtype("bfloat16")
+    assert lo <= array.astype("float64").min() and array.astype("float64").max() <= hi
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(relax_programs(dtypes=["bfloat16"], max_nodes=4))
+def test_bfloat16_programs_hold_bfloat16_arguments(program):
+    analyse(program)  # declared ranges hold for the actual arguments
+    assert all(p.dtype == "bfloat16" and p.array().dtype == numpy_dtype("bfloat16") for _, p in program.params)

@@ -24,23 +24,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence, TypeVar
 
+import ml_dtypes  # numpy's bfloat16 (a dependency of apache-tvm)
 import numpy as np
 
 T = TypeVar("T")
 
-FLOATS = ("float32", "float16")
+FLOATS = ("float32", "float16", "bfloat16")
 INTS = ("int32", "int64", "int8", "uint8")
 NUMERIC = FLOATS + INTS
-DTYPES = NUMERIC + ("bool",)
+# bfloat16 after the older dtypes: Hypothesis shrinks a choice toward its first options.
+DTYPES = tuple(d for d in NUMERIC if d != "bfloat16") + ("bfloat16", "bool")
 
 # The range an integer value may reach: overflow is undefined behaviour in TVM's codegen. int64
 # stops short of its limit so that bounds computed in float64 stay exact.
 INT_RANGE = {"int32": (-2**31, 2**31 - 1), "int64": (-2**62, 2**62), "int8": (-128, 127), "uint8": (0, 255)}
 # Largest magnitude a float value may reach: far from overflow, so that a rewrite's legal
 # rounding difference stays a rounding difference.
-FLOAT_LIMIT = {"float32": 1e12, "float16": 1e4}
+# bfloat16 has float32's exponent range, so float32's limit.
+FLOAT_LIMIT = {"float32": 1e12, "float16": 1e4, "bfloat16": 1e12}
 # Relative tolerance of a float comparison; the absolute part scales with the value bound.
-RTOL = {"float32": 1e-4, "float16": 2e-2}
+# bfloat16 keeps 8 significant bits, so one rounding errs by up to 2**-8 (0.4%) relative;
+# 2**-4 allows 16 of them, for a legal rewrite that reorders a chain of roundings (float16's
+# 2e-2 is about 40 of its 2**-11).
+RTOL = {"float32": 1e-4, "float16": 2e-2, "bfloat16": 2**-4}
+
+
+def numpy_dtype(name: str) -> np.dtype:
+    """The numpy dtype of a dtype name; the one place arrays get their dtype, since numpy itself
+    has no bfloat16 (``ml_dtypes`` provides it)."""
+    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
 class OpError(ValueError):
@@ -129,8 +141,8 @@ def same_type(a, b) -> bool:
 
 
 # Relative rounding slack of a float result: the bounds are computed in float64, the values
-# in the tensor's own precision.
-ROUNDING = {"float32": 1e-6, "float16": 1e-3}
+# in the tensor's own precision (about twice its unit roundoff, 2**-24, 2**-11, 2**-8).
+ROUNDING = {"float32": 1e-6, "float16": 1e-3, "bfloat16": 8e-3}
 
 
 def checked(shape, dtype: str, lo: float, hi: float, exact: bool) -> ValueInfo:

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from .base import (DTYPES, NUMERIC, Chooser, OpDef, Sketch, ValueInfo, broadcastable_shapes, checked,
-                   is_float, is_int, pick, representable, require)
+                   is_float, is_int, numpy_dtype, pick, representable, require)
 
 
 def _shape(shape) -> tuple[int, ...]:
@@ -26,6 +26,11 @@ def _shape(shape) -> tuple[int, ...]:
 def _dtype(dtype) -> str:
     require(dtype in DTYPES, f"unsupported dtype {dtype!r}")
     return dtype
+
+
+def _like_dtype(x: np.ndarray, attrs: dict) -> np.dtype:
+    """The dtype of a *_like op's result: its ``dtype`` attribute, or else its operand's."""
+    return numpy_dtype(attrs["dtype"]) if attrs["dtype"] else x.dtype
 
 
 def _int(value) -> bool:
@@ -41,7 +46,7 @@ def _scalar(value, dtype: str) -> float:
     else:
         require(isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
                 and representable(dtype, value, value), f"fill value {value!r} does not fit {dtype}")
-    return float(np.array(value, dtype=dtype))
+    return float(np.array(value, dtype=numpy_dtype(dtype)))
 
 
 def _fill_values(dtype: str) -> list:
@@ -70,7 +75,8 @@ def _constant(name: str, value: int):
         sketch.add(name, [], {"shape": list(shape), "dtype": like.dtype})
 
     return OpDef(name, infer, lambda R, args, at: getattr(R.op, name)(at["shape"], at["dtype"]),
-                 lambda args, at: np.full(at["shape"], value, dtype=at["dtype"]), propose, lambda i: True,
+                 lambda args, at: np.full(at["shape"], value, dtype=numpy_dtype(at["dtype"])), propose,
+                 lambda i: True,
                  notes="No operand; drawn with the dtype and a broadcastable shape of an existing value.")
 
 
@@ -92,7 +98,8 @@ def _full_propose(sketch: Sketch, choose: Chooser) -> None:
 
 FULL = OpDef("full", _full_infer,
              lambda R, args, at: R.op.full(at["shape"], R.const(at["value"], at["dtype"]), at["dtype"]),
-             lambda args, at: np.full(at["shape"], at["value"], dtype=at["dtype"]), _full_propose, lambda i: True,
+             lambda args, at: np.full(at["shape"], at["value"], dtype=numpy_dtype(at["dtype"])), _full_propose,
+             lambda i: True,
              notes="The fill value is a relax.const of the result dtype (a float fill of an int tensor would "
                    "truncate).")
 
@@ -140,7 +147,8 @@ def _arange_propose(sketch: Sketch, choose: Chooser) -> None:
 
 ARANGE = OpDef("arange", _arange_infer,
                lambda R, args, at: R.op.arange(at["start"], at["end"], at["step"], at["dtype"]),
-               lambda args, at: np.arange(at["start"], at["end"], at["step"], dtype=at["dtype"]), _arange_propose,
+               lambda args, at: np.arange(at["start"], at["end"], at["step"], dtype=numpy_dtype(at["dtype"])),
+               _arange_propose,
                lambda i: i.dtype in NUMERIC,
                notes="LegalizeOps folds a constant arange with numpy.arange. Float bounds are kept dyadic "
                      "so that the length and the elements do not depend on the precision.")
@@ -171,7 +179,8 @@ def _eye_propose(sketch: Sketch, choose: Chooser) -> None:
 
 
 EYE = OpDef("eye", _eye_infer, lambda R, args, at: R.op.eye(at["n"], at["m"], at["k"], at["dtype"]),
-            lambda args, at: np.eye(at["n"], at["m"], at["k"], dtype=at["dtype"]), _eye_propose, lambda i: True)
+            lambda args, at: np.eye(at["n"], at["m"], at["k"], dtype=numpy_dtype(at["dtype"])), _eye_propose,
+            lambda i: True)
 
 
 def _eye_like_infer(args, attrs):
@@ -213,7 +222,7 @@ def _constant_like(name: str, value: int):
         sketch.add(name, [x], {"dtype": choose.choice([None, *DTYPES]) if choose.boolean() else None})
 
     return OpDef(name, infer, lambda R, args, at: getattr(R.op, name)(args[0], at["dtype"]),
-                 lambda args, at: np.full(args[0].shape, value, dtype=at["dtype"] or args[0].dtype), propose,
+                 lambda args, at: np.full(args[0].shape, value, dtype=_like_dtype(args[0], at)), propose,
                  lambda i: True, notes="dtype None keeps the operand's dtype.")
 
 
@@ -242,7 +251,7 @@ def _full_like_emit(R, args, at):
 
 
 FULL_LIKE = OpDef("full_like", _full_like_infer, _full_like_emit,
-                  lambda args, at: np.full(args[0].shape, at["value"], dtype=at["dtype"] or args[0].dtype),
+                  lambda args, at: np.full(args[0].shape, at["value"], dtype=_like_dtype(args[0], at)),
                   _full_like_propose, lambda i: True,
                   notes="The fill value is a relax.const of the result dtype; dtype None keeps the operand's.")
 

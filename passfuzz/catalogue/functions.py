@@ -38,7 +38,8 @@ from .elementwise import ABS, ADD, CLIP, CONST
 Rule = Callable[[ValueInfo, dict], tuple[float, float]]
 Bounds = tuple[float, float]
 
-F32 = ("float32",)
+# float16 fails in LLVM codegen for these (no intrinsic); bfloat16 is computed in float32.
+NO_FLOAT16 = ("float32", "bfloat16")
 INTS_SIGNED = ("int32", "int64", "int8")
 ALL_INTS = ("int32", "int64", "int8", "uint8")
 
@@ -317,7 +318,7 @@ RELU6 = function("relu6", "nn.relu6", lambda args, at: np.clip(args[0], 0, 6).as
 
 POSITIVE_MIN = 0.2  # log, rsqrt and inexact sqrt operands: bounded results, bounded amplification
 POSITIVE_TARGETS = [(0.25, 4.0), (0.5, 2.0), (1.0, 8.0)]
-TRIG_LIMIT = {"float32": 16.0, "float16": 4.0}
+TRIG_LIMIT = {"float32": 16.0, "float16": 4.0, "bfloat16": 4.0}
 TAN_LIMIT = 1.25
 ATANH_LIMIT = 0.9
 ARC_LIMIT = 0.9  # asin, acos of inexact operands (exact ones: 1)
@@ -370,10 +371,10 @@ TAN = function("tan", "tan", _f64(np.tan), FLOATS,
 ATANH = function("atanh", "atanh", _f64(np.arctanh), FLOATS,
                  _bounded("atanh", lambda x: ATANH_LIMIT, _increasing(math.atanh), "domain (-1, 1), conditioning"),
                  targets=lambda dtype: [(-0.75, 0.75), (-0.5, 0.5), (0.0, 0.875)])
-ATAN = function("atan", "atan", _f64(np.arctan), F32, _anywhere(_increasing(math.atan)),
-                notes="float32 only: float16 fails in LLVM codegen (tirx.atan).")
-ASINH = function("asinh", "asinh", _f64(np.arcsinh), F32, _anywhere(_increasing(math.asinh)),
-                 notes="float32 only: float16 fails in LLVM codegen (tirx.asinh).")
+ATAN = function("atan", "atan", _f64(np.arctan), NO_FLOAT16, _anywhere(_increasing(math.atan)),
+                notes="Not float16: LLVM codegen fails (tirx.atan).")
+ASINH = function("asinh", "asinh", _f64(np.arcsinh), NO_FLOAT16, _anywhere(_increasing(math.asinh)),
+                 notes="Not float16: LLVM codegen fails (tirx.asinh).")
 
 
 def _arc(name: str, f: Callable[[ValueInfo], Bounds]) -> Rule:
@@ -386,17 +387,17 @@ def _arc(name: str, f: Callable[[ValueInfo], Bounds]) -> Rule:
 
 
 ARC_TARGETS = lambda dtype: [(-0.75, 0.75), (-0.5, 0.5), (0.0, 0.875)]  # noqa: E731
-ASIN = function("asin", "asin", _f64(np.arcsin), F32, _arc("asin", _increasing(math.asin)), targets=ARC_TARGETS,
-                notes="float32 only: float16 fails in LLVM codegen (tirx.asin).")
-ACOS = function("acos", "acos", _f64(np.arccos), F32, _arc("acos", _decreasing(math.acos)), targets=ARC_TARGETS,
-                notes="float32 only: float16 fails in LLVM codegen (tirx.acos).")
+ASIN = function("asin", "asin", _f64(np.arcsin), NO_FLOAT16, _arc("asin", _increasing(math.asin)), targets=ARC_TARGETS,
+                notes="Not float16: LLVM codegen fails (tirx.asin).")
+ACOS = function("acos", "acos", _f64(np.arccos), NO_FLOAT16, _arc("acos", _decreasing(math.acos)), targets=ARC_TARGETS,
+                notes="Not float16: LLVM codegen fails (tirx.acos).")
 HYPERBOLIC_TARGETS = lambda dtype: [(-4.0, 4.0), (-1.0, 1.0), (0.0, 8.0)]  # noqa: E731
-SINH = function("sinh", "sinh", _f64(np.sinh), F32,
+SINH = function("sinh", "sinh", _f64(np.sinh), NO_FLOAT16,
                 _bounded("sinh", lambda x: HYPERBOLIC_LIMIT, _increasing(math.sinh), "bounded result"),
-                targets=HYPERBOLIC_TARGETS, notes="float32 only: float16 fails in LLVM codegen (tirx.sinh).")
-COSH = function("cosh", "cosh", _f64(np.cosh), F32,
+                targets=HYPERBOLIC_TARGETS, notes="Not float16: LLVM codegen fails (tirx.sinh).")
+COSH = function("cosh", "cosh", _f64(np.cosh), NO_FLOAT16,
                 _bounded("cosh", lambda x: HYPERBOLIC_LIMIT, _even_min(math.cosh, 1.0), "bounded result"),
-                targets=HYPERBOLIC_TARGETS, notes="float32 only: float16 fails in LLVM codegen (tirx.cosh).")
+                targets=HYPERBOLIC_TARGETS, notes="Not float16: LLVM codegen fails (tirx.cosh).")
 
 
 def _acosh_rule(x: ValueInfo, at: dict) -> Bounds:
@@ -405,9 +406,9 @@ def _acosh_rule(x: ValueInfo, at: dict) -> Bounds:
     return math.acosh(x.lo), math.acosh(x.hi)
 
 
-ACOSH = function("acosh", "acosh", _f64(np.arccosh), F32, _acosh_rule,
+ACOSH = function("acosh", "acosh", _f64(np.arccosh), NO_FLOAT16, _acosh_rule,
                  targets=lambda dtype: [(1.25, 4.0), (1.5, 8.0), (2.0, 3.0)], shifts=(1.25, 2.0),
-                 notes="float32 only: float16 fails in LLVM codegen (tirx.acosh).")
+                 notes="Not float16: LLVM codegen fails (tirx.acosh).")
 
 # -- activations (relax.op.nn.*) -------------------------------------------------------------------
 
@@ -429,7 +430,7 @@ def _leakyrelu_ref(args: list[np.ndarray], at: dict) -> np.ndarray:
 # softplus legalizes to select(beta * x > threshold, x, log(1 + exp(beta * x)) / beta), with exp in
 # the operand's dtype: beta * x must keep exp finite. The threshold must be large enough that the
 # jump there (log1p(exp(-threshold)) / beta) stays far below the tolerance.
-SOFTPLUS_LIMIT = {"float32": 80.0, "float16": 10.0}
+SOFTPLUS_LIMIT = {"float32": 80.0, "float16": 10.0, "bfloat16": 80.0}
 SOFTPLUS_THRESHOLD_MIN = 16.0
 
 

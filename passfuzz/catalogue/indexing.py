@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 
 from .base import (DTYPES, FLOATS, INTS, NUMERIC, Chooser, OpDef, Sketch, ValueInfo, checked, is_float, is_int,
-                   normalize_axis, operand, pick, probe, representable, require, valid)
+                   normalize_axis, numpy_dtype, operand, pick, probe, representable, require, valid)
 
 _INDEX_DTYPES = ("int64", "int32")  # the dtypes of fresh index operands
 _SIGNED = ("int32", "int64", "int8")
@@ -341,11 +341,11 @@ def _one_hot_value_ok(dtype: str, value) -> bool:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     if is_float(dtype):
-        return representable(dtype, value, value) and float(np.dtype(dtype).type(value)) == value
+        return representable(dtype, value, value) and float(numpy_dtype(dtype).type(value)) == value
     return isinstance(value, int) and representable(dtype, value, value)
 
 
-_ONE_HOT_DTYPES = ("float32", "int64", "float16", "bool")
+_ONE_HOT_DTYPES = ("float32", "int64", "float16", "bool", "bfloat16")
 
 
 def _one_hot_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
@@ -397,7 +397,7 @@ def _one_hot_reference(args: list[np.ndarray], attrs: dict) -> np.ndarray:
     at = indices.ndim if axis == -1 else axis
     hot = np.expand_dims(indices.astype(np.int64), at) == \
         np.arange(depth).reshape((depth,) + (1,) * (indices.ndim - at))
-    dtype = np.dtype(attrs["dtype"])
+    dtype = numpy_dtype(attrs["dtype"])
     return np.where(hot, np.array(attrs["on_value"]).astype(dtype), np.array(attrs["off_value"]).astype(dtype))
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .base import (NUMERIC, Chooser, OpDef, Sketch, ValueInfo, broadcast, checked, is_int, operand, pick, probe,
-                   representable, require, valid)
+                   numpy_dtype, representable, require, valid)
 
 # out_dtype a matmul may be asked for, per operand dtype (all measured on llvm). Relax casts the
 # operands to out_dtype first and accumulates there, so overflow is checked in out_dtype.
-OUT_DTYPES = {"float16": ("float32",), "float32": ("float16",), "int8": ("int32",), "uint8": ("int32",),
-              "int32": ("int64",), "int64": ()}
+OUT_DTYPES = {"float16": ("float32",), "float32": ("float16",), "bfloat16": ("float32",), "int8": ("int32",),
+              "uint8": ("int32",), "int32": ("int64",), "int64": ()}
 
 
 def product_range(a: ValueInfo, b: ValueInfo, count: int) -> tuple[float, float]:
@@ -37,8 +37,8 @@ def _operands_fit(out: str, *args: ValueInfo) -> None:
 
 def _contract_ref(f, args: list[np.ndarray], out: str) -> np.ndarray:
     """``f`` of the operands cast to ``out`` and then computed exactly (int64) or in float64."""
-    acc = "int64" if is_int(out) else "float64"
-    return np.asarray(f(*[a.astype(out).astype(acc) for a in args])).astype(out)
+    acc, out_type = "int64" if is_int(out) else "float64", numpy_dtype(out)
+    return np.asarray(f(*[a.astype(out_type).astype(acc) for a in args])).astype(out_type)
 
 
 # -- matmul -------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .base import (FLOATS, NUMERIC, DTYPES, RTOL, ROUNDING, Chooser, OpDef, Sketch, ValueInfo, checked, is_int,
-                   normalize_axis, pick, probe, representable, require, valid)
+                   normalize_axis, numpy_dtype, pick, probe, representable, require, valid)
 from .linalg import OUT_DTYPES, out_dtype_of, product_range
 
 EPSILONS = (1e-5, 1e-3, 0.1, 1.0, 10.0, 100.0, 1000.0)
@@ -95,15 +95,19 @@ def _affine(x: ValueInfo, gamma: ValueInfo, beta: ValueInfo | None, n: int, eps:
     return lo, hi
 
 
-def _float_operands(args: list[ValueInfo], name: str) -> None:
-    require(args[0].dtype in FLOATS, f"{name} is drawn for floats only")
+# layer_norm's legalization and group_norm's type rule take float32 and float16 only.
+NORM_DTYPES = ("float32", "float16")
+
+
+def _float_operands(args: list[ValueInfo], name: str, dtypes: tuple[str, ...] = FLOATS) -> None:
+    require(args[0].dtype in dtypes, f"{name} is drawn for floats only ({', '.join(dtypes)})")
     require(all(a.dtype == args[0].dtype for a in args), f"{name}'s operands must share a dtype")
 
 
 def _layer_norm_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     require(len(args) == 3 and set(attrs) == {"axes", "epsilon"}, "layer_norm takes (x, gamma, beta), axes, epsilon")
     x, gamma, beta = args
-    _float_operands(args, "layer_norm")
+    _float_operands(args, "layer_norm", NORM_DTYPES)
     require(x.rank >= 1 and isinstance(attrs["axes"], list) and attrs["axes"], "layer_norm needs axes")
     axes = sorted(normalize_axis(a, x.rank) for a in attrs["axes"])
     require(len(set(axes)) == len(axes), "repeated axis")
@@ -134,7 +138,7 @@ def _eps_options(infer, args: list[ValueInfo], attrs: dict) -> list[float]:
 
 
 def _norm_accepts(info: ValueInfo) -> bool:
-    return info.dtype in FLOATS and info.rank >= 1 and \
+    return info.dtype in NORM_DTYPES and info.rank >= 1 and \
         bool(_eps_options(_layer_norm_infer, [info, probe(info, -1, 1, (info.shape[-1],)),
                                               probe(info, -1, 1, (info.shape[-1],))], {"axes": [-1]}))
 
@@ -244,7 +248,7 @@ def _group_norm_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     require(len(args) == 3 and set(attrs) == {"num_groups", "channel_axis", "axes", "epsilon"},
             "group_norm takes (x, gamma, beta), num_groups, channel_axis, axes, epsilon")
     x, gamma, beta = args
-    _float_operands(args, "group_norm")
+    _float_operands(args, "group_norm", NORM_DTYPES)
     c, rest = _group_axes(x, attrs["channel_axis"])
     require(isinstance(attrs["axes"], list) and sorted(normalize_axis(a, x.rank) for a in attrs["axes"]) == rest,
             "group_norm's axes are drawn as every axis but batch and channel")
@@ -289,7 +293,7 @@ def _group_options(info: ValueInfo, grange=(-1.0, 1.0)) -> list[tuple[int, int, 
 
 
 def _group_accepts(info: ValueInfo) -> bool:
-    return info.dtype in FLOATS and info.rank >= 2 and bool(_group_options(info))
+    return info.dtype in NORM_DTYPES and info.rank >= 2 and bool(_group_options(info))
 
 
 def _group_norm_propose(sketch: Sketch, choose: Chooser) -> None:
@@ -466,11 +470,11 @@ def convolution(nd: int) -> OpDef:
 
     def reference(args, attrs):
         x, w = args
-        out = attrs["out_dtype"] or x.dtype.name
+        out = numpy_dtype(attrs["out_dtype"] or x.dtype.name)
         dperm = _perm(attrs["data_layout"], CANONICAL[nd][0])
         kperm = _perm(attrs["kernel_layout"], CANONICAL[nd][1])
         result = conv_reference(np.transpose(x.astype(out), dperm), np.transpose(w.astype(out), kperm),
-                                attrs["strides"], attrs["padding"], attrs["dilation"], attrs["groups"], _acc(out))
+                                attrs["strides"], attrs["padding"], attrs["dilation"], attrs["groups"], _acc(out.name))
         return np.transpose(result, np.argsort(dperm)).astype(out)
 
     def minimal(info: ValueInfo, layouts, out_dtype=None, lo=-1.0, hi=1.0) -> bool:

@@ -144,6 +144,10 @@ STD = reduction("std", _std_ref, FLOATS, scale_by_count=False, keeps_exact=False
 # -- argmax / argmin ----------------------------------------------------------------------------
 
 
+# bool fails in LLVM codegen; bfloat16 fails to compile (TVM bug, see catalogue/excluded.py).
+ARG_DTYPES = ("float32", "float16", "int32", "int64", "int8", "uint8")
+
+
 def arg_reduction(name: str, ref: Callable, largest: bool) -> OpDef:
     """argmax/argmin: one axis (int) or None (all), int64 indices; float operands must be exact.
 
@@ -156,7 +160,8 @@ def arg_reduction(name: str, ref: Callable, largest: bool) -> OpDef:
     def infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
         require(len(args) == 1 and set(attrs) == {"axis", "keepdims"}, f"{name} takes axis and keepdims")
         (x,) = args
-        require(x.dtype in NUMERIC and x.rank >= 1, f"{name} needs a numeric tensor of rank >= 1 (bool fails)")
+        require(x.dtype in ARG_DTYPES and x.rank >= 1, f"{name} needs a numeric tensor of rank >= 1 (not bool, "
+                                                       "not bfloat16)")
         require(x.exact, f"{name} of inexact floats could flip on a legal rounding difference")
         low = 0
         if is_int(x.dtype):
@@ -170,7 +175,7 @@ def arg_reduction(name: str, ref: Callable, largest: bool) -> OpDef:
         return checked(shape, "int64", low, x.shape[axis] - 1, True)
 
     def accepts(info: ValueInfo) -> bool:
-        return info.dtype in NUMERIC and info.rank >= 1 and valid(infer, [info], {"axis": None, "keepdims": False})
+        return info.dtype in ARG_DTYPES and info.rank >= 1 and valid(infer, [info], {"axis": None, "keepdims": False})
 
     def propose(sketch: Sketch, choose: Chooser) -> None:
         x = pick(sketch, choose, accepts)

@@ -15,12 +15,14 @@ from typing import Callable
 
 import numpy as np
 
-from .base import (FLOATS, NUMERIC, Chooser, OpDef, Sketch, ValueInfo, checked, is_int, normalize_axis, pick,
+from .base import (NUMERIC, Chooser, OpDef, Sketch, ValueInfo, checked, is_float, is_int, normalize_axis, pick,
                    require, valid)
 from .reduction import product_bounds
 
-# sort and argsort fail at run time for int8/uint8 ("Unsupported input dtype"); topk works.
-SORTABLE = FLOATS + ("int32", "int64")
+# sort and argsort fail at run time for int8/uint8 ("Unsupported input dtype"); topk works. On
+# bfloat16 all three return wrong values (TVM bug; excluded).
+SORTABLE = ("float32", "float16", "int32", "int64")
+TOPK_DTYPES = ("float32", "float16", "int32", "int64", "int8", "uint8")
 INDEX_DTYPES = ("int32", "int64")
 
 # -- cumsum / cumprod ----------------------------------------------------------------------------
@@ -63,7 +65,7 @@ def scan(name: str, ufunc: np.ufunc, bounds: Callable[[float, float, list[int]],
         axis = attrs["axis"]
         if axis is None:
             x, axis = x.reshape(-1), 0
-        wide = x.astype("float64" if x.dtype.kind == "f" else "int64")
+        wide = x.astype("float64" if is_float(x.dtype.name) else "int64")
         out = ufunc.accumulate(wide, axis=axis)
         if attrs["exclusive"]:
             head = np.full_like(np.take(out, [0], axis=axis), identity)
@@ -165,7 +167,7 @@ def _topk_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     require(len(args) == 1 and set(attrs) == {"k", "axis", "largest", "dtype", "index"},
             "topk takes k, axis, largest, dtype and index")
     (x,) = args
-    axis = _order_axis(x, attrs, NUMERIC, "topk")
+    axis = _order_axis(x, attrs, TOPK_DTYPES, "topk")
     k, index = attrs["k"], attrs["index"]
     require(isinstance(k, int) and 1 <= k <= x.shape[axis], f"k={k} out of range for axis length {x.shape[axis]}")
     require(attrs["dtype"] in INDEX_DTYPES, "topk's index dtype must be int32 or int64")
@@ -178,7 +180,7 @@ def _topk_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     return checked(shape, attrs["dtype"], 0, x.shape[axis] - 1, True)
 
 
-_topk_accepts = lambda info: info.dtype in NUMERIC and info.rank >= 1  # noqa: E731 - values always work
+_topk_accepts = lambda info: info.dtype in TOPK_DTYPES and info.rank >= 1  # noqa: E731 - values always work
 
 
 def _topk_propose(sketch: Sketch, choose: Chooser) -> None:
