@@ -122,12 +122,14 @@ class ProgramSketch:
         return Program(tuple(values), tuple(outputs))
 
 
-def evaluate_all(program: Program) -> list[np.ndarray]:
-    """Every value of ``program`` (parameters and nodes), computed with the numpy references."""
+def evaluate_all(program: Program, arguments: Sequence[np.ndarray] | None = None) -> list[np.ndarray]:
+    """Every value of ``program`` (parameters and nodes), computed with the numpy references;
+    ``arguments`` (in main's parameter order) replace the Program's own."""
+    given = {} if arguments is None else {i: a for (i, _), a in zip(program.params, arguments)}
     results: list[np.ndarray] = []
-    for value in program.values:
+    for i, value in enumerate(program.values):
         if isinstance(value, Param):
-            results.append(value.array())
+            results.append(given[i] if i in given else value.array())
         else:
             results.append(np.asarray(BY_NAME[value.op].reference([results[a] for a in value.args], value.attrs)))
     return results

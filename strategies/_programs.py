@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 
-from passfuzz.catalogue import BY_NAME, DTYPES, OPS, is_int
-from passfuzz.catalogue.base import representable
+from passfuzz.catalogue import BY_NAME, DTYPES, OPS, OpError, is_int
+from passfuzz.catalogue.base import representable, valid
 from passfuzz.graph import ProgramSketch
-from passfuzz.program import Program
+from passfuzz.program import Node, Program
 
 # Declared element ranges of new parameters, simplest first. Positive ranges give divisors;
 # small integers make ties and repeated values frequent, which rewrite bugs often need.
@@ -63,7 +63,8 @@ def _param_spec(draw, dtypes: Sequence[str], max_rank: int):
 
 
 def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = DTYPES, min_nodes: int = 1,
-                   max_nodes: int = 10, max_params: int = 3, max_rank: int = 3) -> st.SearchStrategy[Program]:
+                   max_nodes: int = 10, max_params: int = 3, max_rank: int = 3,
+                   loss: bool = False) -> st.SearchStrategy[Program]:
     """Well-typed Relax programs as passfuzz Programs (plain data; build them with
     ``passfuzz.relax_build.build_module``).
 
@@ -76,11 +77,20 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     ``ops`` restricts the catalogue (names, see ``passfuzz.catalogue.BY_NAME``); ``dtypes``
     restricts the dtypes of parameters and constants.
 
+    ``loss=True`` draws what ``relax.transform.Gradient`` differentiates: float32 values and
+    smooth ops only (``OpDef.smooth``; a proposal that adds any other helper node is undone),
+    and one output, a 0-d float32 loss: the sum of every unconsumed value, each reduced with
+    ``sum`` over all axes.
+
     Examples from this strategy shrink toward fewer nodes, ops earlier in the catalogue,
     smaller shapes, float32, and arguments near zero."""
     chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops if n in BY_NAME]) if op.propose]
     if ops is not None and set(ops) - set(BY_NAME):
         raise InvalidArgument(f"unknown op(s): {sorted(set(ops) - set(BY_NAME))}")
+    if loss:
+        chosen, dtypes = [op for op in chosen if op.smooth], ("float32",)
+        if not chosen:
+            raise InvalidArgument("loss programs need at least one smooth op")
     if not dtypes or set(dtypes) - set(DTYPES):
         raise InvalidArgument(f"dtypes must be a non-empty subset of {DTYPES}")
     if not 0 <= min_nodes <= max_nodes or max_params < 1:
@@ -105,8 +115,43 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
             op = next((op for op in chosen[start:] + chosen[:start] if op.applicable(sketch)), None)
             if op is None:
                 break
-            sketch.attempt(lambda: op.propose(sketch, chooser))  # may need a dtype not drawn: then nothing
+            propose = (lambda: _smooth_only(sketch, lambda: op.propose(sketch, chooser))) if loss else \
+                (lambda: op.propose(sketch, chooser))
+            sketch.attempt(propose)  # may need a dtype not drawn: then nothing
             steps += 1
+        if loss:
+            return sketch.finish([_add_loss(sketch)])
         return sketch.finish(sketch.sinks() or [len(sketch.values) - 1])
 
     return draw_program()
+
+
+def _smooth_only(sketch: ProgramSketch, propose) -> None:
+    """Run ``propose``; if it added a node of a non-smooth op (a helper such as a clip), raise
+    OpError so that ``ProgramSketch.attempt`` undoes the whole proposal."""
+    size = len(sketch.values)
+    propose()
+    if any(isinstance(v, Node) and not BY_NAME[v.op].smooth and v.op != "const" for v in sketch.values[size:]):
+        raise OpError("a helper node is not smooth")
+
+
+def _add_loss(sketch: ProgramSketch) -> int:
+    """A 0-d float32 node: the sum of every sink (or of the last value), each summed over all its
+    axes; a term whose sum could overflow is left out (the first one always fits: parameters and
+    constants are drawn small)."""
+    loss = None
+    for index in sketch.sinks() or [len(sketch.values) - 1]:
+        term = index
+        if sketch.infos[index].dtype != "float32":
+            continue
+        if sketch.infos[index].rank:
+            if not valid(BY_NAME["sum"].infer, [sketch.infos[index]], {"axis": None, "keepdims": False}):
+                continue
+            term = sketch.add("sum", [index], {"axis": None, "keepdims": False})
+        if loss is None:
+            loss = term
+        elif valid(BY_NAME["add"].infer, [sketch.infos[loss], sketch.infos[term]]):
+            loss = sketch.add("add", [loss, term])
+    if loss is None:  # nothing summable: the first parameter alone (drawn in a small range)
+        loss = sketch.add("sum", [0], {"axis": None, "keepdims": False}) if sketch.infos[0].rank else 0
+    return loss
