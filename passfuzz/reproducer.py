@@ -310,6 +310,15 @@ def describe(passes: Sequence[str], build: Build = PLAIN_BUILD) -> str:
     return text
 
 
+def _expected_behaviour(record: dict) -> str:
+    if any(PassSpec(p).name == gradient.PASS_NAME for p in record["passes"]):
+        return ("The module is well formed and compiles, and `main_adjoint` returns `main`'s loss and its\n"
+                "gradients: within rounding and truncation error of central finite differences of `main`\n"
+                "(float64, step 1e-4; the script computes them and says how large an error it allows).")
+    return ("The optimized module is well formed, compiles, runs, and returns the same outputs as the original\n"
+            f"(integers and bools exactly; floats within a relative tolerance of {_tolerance_note()}).")
+
+
 def _tolerance_note() -> str:
     return " or ".join(f"{rtol:g} ({dtype})" for dtype, rtol in RTOL.items())
 
@@ -336,8 +345,7 @@ on target `{', '.join(record['targets'])}`.
 
 ## Expected behaviour
 
-The optimized module is well formed, compiles, runs, and returns the same outputs as the original
-(integers and bools exactly; floats within a relative tolerance of {_tolerance_note()}).
+{_expected_behaviour(record)}
 
 ## Reproduce
 

@@ -118,3 +118,14 @@ def test_right_gradient_yields_no_finding_in_the_same_budget(run_cli, tmp_path):
                      "--max-examples", "60", "--seed", "3", "-x", "--corpus", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert "incomparable 0" in result.stderr and _records(tmp_path) == []
+
+
+def test_adjoint_adapter_is_read_off_a_gradient_module():
+    from passfuzz.calling import ADJOINT, choose_adapter
+    from passfuzz.relax_build import build_module
+    from tvm import relax
+
+    x = Param((2,), "float32", -4.0, 4.0, [1.0, 2.0])
+    program = Program((x, Node("exp", (0,), {}), Node("sum", (1,), {"axis": None, "keepdims": False})), (2,))
+    assert choose_adapter(build_module(program), relax.transform.Gradient("main")(build_module(program)), None) \
+        == ADJOINT
