@@ -15,6 +15,10 @@ The adapter is read off the optimized module itself, so it also covers sequences
   all when they were bound into the module as constants (BindParams); ``fset_output(index,
   value)`` (LazySetOutput) receives the outputs instead of a return value.
 
+Gradient adds ``main_adjoint`` beside an unchanged ``main``: the module is then called through
+``main_adjoint`` with main's arguments (ADJOINT), which returns (loss, (gradients...)); what
+that is compared with is passfuzz.gradient's business.
+
 Values the VM hands to a callback are copied at once: the VM reuses their storage. When ``main``
 changed in a way none of this explains, the pair is incomparable and never compared.
 """
@@ -39,9 +43,12 @@ class Adapter:
     transform_wrap: int = 0  # extra tuple levels around the weights passed to transform (BundleModelParams)
     tuple_wrap: int = 0  # extra tuple levels around the weights in main's tuple slot (bundled twice)
     inputs: int | None = None  # how many leading arguments stay inputs; None: the Program's num_input
+    adjoint: bool = False  # call main_adjoint (Gradient) instead of main
 
     @property
     def name(self) -> str:
+        if self.adjoint:
+            return "main_adjoint"
         parts = [f"{'lazy ' if self.lazy_transform else ''}{self.transform}"
                  f"{' (bundled)' if self.transform_wrap else ''}"] if self.transform else []
         if self.slots is not None:
@@ -65,6 +72,8 @@ class Adapter:
         return list(args[:n]), list(args[n:])
 
     def call(self, vm, program: Program, args: list, state: dict):
+        if self.adjoint:
+            return vm[ADJOINT_FUNCTION](*args)
         if self.transform is None and self.slots is None:
             return vm["main"](*args)
         inputs, weights = self._split(program, args)
@@ -88,6 +97,8 @@ class Adapter:
 
 
 PLAIN = Adapter()
+ADJOINT = Adapter(adjoint=True)
+ADJOINT_FUNCTION = "main_adjoint"
 
 
 def _wrap(weights: list, depth: int) -> list:
@@ -145,6 +156,9 @@ def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: i
         return None
     before_main, main = original["main"], optimized["main"]
     before = {gv.name_hint for gv in original.functions}
+    if ADJOINT_FUNCTION in names and ADJOINT_FUNCTION not in before:
+        same = _types(optimized[ADJOINT_FUNCTION].params) == _types(before_main.params)
+        return ADJOINT if same and _types(main.params) == _types(before_main.params) else None
     transform = next((t for t in _TRANSFORMS if t in names and t not in before), None)
     if transform is None and _types(main.params) == _types(before_main.params):
         return PLAIN

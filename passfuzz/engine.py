@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settin
 
 from strategies import pass_sequences, relax_programs
 
-from . import __version__, corpus
+from . import __version__, corpus, gradient
 from .builds import PLAIN_BUILD, Build
 from .execute import Outcome, run_side
 from .oracle import Finding, Verdict, judge, probe_program, reference_verdict
@@ -103,6 +103,8 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
         reference = reference_verdict(program, original, probe)
     if reference.finding is not None or reference.generator_defect:
         return reference, None
+    if gradient.involved(passes):  # its own oracle: gradients against finite differences
+        return gradient.check(program, passes, targets, timeout, build)
     optimized = run_side(program, passes, targets, timeout, build)
     verdict = judge(program, passes, original, optimized, build)
     finding = verdict.finding
@@ -176,7 +178,9 @@ class Fuzzer:
             "tvm_version": tvm.__version__, "passfuzz_version": __version__,
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "seed": self.seed, "shrunk": shrunk, "program": program.to_json(),
-            "module": module_script(build_module(program)), "log": finding.log[-4000:],
+            # With Gradient, the module that ran is the program's float64 twin (passfuzz.gradient).
+            "module": module_script(build_module(gradient.promote(program) if gradient.involved(passes) else program)),
+            "log": finding.log[-4000:],
         }
         script = render_script(program, passes, finding, record["module"], target, self.config.timeout,
                                optimized.adapter if optimized is not None else None, self.config.build)
@@ -254,7 +258,11 @@ class Fuzzer:
             phases=[Phase.generate, Phase.target, Phase.shrink], suppress_health_check=list(HealthCheck),
             report_multiple_bugs=True, verbosity=Verbosity.quiet, print_blob=False,
         )
-        programs = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes)
+        if self.config.passes is not None and gradient.involved(self.config.passes):  # loss programs
+            programs = relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes,
+                                      loss=True)
+        else:
+            programs = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes)
         if self.config.passes is None:  # the pass sequence is part of the example, so it shrinks too
             sequences = pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes)
             test = given(programs, sequences)(example)

@@ -162,13 +162,15 @@ class RegionSketch(ProgramSketch):
         return {"values": nodes, "outputs": [result]}
 
 
-def evaluate_all(program: Program) -> list:
+def evaluate_all(program: Program, arguments: Sequence | None = None) -> list:
     """Every value of ``program`` (parameters and nodes), computed with the numpy references: an
-    array, or for a tuple value a tuple of them."""
+    array, or for a tuple value a tuple of them. ``arguments`` (one array per Param, in the
+    Program's order) replace the Program's own."""
+    given = {} if arguments is None else {i: a for (i, _), a in zip(program.params, arguments)}
     results: list = []
-    for value in program.values:
+    for i, value in enumerate(program.values):
         if isinstance(value, Param):
-            results.append(value.array())
+            results.append(given[i] if i in given else value.array())
         else:
             results.append(reference_value(BY_NAME[value.op], [results[a] for a in value.args], value.attrs))
     return results

@@ -24,6 +24,7 @@ class PassInfo:
     well_formed_after: bool = True  # lowering passes leave modules well_formed rejects, yet valid
     skip: str = ""  # why it cannot be fuzzed here ("" = it can)
     notes: str = ""
+    default_args: str = ""  # the arguments a bare name stands for: Gradient is Gradient('main')
 
 
 _LEGALIZED = ("LegalizeOps",)
@@ -101,7 +102,14 @@ _ENTRIES = [
     PassInfo("ConvertLayout", notes="needs its layouts: ConvertLayout({'relax.nn.conv2d': ['NHWC', 'OHWI']}); "
                                     "rewrites the drawn conv2d ops"),
     PassInfo("FuseOpsByPattern", skip="needs dataflow patterns as arguments"),
-    PassInfo("Gradient", skip="the generator draws no scalar-loss functions yet"),
+    PassInfo("Gradient", convention="adds main_adjoint(params) -> (loss, (gradients...)); main unchanged",
+             default_args="'main'",
+             notes="own oracle (passfuzz.gradient): programs are loss programs (float32, smooth ops with a "
+                   "registered gradient, one 0-d output); their float64 twin's gradients are compared with "
+                   "central differences of numpy's float64 loss, step 1e-4, allowed error |D(2h)-D(h)| "
+                   "(truncation) + noise/h (rounding; noise = 1e-14 x largest static bound x (nodes+1)) + "
+                   "1e-6 relative + 1e-8 of the largest gradient. Not in the random pool: it needs loss "
+                   "programs, which every other pass would then be fuzzed on too"),
     PassInfo("IPCAllReduceRewrite", skip="multi-GPU collective communication only"),
     PassInfo("MetaScheduleApplyDatabase", skip="needs a tuning database and a target context"),
     PassInfo("MetaScheduleTuneIRMod", skip="runs MetaSchedule tuning (needs a work directory and trials)"),
@@ -132,13 +140,14 @@ def with_prerequisites(passes: list[PassSpec]) -> list[PassSpec]:
 
 
 def fuzzable_pool() -> list[str]:
-    """Every pass that can be fuzzed here without arguments (the default --pass-pool), except the
+    """Every pass that can be fuzzed here without arguments (the default --pass-pool), except
+    Gradient (it needs loss programs and its own oracle, see passfuzz.gradient) and the
     lowering passes: they belong to the build pipeline and assume its order (LowerRuntimeBuiltin
     fails on an alloc_tensor that CallTIRRewrite created after LowerAllocTensor ran), so in
     random sequences they produce precondition violations, not bugs. Name them to fuzz them."""
     return [name for name in builtin_pass_names()
             if name in CATALOGUE and not CATALOGUE[name].skip and CATALOGUE[name].level != "lowering"
-            and name != "ConvertLayout"]
+            and name not in ("ConvertLayout", "Gradient")]
 
 
 def uncatalogued() -> list[str]:

@@ -18,7 +18,7 @@ import numpy as np
 import tvm
 from tvm import relax
 
-from . import standalone
+from . import finite_differences, gradient, standalone
 from .builds import PLAIN_BUILD, Build, parse_build
 from .calling import PLAIN, Adapter
 from .catalogue import RTOL, is_float
@@ -117,7 +117,8 @@ def run(mod, target, adapter=None, build=None):
     (the same rules as passfuzz.calling.Adapter)."""
     executable, device = load(mod, target, build)
     args = [to_tvm(a) for a in ARGS]
-    transform, lazy, slots, wrap, tuple_wrap, n = adapter or (None, False, None, 0, 0, None)
+    transform, lazy, slots, wrap, tuple_wrap, n = adapter if isinstance(adapter, tuple) else \
+        (None, False, None, 0, 0, None)
     n = NUM_INPUT if n is None else n
     transformed = {}
     if lazy:  # the weight transform reads each weight with get_item and writes with set_item
@@ -125,6 +126,8 @@ def run(mod, target, adapter=None, build=None):
         tvm.register_global_func("set_item", lambda i, v: transformed.__setitem__(
             int(i), tvm.runtime.tensor(v.numpy())), override=True)
     vm = relax.VirtualMachine(executable, device)
+    if adapter == "adjoint":  # Gradient: main_adjoint returns (loss, (gradients...))
+        return flatten(vm["main_adjoint"](*args))
     if transform is None and slots is None:
         return flatten(vm["main"](*args))
     inputs, weights = args[:n], args[n:]
@@ -201,6 +204,8 @@ def check_reference():
 def main():
     if EXPECTED is not None:
         return check_reference()
+    if GRADIENT_NOISE is not None:
+        return check_gradient()
     # The optimized side runs first, in a child of a process that has compiled nothing yet: some
     # bugs hide once compiling has imported more of TVM.
     status, value = isolated(lambda: optimized(TARGET), TIMEOUT)
@@ -221,8 +226,34 @@ if __name__ == "__main__":
 '''
 
 
+_GRADIENT_CHECK = '''
+
+def check_gradient():
+    """Gradient: main_adjoint's loss and gradients against central differences of the original
+    main (the same module, unoptimized, run by TVM on perturbed arguments)."""
+    status, value = isolated(lambda: optimized(TARGET), TIMEOUT)
+    if status != "ok":
+        print(f"BUG REPRODUCES ({KIND}): optimized side {status}: {value}")
+        return 1
+    executable, device = load(Module, TARGET)
+    vm = relax.VirtualMachine(executable, device)
+    loss = lambda arrays: float(vm["main"](*[tvm.runtime.tensor(a) for a in arrays]).numpy())
+    problem = gradient_mismatch(loss, ARGS, value[0], value[1:], GRADIENT_NOISE)
+    if problem:
+        print(f"BUG REPRODUCES ({KIND}): main_adjoint: {problem}")
+        return 1
+    print("fixed: main_adjoint's loss and gradients match central differences of main")
+    return 0
+'''
+
+
 def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str,
                   target: str, timeout: float, adapter: Adapter | None, build: Build = PLAIN_BUILD) -> str:
+    if gradient.involved(passes):  # the float64 twin ran; its gradients are checked, not main's outputs
+        noise = gradient.noise(program)
+        program = gradient.promote(program)
+        return _script(program, passes, finding, mod_script, target, timeout, "adjoint", build,
+                       [], "None", noise)
     infos = analyse(program, check_values=False)
     against_numpy = finding.kind == "reference-mismatch"
     slack = REFERENCE_SLACK if against_numpy else 1.0
@@ -232,15 +263,23 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
     expected = "None"
     if against_numpy:
         expected = "[" + "".join(f"\n    {_array_literal(a)}," for a in evaluate(program)) + "\n]"
+    adapter_value = None if adapter is None or adapter == PLAIN else \
+        (adapter.transform, adapter.lazy_transform, adapter.slots, adapter.transform_wrap, adapter.tuple_wrap,
+         adapter.inputs)
+    return _script(program, passes, finding, mod_script, target, timeout, adapter_value, build, tolerances,
+                   expected, None)
+
+
+def _script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str, target: str,
+            timeout: float, adapter_value, build: Build, tolerances: list, expected: str,
+            gradient_noise: float | None) -> str:
+    against_numpy = finding.kind == "reference-mismatch"
     args = "".join(f"\n    {_array_literal(a)}," for a in program.arguments())
     checking, pass_lines = True, []
     for p in passes:
         checking = checking and pass_info(p).well_formed_after
         pass_lines.append(f"({p.text!r}, lambda: {p.python_expr()}, {checking})")
     passes_text = "".join(f"\n    {line}," for line in pass_lines)
-    adapter_value = None if adapter is None or adapter == PLAIN else \
-        (adapter.transform, adapter.lazy_transform, adapter.slots, adapter.transform_wrap, adapter.tuple_wrap,
-         adapter.inputs)
     what = "of the unoptimized module" if against_numpy else describe([p.text for p in passes], build)
     header = (f'"""passfuzz reproducer {finding.kind}-{finding.fingerprint}: {finding.kind} {what}.\n\n'
               f'{finding.message}\n\n'
@@ -252,8 +291,10 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
             f"ADAPTER = {adapter_value!r}  # how the passes changed main: (transform, lazy, parameters, wraps)\n"
             f"TOLERANCES = {[(float(r), float(a)) for r, a in tolerances]!r}  # (rtol, atol) per output\n"
             f"EXPECTED = {expected}  # numpy's outputs, for a reference mismatch only\n"
+            f"GRADIENT_NOISE = {gradient_noise!r}  # Gradient only: rounding bound of one loss evaluation\n"
             f"BUILD = {build.as_dict()!r}  # how the optimized side is compiled (see load)\n\n\n"
-            + mod_script + _LOADER + "\n" + _RUNNER)
+            + mod_script + _LOADER + "\n" + (_FINITE_DIFFERENCES + _GRADIENT_CHECK if gradient_noise is not None
+                                              else "") + _RUNNER)
     bfloat16 = "import ml_dtypes\n" if "ml_dtypes.bfloat16" in body else ""
     return (header +
             "import importlib\nimport os\nimport pickle\nimport shutil\nimport signal\nimport sys\nimport tempfile\n\n"
@@ -268,12 +309,25 @@ _LOADER = (f"\n\nGPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n" + inspect.getsource
            + inspect.getsource(standalone.load) + "\n")
 
 
+# Gradient scripts judge gradients with the same code as passfuzz (see passfuzz.finite_differences).
+_FINITE_DIFFERENCES = "\n\n" + inspect.getsource(finite_differences).split("import numpy as np\n", 1)[1]
+
+
 def describe(passes: Sequence[str], build: Build = PLAIN_BUILD) -> str:
     """'after P1, P2', 'after P1 compiled with exec-mode=compiled', 'compiled with export'."""
     text = f'after {", ".join(passes)}' if passes else ""
     if build.text:
         text = f"{text} compiled with {build.text}".strip()
     return text
+
+
+def _expected_behaviour(record: dict) -> str:
+    if any(PassSpec(p).name == gradient.PASS_NAME for p in record["passes"]):
+        return ("The module is well formed and compiles, and `main_adjoint` returns `main`'s loss and its\n"
+                "gradients: within rounding and truncation error of central finite differences of `main`\n"
+                "(float64, step 1e-4; the script computes them and says how large an error it allows).")
+    return ("The optimized module is well formed, compiles, runs, and returns the same outputs as the original\n"
+            f"(integers and bools exactly; floats within a relative tolerance of {_tolerance_note()}).")
 
 
 def _tolerance_note() -> str:
@@ -302,8 +356,7 @@ on target `{', '.join(record['targets'])}`.
 
 ## Expected behaviour
 
-The optimized module is well formed, compiles, runs, and returns the same outputs as the original
-(integers and bools exactly; floats within a relative tolerance of {_tolerance_note()}).
+{_expected_behaviour(record)}
 
 ## Reproduce
 

@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 
-from passfuzz.catalogue import BY_NAME, DTYPES, OPS, is_int
-from passfuzz.catalogue.base import numpy_dtype, representable
+from passfuzz.catalogue import BY_NAME, DTYPES, OPS, OpError, is_int
+from passfuzz.catalogue.base import numpy_dtype, representable, valid
 from passfuzz.catalogue.motifs import motifs_within
 from passfuzz.graph import ProgramSketch
-from passfuzz.program import Program
+from passfuzz.program import Node, Program
 
 # Declared element ranges of new parameters, simplest first. Positive ranges give divisors;
 # small integers make ties and repeated values frequent, which rewrite bugs often need.
@@ -77,7 +77,7 @@ def _param_spec(draw, dtypes: Sequence[str], max_rank: int):
 
 def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = DTYPES, min_nodes: int = 1,
                    max_nodes: int = 10, max_params: int = 3, max_rank: int = 3,
-                   motifs: bool = True) -> st.SearchStrategy[Program]:
+                   motifs: bool = True, loss: bool = False) -> st.SearchStrategy[Program]:
     """Well-typed Relax programs as passfuzz Programs (plain data; build them with
     ``passfuzz.relax_build.build_module``).
 
@@ -93,11 +93,20 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     rewrites, such as matmuls sharing an operand or batch_norm after conv2d; with ``ops``, only
     the motifs made of those ops.
 
+    ``loss=True`` draws what ``relax.transform.Gradient`` differentiates: float32 tensor
+    parameters, smooth ops and motifs only (``OpDef.smooth``; a proposal that adds any other
+    node is undone), and one output, a 0-d float32 loss: the sum of every unconsumed value, each
+    reduced with ``sum`` over all axes.
+
     Examples from this strategy shrink toward fewer nodes, no motifs, ops earlier in the
     catalogue, smaller shapes, float32, and arguments near zero."""
     chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops if n in BY_NAME]) if op.propose]
     if ops is not None and set(ops) - set(BY_NAME):
         raise InvalidArgument(f"unknown op(s): {sorted(set(ops) - set(BY_NAME))}")
+    if loss:
+        chosen, dtypes = [op for op in chosen if op.smooth], ("float32",)
+        if not chosen:
+            raise InvalidArgument("loss programs need at least one smooth op")
     if not dtypes or set(dtypes) - set(DTYPES):
         raise InvalidArgument(f"dtypes must be a non-empty subset of {DTYPES}")
     if not 0 <= min_nodes <= max_nodes or max_params < 1:
@@ -121,7 +130,8 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
             if mixed and draw(st.integers(0, 4)) == 4:
                 motif = mixed[draw(st.integers(0, len(mixed) - 1))]
                 size = len(sketch.values)
-                sketch.attempt(lambda: motif.build(sketch, chooser))
+                build = lambda: motif.build(sketch, chooser)  # noqa: E731
+                sketch.attempt((lambda: _smooth_only(sketch, build)) if loss else build)
                 steps += max(1, sum(1 for v in sketch.values[size:] if getattr(v, "op", "const") != "const"))
                 continue
             # Draw from the fixed list and take the next applicable op from there: the same
@@ -130,8 +140,12 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
             op = next((op for op in chosen[start:] + chosen[:start] if op.applicable(sketch)), None)
             if op is None:
                 break
-            sketch.attempt(lambda: op.propose(sketch, chooser))  # may need a dtype not drawn: then nothing
+            propose = (lambda: _smooth_only(sketch, lambda: op.propose(sketch, chooser))) if loss else \
+                (lambda: op.propose(sketch, chooser))
+            sketch.attempt(propose)  # may need a dtype not drawn: then nothing
             steps += 1
+        if loss:  # Gradient differentiates tensor parameters: no tuple packing
+            return sketch.finish([_add_loss(sketch)])
         return _packed(draw, sketch.finish(sketch.sinks() or [len(sketch.values) - 1]))
 
     return draw_program()
@@ -151,3 +165,34 @@ def _packed(draw, program: Program) -> Program:
     for index, path in zip(grouped, paths):
         values[index] = replace(values[index], pack=path)
     return Program(tuple(values), program.outputs)
+
+
+def _smooth_only(sketch: ProgramSketch, propose) -> None:
+    """Run ``propose``; if it added a node of a non-smooth op (a helper such as a clip), raise
+    OpError so that ``ProgramSketch.attempt`` undoes the whole proposal."""
+    size = len(sketch.values)
+    propose()
+    if any(isinstance(v, Node) and not BY_NAME[v.op].smooth and v.op != "const" for v in sketch.values[size:]):
+        raise OpError("a helper node is not smooth")
+
+
+def _add_loss(sketch: ProgramSketch) -> int:
+    """A 0-d float32 node: the sum of every sink (or of the last value), each summed over all its
+    axes; a term whose sum could overflow is left out (the first one always fits: parameters and
+    constants are drawn small)."""
+    loss = None
+    for index in sketch.sinks() or [len(sketch.values) - 1]:
+        term = index
+        if sketch.infos[index].dtype != "float32":
+            continue
+        if sketch.infos[index].rank:
+            if not valid(BY_NAME["sum"].infer, [sketch.infos[index]], {"axis": None, "keepdims": False}):
+                continue
+            term = sketch.add("sum", [index], {"axis": None, "keepdims": False})
+        if loss is None:
+            loss = term
+        elif valid(BY_NAME["add"].infer, [sketch.infos[loss], sketch.infos[term]]):
+            loss = sketch.add("add", [loss, term])
+    if loss is None:  # nothing summable: the first parameter alone (drawn in a small range)
+        loss = sketch.add("sum", [0], {"axis": None, "keepdims": False}) if sketch.infos[0].rank else 0
+    return loss

@@ -21,7 +21,7 @@ difference can never become a false alarm.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol, Sequence, TypeVar
 
 import ml_dtypes  # numpy's bfloat16 (a dependency of apache-tvm)
@@ -206,9 +206,19 @@ class OpDef:
     accepts: Callable[[ValueInfo], bool]  # can this value be the first operand?
     notes: str = ""  # where the Relax op differs from its numpy counterpart
     takes_tuples: bool = False  # may an operand be a tuple? (else only tensors are offered)
+    # Infinitely differentiable on every operand range ``infer`` accepts (no kink, no discrete
+    # output, domains kept away from singularities by the range rule), float in and float out:
+    # what Gradient's loss programs are drawn from (passfuzz.gradient), so that finite
+    # differences are meaningful by construction. Helpers a propose adds must be smooth too.
+    smooth: bool = False
 
     def applicable(self, sketch: Sketch) -> bool:
         return self.propose is not None and bool(sketch.candidates(self.accepts, self.takes_tuples))
+
+
+def smooth(op: OpDef) -> OpDef:
+    """``op`` marked smooth (see ``OpDef.smooth``)."""
+    return replace(op, smooth=True)
 
 
 # -- operand helpers shared by the ops' propose functions -------------------------------------

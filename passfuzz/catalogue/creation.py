@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from .base import (DTYPES, NUMERIC, Chooser, OpDef, Sketch, ValueInfo, broadcastable_shapes, checked,
-                   is_float, is_int, numpy_dtype, pick, representable, require)
+                   is_float, is_int, numpy_dtype, pick, representable, require, smooth)
 
 
 def _shape(shape) -> tuple[int, ...]:
@@ -282,6 +282,6 @@ def _triangle(name: str, upper: bool):
 
 
 TRIL = _triangle("tril", upper=False)
-TRIU = _triangle("triu", upper=True)
+TRIU = smooth(_triangle("triu", upper=True))
 
 OPS: list[OpDef] = [ZEROS, ONES, FULL, ZEROS_LIKE, ONES_LIKE, FULL_LIKE, ARANGE, EYE, EYE_LIKE, TRIL, TRIU]

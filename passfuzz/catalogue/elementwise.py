@@ -10,7 +10,7 @@ import numpy as np
 
 from .base import (DTYPES, FLOATS, INTS, NUMERIC, ROUNDING, Chooser, OpDef, Sketch, ValueInfo, broadcast,
                    broadcastable_shapes, checked, is_float, is_int, numpy_dtype, operand, pick, probe, representable,
-                   require, valid)
+                   require, valid, smooth)
 
 # -- const --------------------------------------------------------------------------------
 
@@ -84,14 +84,14 @@ def _exp(v: float) -> float:
 
 
 # uint8 is left out: LegalizeOps fails on it ("cannot make uint from negative value -1").
-NEGATIVE = unary("negative", "negative", np.negative, ("float32", "float16", "bfloat16", "int32", "int64", "int8"),
-                 lambda lo, hi: (-hi, -lo), True, notes="uint8 is rejected by LegalizeOps.")
+NEGATIVE = smooth(unary("negative", "negative", np.negative, ("float32", "float16", "bfloat16", "int32", "int64", "int8"),
+                  lambda lo, hi: (-hi, -lo), True, notes="uint8 is rejected by LegalizeOps."))
 ABS = unary("abs", "abs", np.abs, NUMERIC, _abs_bounds, True)
 RELU = unary("relu", "nn.relu", lambda x: np.maximum(x, 0), NUMERIC, lambda lo, hi: (max(lo, 0), max(hi, 0)), True)
-EXP = unary("exp", "exp", np.exp, FLOATS, lambda lo, hi: (_exp(lo), _exp(hi)), False)
-SIGMOID = unary("sigmoid", "sigmoid", lambda x: 1 / (1 + np.exp(-x.astype("float64"))), FLOATS,
-                lambda lo, hi: (_sigmoid(lo), _sigmoid(hi)), False)
-TANH = unary("tanh", "tanh", np.tanh, FLOATS, lambda lo, hi: (math.tanh(lo), math.tanh(hi)), False)
+EXP = smooth(unary("exp", "exp", np.exp, FLOATS, lambda lo, hi: (_exp(lo), _exp(hi)), False))
+SIGMOID = smooth(unary("sigmoid", "sigmoid", lambda x: 1 / (1 + np.exp(-x.astype("float64"))), FLOATS,
+                lambda lo, hi: (_sigmoid(lo), _sigmoid(hi)), False))
+TANH = smooth(unary("tanh", "tanh", np.tanh, FLOATS, lambda lo, hi: (math.tanh(lo), math.tanh(hi)), False))
 
 # -- binary -------------------------------------------------------------------------------
 
@@ -153,11 +153,11 @@ def binary(name: str, relax_name: str, ref: Callable, bounds: Callable[[ValueInf
 
 _arith_exact = is_int  # float arithmetic may round differently after a legal rewrite
 
-ADD = binary("add", "add", np.add, lambda a, b: (a.lo + b.lo, a.hi + b.hi), _arith_exact)
-SUBTRACT = binary("subtract", "subtract", np.subtract, lambda a, b: (a.lo - b.hi, a.hi - b.lo), _arith_exact)
-MULTIPLY = binary("multiply", "multiply", np.multiply, lambda a, b: _corners(lambda x, y: x * y, a, b), _arith_exact)
-DIVIDE = binary("divide", "divide", _trunc_divide, lambda a, b: _corners(lambda x, y: x / y, a, b), _arith_exact,
-                divisor=True, notes="Integer division truncates toward zero (C), unlike numpy's floor division.")
+ADD = smooth(binary("add", "add", np.add, lambda a, b: (a.lo + b.lo, a.hi + b.hi), _arith_exact))
+SUBTRACT = smooth(binary("subtract", "subtract", np.subtract, lambda a, b: (a.lo - b.hi, a.hi - b.lo), _arith_exact))
+MULTIPLY = smooth(binary("multiply", "multiply", np.multiply, lambda a, b: _corners(lambda x, y: x * y, a, b), _arith_exact))
+DIVIDE = smooth(binary("divide", "divide", _trunc_divide, lambda a, b: _corners(lambda x, y: x / y, a, b), _arith_exact,
+                divisor=True, notes="Integer division truncates toward zero (C), unlike numpy's floor division."))
 MAXIMUM = binary("maximum", "maximum", np.maximum, lambda a, b: (max(a.lo, b.lo), max(a.hi, b.hi)), lambda d: True,
                  notes="maximum(nan, 1) is 1 but maximum(1, nan) is nan; programs never hold NaN.")
 MINIMUM = binary("minimum", "minimum", np.minimum, lambda a, b: (min(a.lo, b.lo), min(a.hi, b.hi)), lambda d: True)
@@ -502,10 +502,10 @@ def _power_propose(infer) -> Callable[[Sketch, Chooser], None]:
 
 
 POWER_DTYPES = ("float32", "float16")  # bfloat16 fails in codegen ("power only applies to float")
-POWER = ruled_binary("power", "power", np.power, POWER_DTYPES, _power_rule, (-2, 2), symmetric=False,
+POWER = smooth(ruled_binary("power", "power", np.power, POWER_DTYPES, _power_rule, (-2, 2), symmetric=False,
                      accepts=lambda i: i.dtype in POWER_DTYPES,  # any float value becomes a base through a clip
                      make_propose=_power_propose,
-                     notes="Floats only (integers fail in LegalizeOps); drawn with a positive base only.")
+                     notes="Floats only (integers fail in LegalizeOps); drawn with a positive base only."))
 
 
 def _atan2_rule(y: ValueInfo, x: ValueInfo) -> tuple[float, float, bool]:

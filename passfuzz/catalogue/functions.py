@@ -32,7 +32,7 @@ from typing import Callable
 import numpy as np
 
 from .base import (FLOATS, ROUNDING, Chooser, OpDef, OpError, Sketch, ValueInfo, checked, fit, is_float, is_int,
-                   operand, pick, require, valid)
+                   operand, pick, require, valid, smooth)
 from .elementwise import ABS, ADD, CLIP, CONST
 
 Rule = Callable[[ValueInfo, dict], tuple[float, float]]
@@ -350,19 +350,19 @@ def _anywhere(f: Callable[[ValueInfo], Bounds]) -> Rule:
     return lambda x, at: f(x)
 
 
-LOG = function("log", "log", _f64(np.log), FLOATS, _positive("log", _increasing(math.log)),
-               targets=lambda dtype: POSITIVE_TARGETS, shifts=(0.25, 1.0))
+LOG = smooth(function("log", "log", _f64(np.log), FLOATS, _positive("log", _increasing(math.log)),
+               targets=lambda dtype: POSITIVE_TARGETS, shifts=(0.25, 1.0)))
 SQRT = function("sqrt", "sqrt", _f64(np.sqrt), FLOATS, _positive("sqrt", _increasing(math.sqrt), exact_floor=0.0),
                 targets=lambda dtype: [(0.0, 4.0), *POSITIVE_TARGETS], shifts=(0.25, 1.0))
 RSQRT = function("rsqrt", "rsqrt", _f64(lambda x: 1 / np.sqrt(x)), FLOATS,
                  _positive("rsqrt", _decreasing(lambda v: 1 / math.sqrt(v))),
                  targets=lambda dtype: POSITIVE_TARGETS, shifts=(0.25, 1.0))
-SIN = function("sin", "sin", _f64(np.sin), FLOATS,
+SIN = smooth(function("sin", "sin", _f64(np.sin), FLOATS,
                _bounded("sin", lambda x: TRIG_LIMIT[x.dtype], _wave(math.sin, math.pi / 2), "argument magnitude"),
-               targets=lambda dtype: [(-4.0, 4.0), (-1.0, 1.0), (0.0, 3.0)])
-COS = function("cos", "cos", _f64(np.cos), FLOATS,
+               targets=lambda dtype: [(-4.0, 4.0), (-1.0, 1.0), (0.0, 3.0)]))
+COS = smooth(function("cos", "cos", _f64(np.cos), FLOATS,
                _bounded("cos", lambda x: TRIG_LIMIT[x.dtype], _wave(math.cos, 0.0), "argument magnitude"),
-               targets=lambda dtype: [(-4.0, 4.0), (-1.0, 1.0), (0.0, 3.0)])
+               targets=lambda dtype: [(-4.0, 4.0), (-1.0, 1.0), (0.0, 3.0)]))
 ERF = function("erf", "erf", _f64(_erf), FLOATS, _anywhere(_increasing(math.erf)))
 TAN = function("tan", "tan", _f64(np.tan), FLOATS,
                _bounded("tan", lambda x: TAN_LIMIT, _increasing(math.tan), "far from the poles at +-pi/2"),
@@ -455,7 +455,7 @@ def _softplus_ref(args: list[np.ndarray], at: dict) -> np.ndarray:
     return np.where(z > at["threshold"], x.astype("float64"), smooth).astype(x.dtype)
 
 
-SILU = function("silu", "nn.silu", _f64(lambda x: x / (1 + np.exp(-x))), FLOATS, _anywhere(_dip(_silu, SILU_MIN)))
+SILU = smooth(function("silu", "nn.silu", _f64(lambda x: x / (1 + np.exp(-x))), FLOATS, _anywhere(_dip(_silu, SILU_MIN))))
 GELU = function("gelu", "nn.gelu", _f64(lambda x: 0.5 * x * (1 + _erf(x / np.sqrt(2.0)))), FLOATS,
                 _anywhere(_dip(_gelu, GELU_MIN)), noise=lambda x: max(1.0, x.magnitude),
                 notes="float16 computes erf in float32.")

@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 
 from .base import (NUMERIC, Chooser, OpDef, Sketch, ValueInfo, checked, is_float, is_int, normalize_axis, operand, pick,
-                   require, valid)
+                   require, smooth, valid)
 
 _rank1 = lambda info: info.rank >= 1  # noqa: E731
 
@@ -56,9 +56,9 @@ def _permute_propose(sketch: Sketch, choose: Chooser) -> None:
     sketch.add("permute_dims", [x], {"axes": axes})
 
 
-PERMUTE_DIMS = OpDef("permute_dims", _permute_infer, lambda R, args, at: R.op.permute_dims(args[0], at["axes"]),
+PERMUTE_DIMS = smooth(OpDef("permute_dims", _permute_infer, lambda R, args, at: R.op.permute_dims(args[0], at["axes"]),
                      lambda args, at: np.transpose(args[0], at["axes"]), _permute_propose, _rank1,
-                     notes="axes=None reverses the axes, as numpy.transpose does.")
+                     notes="axes=None reverses the axes, as numpy.transpose does."))
 
 # -- reshape ----------------------------------------------------------------------------------
 
@@ -98,9 +98,9 @@ def _reshape_propose(sketch: Sketch, choose: Chooser) -> None:
     sketch.add("reshape", [x], {"shape": shape})
 
 
-RESHAPE = OpDef("reshape", _reshape_infer, lambda R, args, at: R.op.reshape(args[0], at["shape"]),
+RESHAPE = smooth(OpDef("reshape", _reshape_infer, lambda R, args, at: R.op.reshape(args[0], at["shape"]),
                 lambda args, at: np.reshape(args[0], at["shape"]), _reshape_propose, lambda i: True,
-                notes="One dim may be -1 (inferred), as in numpy.")
+                notes="One dim may be -1 (inferred), as in numpy."))
 
 # -- expand_dims / squeeze ------------------------------------------------------------------------
 
@@ -117,8 +117,8 @@ def _expand_propose(sketch: Sketch, choose: Chooser) -> None:
     sketch.add("expand_dims", [x], {"axis": choose.integer(-rank - 1, rank)})
 
 
-EXPAND_DIMS = OpDef("expand_dims", _expand_infer, lambda R, args, at: R.op.expand_dims(args[0], at["axis"]),
-                    lambda args, at: np.expand_dims(args[0], at["axis"]), _expand_propose, lambda i: i.rank < 4)
+EXPAND_DIMS = smooth(OpDef("expand_dims", _expand_infer, lambda R, args, at: R.op.expand_dims(args[0], at["axis"]),
+                    lambda args, at: np.expand_dims(args[0], at["axis"]), _expand_propose, lambda i: i.rank < 4))
 
 
 def _squeeze_infer(args, attrs):
@@ -169,8 +169,8 @@ def _concat_propose(sketch: Sketch, choose: Chooser) -> None:
     sketch.add("concat", args, {"axis": axis})
 
 
-CONCAT = OpDef("concat", _concat_infer, lambda R, args, at: R.op.concat(args, axis=at["axis"]),
-               lambda args, at: np.concatenate(args, axis=at["axis"]), _concat_propose, _rank1)
+CONCAT = smooth(OpDef("concat", _concat_infer, lambda R, args, at: R.op.concat(args, axis=at["axis"]),
+               lambda args, at: np.concatenate(args, axis=at["axis"]), _concat_propose, _rank1))
 
 
 def _split_parts(x: ValueInfo, attrs) -> tuple[int, list[int]]:
@@ -323,9 +323,9 @@ def _broadcast_propose(sketch: Sketch, choose: Chooser) -> None:
     sketch.add("broadcast_to", [x], {"shape": shape})
 
 
-BROADCAST_TO = OpDef("broadcast_to", _broadcast_infer, lambda R, args, at: R.op.broadcast_to(args[0], at["shape"]),
+BROADCAST_TO = smooth(OpDef("broadcast_to", _broadcast_infer, lambda R, args, at: R.op.broadcast_to(args[0], at["shape"]),
                      lambda args, at: np.broadcast_to(args[0], at["shape"]).copy(), _broadcast_propose,
-                     lambda i: i.rank < 4)
+                     lambda i: i.rank < 4))
 
 # -- flatten / flip / repeat / tile / stack -------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import (NUMERIC, Chooser, OpDef, Sketch, ValueInfo, broadcast, checked, is_int, operand, pick, probe,
-                   numpy_dtype, representable, require, valid)
+                   numpy_dtype, representable, require, smooth, valid)
 
 # out_dtype a matmul may be asked for, per operand dtype (all measured on llvm). Relax casts the
 # operands to out_dtype first and accumulates there, so overflow is checked in out_dtype.
@@ -87,12 +87,12 @@ def _matmul_propose(sketch: Sketch, choose: Chooser) -> None:
     sketch.add("matmul", [lhs, rhs], attrs)
 
 
-MATMUL = OpDef("matmul", _matmul_infer,
+MATMUL = smooth(OpDef("matmul", _matmul_infer,
                lambda R, args, at: R.op.matmul(*args, out_dtype=at.get("out_dtype")),
                lambda args, at: _contract_ref(np.matmul, args, at.get("out_dtype") or args[0].dtype.name),
                _matmul_propose, _accepts,
                notes="numpy semantics for 1-D operands and batch broadcasting. out_dtype casts the operands "
-                     "first and accumulates in out_dtype (int8 @ int8 -> int32 does not wrap at 127).")
+                     "first and accumulates in out_dtype (int8 @ int8 -> int32 does not wrap at 127)."))
 
 # -- linear -------------------------------------------------------------------------------------
 

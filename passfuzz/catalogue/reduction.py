@@ -10,7 +10,7 @@ from typing import Callable
 import numpy as np
 
 from .base import (FLOATS, NUMERIC, ROUNDING, RTOL, Chooser, OpDef, OpError, Sketch, ValueInfo, checked, is_int,
-                   normalize_axis, pick, require, valid)
+                   normalize_axis, pick, require, smooth, valid)
 
 
 def _reduced_axes(x: ValueInfo, axis) -> list[int]:
@@ -126,17 +126,17 @@ def _mean_ref(x, axis, keepdims):
     return np.mean(x.astype("float64"), axis=axis, keepdims=keepdims)
 
 
-SUM = reduction("sum", np.sum, NUMERIC, scale_by_count=True, keeps_exact=False)
+SUM = smooth(reduction("sum", np.sum, NUMERIC, scale_by_count=True, keeps_exact=False))
 PROD = reduction("prod", np.prod, NUMERIC, scale_by_count=False, keeps_exact=False, bounds=_prod_bounds,
                  notes="Integer products that could overflow (any partial product) are never drawn.")
-MEAN = reduction("mean", _mean_ref, FLOATS, scale_by_count=False, keeps_exact=False, bounds=_mean_bounds,
+MEAN = smooth(reduction("mean", _mean_ref, FLOATS, scale_by_count=False, keeps_exact=False, bounds=_mean_bounds,
                  notes="Integer mean uses integer arithmetic in Relax (not drawn). The sum is accumulated in "
-                       "the operand's dtype, so its range is checked too.")
+                       "the operand's dtype, so its range is checked too."))
 MAX = reduction("max", np.max, NUMERIC, scale_by_count=False, keeps_exact=True)
 MIN = reduction("min", np.min, NUMERIC, scale_by_count=False, keeps_exact=True)
-VARIANCE = reduction("variance", _var_ref, FLOATS, scale_by_count=False, keeps_exact=False, bounds=_variance_bounds,
+VARIANCE = smooth(reduction("variance", _var_ref, FLOATS, scale_by_count=False, keeps_exact=False, bounds=_variance_bounds,
                      notes="Population variance (ddof=0). Integer variance uses integer arithmetic in Relax "
-                           "(not drawn). The bound is magnitude**2, not the tight one (see _variance_bounds).")
+                           "(not drawn). The bound is magnitude**2, not the tight one (see _variance_bounds)."))
 STD = reduction("std", _std_ref, FLOATS, scale_by_count=False, keeps_exact=False, bounds=_std_bounds,
                 notes="Population std (ddof=0), sqrt of Relax's two-pass variance. Integer std uses integer "
                       "arithmetic in Relax (not drawn).")
@@ -229,8 +229,8 @@ def _softmax_reference(args, attrs):
     return (e / e.sum(axis=attrs["axis"], keepdims=True)).astype(args[0].dtype)
 
 
-SOFTMAX = OpDef("softmax", _softmax_infer, lambda R, args, at: R.op.nn.softmax(args[0], axis=at["axis"]),
-                _softmax_reference, _softmax_propose, _softmax_accepts)
+SOFTMAX = smooth(OpDef("softmax", _softmax_infer, lambda R, args, at: R.op.nn.softmax(args[0], axis=at["axis"]),
+                 _softmax_reference, _softmax_propose, _softmax_accepts))
 
 
 def _log_softmax_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
@@ -261,9 +261,9 @@ def _log_softmax_reference(args, attrs):
     return (shifted - np.log(np.exp(shifted).sum(axis=attrs["axis"], keepdims=True))).astype(args[0].dtype)
 
 
-LOG_SOFTMAX = OpDef("log_softmax", _log_softmax_infer,
+LOG_SOFTMAX = smooth(OpDef("log_softmax", _log_softmax_infer,
                     lambda R, args, at: R.op.nn.log_softmax(args[0], axis=at["axis"]),
-                    _log_softmax_reference, _log_softmax_propose, _log_softmax_accepts)
+                    _log_softmax_reference, _log_softmax_propose, _log_softmax_accepts))
 
 def _median_ref(x, axis, keepdims):
     """The lower median: the element at (n - 1) // 2 of the n reduced elements, sorted."""

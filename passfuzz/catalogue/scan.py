@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 
 from .base import (NUMERIC, Chooser, OpDef, Sketch, ValueInfo, checked, is_float, is_int, normalize_axis, pick,
-                   require, valid)
+                   require, smooth, valid)
 from .reduction import product_bounds
 
 # sort and argsort fail at run time for int8/uint8 ("Unsupported input dtype"); topk works. On
@@ -85,7 +85,7 @@ def _sum_bounds(lo: float, hi: float, counts: list[int]) -> tuple[float, float]:
     return min(k * lo for k in counts), max(k * hi for k in counts)
 
 
-CUMSUM = scan("cumsum", np.add, _sum_bounds, 0)
+CUMSUM = smooth(scan("cumsum", np.add, _sum_bounds, 0))
 CUMPROD = scan("cumprod", np.multiply, product_bounds, 1)
 
 # -- sort / argsort ---------------------------------------------------------------------------------

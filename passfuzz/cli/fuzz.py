@@ -128,6 +128,10 @@ def config_from(args: argparse.Namespace, console: Console):
                 console.note("running prerequisites as well: " + ",".join(p.text for p in passes))
     except PassSpecError as exc:
         raise UsageError(str(exc)) from None
+    from ..gradient import involved, loss_ops
+    if passes and involved(passes) and not loss_ops(ops):
+        raise UsageError("--ops: Gradient needs at least one smooth op with a registered gradient: "
+                         + ",".join(loss_ops()))
     if args.targets:
         targets = []
         for target in (t.strip() for t in args.targets.split(",")):

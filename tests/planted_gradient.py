@@ -1,0 +1,37 @@
+"""A planted defect in a registered gradient, named on the command line before Gradient:
+``--passes tests.planted_gradient:doubled_exp_gradient,Gradient``.
+
+The pass itself leaves the module alone; running it re-registers the gradient of ``relax.exp``
+as twice the right one, so the Gradient pass that follows differentiates exp wrongly. Passes
+run in forked children (passfuzz's and the reproducer's), so the registration never leaks.
+"""
+
+import tvm
+from tvm import relax
+
+
+def _doubled_exp_grad(orig_var, orig_call, output_grad, ctx):
+    return [relax.op.multiply(relax.op.multiply(output_grad, orig_var), relax.const(2.0, orig_var.ty.dtype))]
+
+
+def _register(fgradient):
+    op = tvm.ir.Op.get("relax.exp")
+    op.reset_attr("FPrimalGradient")
+    op.set_attr("FPrimalGradient", fgradient)
+
+
+@tvm.transform.module_pass(opt_level=0, name="DoubledExpGradient")
+def doubled_exp_gradient(mod, ctx):
+    _register(_doubled_exp_grad)
+    return mod
+
+
+# The control: the same re-registration, with the right gradient (exp' = exp).
+def _exp_grad(orig_var, orig_call, output_grad, ctx):
+    return [relax.op.multiply(output_grad, orig_var)]
+
+
+@tvm.transform.module_pass(opt_level=0, name="RightExpGradient")
+def right_exp_gradient(mod, ctx):
+    _register(_exp_grad)
+    return mod

@@ -1,0 +1,131 @@
+"""The Gradient oracle: finite differences, loss programs, the float64 twin, and the planted
+gradient bug found through the command line (with its control)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from passfuzz import corpus, gradient
+from passfuzz.finite_differences import STEP, central_differences, gradient_mismatch
+from passfuzz.graph import analyse, evaluate
+from passfuzz.pass_catalogue import fuzzable_pool
+from passfuzz.passes import resolve
+from passfuzz.program import Node, Param, Program
+from strategies import relax_programs
+
+from .conftest import ROOT
+
+PLANTED = "tests.planted_gradient:"
+
+
+def cubes(args):
+    return float(np.sum(args[0] ** 3) + np.sum(np.sin(args[1])))
+
+
+ARGS = [np.array([[0.5, -1.5], [2.0, 3.0]]), np.array([0.25, -2.0, 1.0])]
+RIGHT = [3 * ARGS[0] ** 2, np.cos(ARGS[1])]
+
+
+def test_central_differences_approach_the_derivative():
+    fine = central_differences(cubes, ARGS, STEP)
+    assert all(np.allclose(f, r, rtol=1e-7, atol=1e-9) for f, r in zip(fine, RIGHT))
+
+
+def test_right_gradients_pass_and_a_wrong_element_is_named():
+    assert gradient_mismatch(cubes, ARGS, cubes(ARGS), RIGHT, noise=1e-15) == ""
+    wrong = [RIGHT[0].copy(), RIGHT[1]]
+    wrong[0][1, 0] *= 1.001  # 0.1 % off one partial derivative of 12
+    problem = gradient_mismatch(cubes, ARGS, cubes(ARGS), wrong, noise=1e-15)
+    assert problem.startswith("gradient 0: 1 of 4 elements differ") and "first at [1, 0]" in problem
+
+
+def test_wrong_loss_nan_gradient_and_missing_gradient_are_mismatches():
+    assert gradient_mismatch(cubes, ARGS, cubes(ARGS) + 1e-3, RIGHT, noise=1e-15).startswith("loss")
+    nan = [RIGHT[0], np.full(3, np.nan)]
+    assert gradient_mismatch(cubes, ARGS, cubes(ARGS), nan, noise=1e-15).startswith("gradient 1")
+    assert "1 gradients for 2 parameters" in gradient_mismatch(cubes, ARGS, cubes(ARGS), RIGHT[:1], noise=1e-15)
+
+
+def test_rounding_noise_widens_the_tolerance():
+    off = [RIGHT[0] + 1e-3, RIGHT[1]]
+    assert gradient_mismatch(cubes, ARGS, cubes(ARGS), off, noise=1e-15)
+    assert gradient_mismatch(cubes, ARGS, cubes(ARGS), off, noise=2e-7) == ""  # 2e-7 / STEP = 2e-3
+
+
+@settings(max_examples=60, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(relax_programs(ops=gradient.loss_ops(), loss=True, max_nodes=8))
+def test_loss_programs_are_judgeable_and_their_twin_computes_the_same_loss(program):
+    assert gradient.unjudgeable(program) == ""
+    twin = gradient.promote(program)
+    assert all(p.dtype == "float64" for _, p in twin.params)
+    [loss32] = evaluate(program)
+    [loss64] = evaluate(twin)
+    assert loss64.dtype == np.float64  # the references keep float64: no float32 rounding in the differences
+    bound = analyse(program)[program.outputs[0]].magnitude
+    assert abs(float(loss32) - float(loss64)) <= 1e-4 * max(1.0, bound)
+
+
+def test_a_program_that_is_not_a_loss_is_not_judged():
+    x = Param((2,), "float32", -4.0, 4.0, [1.0, 2.0])
+    assert "0-d" in gradient.unjudgeable(Program((x, Node("exp", (0,), {})), (1,)))
+    kinked = Program((x, Node("abs", (0,), {}), Node("sum", (1,), {"axis": None, "keepdims": False})), (2,))
+    assert "smooth" in gradient.unjudgeable(kinked)
+    # log needs operands >= 0.2: [0.2, 4] is valid, but not a finite-difference step below it
+    edge = Param((2,), "float32", 0.2, 4.0, [0.2, 2.0])
+    logs = Program((edge, Node("log", (0,), {}), Node("sum", (1,), {"axis": None, "keepdims": False})), (2,))
+    assert analyse(logs) and "finite-difference step" in gradient.unjudgeable(logs)
+
+
+def test_gradient_is_named_bare_and_stays_out_of_the_random_pool():
+    assert resolve("Gradient").text == "Gradient('main')"
+    assert "Gradient" not in fuzzable_pool()
+
+
+def test_loss_ops_have_registered_gradients_and_exclude_kinks():
+    ops = gradient.loss_ops()
+    assert {"exp", "matmul", "sum", "log_softmax"} <= set(ops)
+    assert not {"abs", "relu", "maximum", "clip", "where", "less"} & set(ops)
+    assert gradient.loss_ops(["exp", "abs"]) == ["exp"]
+
+
+def _records(directory):
+    return [json.loads(p.read_text()) for p in sorted(directory.glob("*.json"))]
+
+
+@pytest.mark.slow
+def test_planted_gradient_bug_is_found_shrunk_saved_and_reproduces(run_cli, tmp_path):
+    result = run_cli("--passes", PLANTED + "doubled_exp_gradient,Gradient", "--ops", "exp,add,multiply,sum",
+                     "--max-examples", "60", "--seed", "3", "-x", "--reduce-time", "20", "--corpus", str(tmp_path))
+    assert result.returncode == 1, result.stderr
+    [record] = _records(tmp_path)
+    assert record["kind"] == "wrong-result" and record["shrunk"] and "Gradient('main')" in record["signature"]
+    program = corpus.load(tmp_path / f"{record['id']}.json").program
+    assert program.op_counts().get("exp") and len(program.nodes) <= 2, program.summary()
+    script = subprocess.run([sys.executable, str(tmp_path / f"{record['id']}.py")], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert script.returncode == 1, script.stderr
+    assert script.stdout.startswith("BUG REPRODUCES (wrong-result): main_adjoint: gradient")
+
+
+@pytest.mark.slow
+def test_right_gradient_yields_no_finding_in_the_same_budget(run_cli, tmp_path):
+    result = run_cli("--passes", PLANTED + "right_exp_gradient,Gradient", "--ops", "exp,add,multiply,sum",
+                     "--max-examples", "60", "--seed", "3", "-x", "--corpus", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "incomparable 0" in result.stderr and _records(tmp_path) == []
+
+
+def test_adjoint_adapter_is_read_off_a_gradient_module():
+    from passfuzz.calling import ADJOINT, choose_adapter
+    from passfuzz.relax_build import build_module
+    from tvm import relax
+
+    x = Param((2,), "float32", -4.0, 4.0, [1.0, 2.0])
+    program = Program((x, Node("exp", (0,), {}), Node("sum", (1,), {"axis": None, "keepdims": False})), (2,))
+    assert choose_adapter(build_module(program), relax.transform.Gradient("main")(build_module(program)), None) \
+        == ADJOINT
