@@ -5,7 +5,10 @@ The script holds the original module as TVMScript with its constants inlined as 
 replaced by value), the arguments inline, the pass list, and a forked runner so that a crash
 or hang on the optimized side is reported rather than suffered. It prints one line and exits
 1 while the bug reproduces, 0 once it is fixed. A reference mismatch has no passes: its script
-holds the numpy-computed outputs (EXPECTED) and compares the unoptimized module with them.
+holds the numpy-computed outputs (EXPECTED) and compares the unoptimized module with them. A
+target mismatch runs the module (optimized, if passes or a build made it) on both TARGETS, each
+in a forked child of a process that has touched no device (forking after CUDA is initialised is
+unsafe), and compares the two.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from .builds import PLAIN_BUILD, Build, parse_build
 from .calling import PLAIN, Adapter
 from .catalogue import RTOL, is_float
 from .graph import analyse, evaluate
-from .oracle import REFERENCE_SLACK, Finding, tolerance
+from .oracle import REFERENCE_SLACK, Finding, target_slack, tolerance
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
@@ -111,7 +114,7 @@ def run(mod, target, adapter=None, build=None):
     adapter = (transform, lazy, slots, wrap, tuple_wrap, inputs) says how a pass changed main
     (the same rules as passfuzz.calling.Adapter)."""
     executable, device = load(mod, target, build)
-    args = [tvm.runtime.tensor(a) for a in ARGS]
+    args = [tvm.runtime.tensor(a, device) for a in ARGS]
     transform, lazy, slots, wrap, tuple_wrap, n = adapter or (None, False, None, 0, 0, None)
     n = NUM_INPUT if n is None else n
     transformed = {}
@@ -189,9 +192,25 @@ def check_reference():
     return 0
 
 
+def check_targets():
+    results = [isolated(lambda target=target: optimized(target), TIMEOUT) for target in TARGETS]
+    for target, (status, value) in zip(TARGETS, results):
+        if status != "ok":
+            print(f"the module fails on {target} now ({status}: {value}); the targets cannot be compared")
+            return 1
+    difference = differences(results[0][1], results[1][1], TARGETS)
+    if difference:
+        print(f"BUG REPRODUCES ({KIND}): {TARGETS[1]} disagrees with {TARGETS[0]}: {difference}")
+        return 1
+    print(f"fixed: the module gives the same outputs on {TARGETS[0]} and {TARGETS[1]}")
+    return 0
+
+
 def main():
     if EXPECTED is not None:
         return check_reference()
+    if KIND == "target-mismatch":
+        return check_targets()
     # The optimized side runs first, in a child of a process that has compiled nothing yet: some
     # bugs hide once compiling has imported more of TVM.
     status, value = isolated(lambda: optimized(TARGET), TIMEOUT)
@@ -213,10 +232,12 @@ if __name__ == "__main__":
 
 
 def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str,
-                  target: str, timeout: float, adapter: Adapter | None, build: Build = PLAIN_BUILD) -> str:
+                  targets: Sequence[str], timeout: float, adapter: Adapter | None, build: Build = PLAIN_BUILD) -> str:
+    """``targets``: where the finding shows; the first is TARGET, both are TARGETS for a target mismatch."""
     infos = analyse(program, check_values=False)
     against_numpy = finding.kind == "reference-mismatch"
-    slack = REFERENCE_SLACK if against_numpy else 1.0
+    across = finding.kind == "target-mismatch"
+    slack = REFERENCE_SLACK if against_numpy else target_slack(targets) if across else 1.0
     tolerances = []
     for out in program.outputs:
         info = infos[out]
@@ -234,6 +255,8 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
         (adapter.transform, adapter.lazy_transform, adapter.slots, adapter.transform_wrap, adapter.tuple_wrap,
          adapter.inputs)
     what = "of the unoptimized module" if against_numpy else describe([p.text for p in passes], build)
+    if across:
+        what = f"between {' and '.join(targets)} " + (what or "on the unoptimized module")
     header = (f'"""passfuzz reproducer {finding.kind}-{finding.fingerprint}: {finding.kind} {what}.\n\n'
               f'{finding.message}\n\n'
               f'Needs only tvm and numpy. Exits 1 while the bug reproduces, 0 once it is fixed.\n"""\n')
@@ -241,7 +264,8 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
             "import importlib\nimport os\nimport pickle\nimport shutil\nimport signal\nimport sys\nimport tempfile\n\n"
             "import numpy as np\nimport tvm\nfrom tvm import relax\n"
             "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tirx as T\n\n"
-            f"KIND = {finding.kind!r}\nTARGET = {target!r}\nTIMEOUT = {int(max(1, timeout))}\n"
+            f"KIND = {finding.kind!r}\nTARGET = {targets[0]!r}\nTARGETS = {list(targets)!r}\n"
+            f"TIMEOUT = {int(max(1, timeout))}\n"
             f"NUM_INPUT = {program.num_input!r}\n"
             f"ARGS = [{args}\n]\n"
             f"PASSES = [  # (name, constructor, check well_formed after it){passes_text}\n]\n"
@@ -254,7 +278,7 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
 
 # The one implementation of compiling a side, copied into every script (see passfuzz.standalone).
 _LOADER = (f"\n\nGPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n" + inspect.getsource(standalone.kind_of) + "\n\n"
-           + inspect.getsource(standalone.load) + "\n")
+           + inspect.getsource(standalone.target_config) + "\n\n" + inspect.getsource(standalone.load) + "\n")
 
 
 def describe(passes: Sequence[str], build: Build = PLAIN_BUILD) -> str:
@@ -273,6 +297,8 @@ def render_report(record: dict) -> str:
     """A markdown bug report, ready to paste into an issue."""
     if record["kind"] == "reference-mismatch":
         return _reference_report(record)
+    if record["kind"] == "target-mismatch":
+        return _target_report(record)
     build = parse_build(record.get("build", ""))
     applying = " and ".join(filter(None, [
         "applying " + ", ".join(f"`{p}`" for p in record["passes"]) if record["passes"] else "",
@@ -325,6 +351,37 @@ relative tolerance of {_tolerance_note()}).
 
 Save the attached `{record['id']}.py` and run `python {record['id']}.py`: it needs only `tvm` and
 `numpy`, holds numpy's outputs inline, prints one line, and exits 1 while the bug is present.
+
+""" + _module_and_environment(record)
+
+
+def _target_report(record: dict) -> str:
+    build = parse_build(record.get("build", ""))
+    first, second = record["targets"][:2]
+    how = describe(record["passes"], build) or "with no pass applied (plain build)"
+    return f"""# [Bug][Relax] `{second}` and `{first}` disagree on the same module
+
+passfuzz found that the module below, {how}, returns different outputs when compiled for
+`{first}` and for `{second}`: the same module must compute the same values on every device, so
+one target's compilation (its pipeline, scheduling or codegen) is wrong.
+
+## Actual behaviour
+
+```
+{record['message']}
+```
+
+## Expected behaviour
+
+The same outputs on both targets (integers and bools exactly; floats within a relative tolerance
+of {_tolerance_note()}, widened {target_slack((first, second)):g} times between
+these target kinds).
+
+## Reproduce
+
+Save the attached `{record['id']}.py` and run `python {record['id']}.py` on a machine with both
+targets: it needs only `tvm` and `numpy`, runs the module on each target in its own process,
+prints one line, and exits 1 while the outputs disagree (0 once fixed).
 
 """ + _module_and_environment(record)
 
