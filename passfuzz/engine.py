@@ -32,7 +32,7 @@ from strategies import pass_sequences, relax_programs
 from . import __version__, corpus, gradient
 from .builds import PLAIN_BUILD, Build
 from .execute import Outcome, run_side
-from .oracle import Finding, Verdict, judge, probe_program, reference_verdict
+from .oracle import Finding, Verdict, judge, probe_program, reference_verdict, target_verdict
 from .passes import PassSpec
 from .program import Program
 from .reduce import Reducer
@@ -89,8 +89,8 @@ class Stats:
 def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
           timeout: float, build: Build = PLAIN_BUILD) -> tuple[Verdict, Outcome | None]:
     """Run both sides of one example and judge them. The original side is first held against
-    the numpy reference; if it disagrees, that is the verdict (no pass is judged on a suspect
-    original). A finding that no single pass's stage explains (a wrong result, a compile or run
+    the numpy reference, then across targets; if it disagrees, that is the verdict (no pass is
+    judged on a suspect original). A finding that no single pass's stage explains (a wrong result, a compile or run
     failure) is pinned to the shortest prefix of the passes that shows the same kind, so the
     finding names the first bad pass; with a non-plain build the empty prefix counts too (the
     build alone may be at fault)."""
@@ -103,6 +103,9 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
         reference = reference_verdict(program, original, probe)
     if reference.finding is not None or reference.generator_defect:
         return reference, None
+    across = target_verdict(program, original)  # a codegen bug of one target, before any pass
+    if across.finding is not None:
+        return across, None
     if gradient.involved(passes):  # its own oracle: gradients against finite differences
         return gradient.check(program, passes, targets, timeout, build)
     optimized = run_side(program, passes, targets, timeout, build)
@@ -170,11 +173,11 @@ class Fuzzer:
     def save(self, finding: Finding, program: Program, passes: list[PassSpec], shrunk: bool,
              optimized: Outcome | None) -> Path:
         fid = corpus.finding_id(finding.kind, finding.fingerprint)
-        target = self.config.targets[0]
+        targets = list(finding.targets) or self.config.targets[:1]
         record = {
             "format_version": corpus.FORMAT_VERSION, "id": fid, "kind": finding.kind, "fingerprint": finding.fingerprint,
             "signature": finding.signature, "message": finding.message, "stage": finding.stage,
-            "passes": [p.text for p in passes], "build": self.config.build.text, "targets": [target],
+            "passes": [p.text for p in passes], "build": self.config.build.text, "targets": targets,
             "tvm_version": tvm.__version__, "passfuzz_version": __version__,
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "seed": self.seed, "shrunk": shrunk, "program": program.to_json(),
@@ -182,7 +185,7 @@ class Fuzzer:
             "module": module_script(build_module(gradient.promote(program) if gradient.involved(passes) else program)),
             "log": finding.log[-4000:],
         }
-        script = render_script(program, passes, finding, record["module"], target, self.config.timeout,
+        script = render_script(program, passes, finding, record["module"], targets, self.config.timeout,
                                optimized.adapter if optimized is not None else None, self.config.build)
         report = render_report({**record, "program_summary": program.summary()})
         path = corpus.save(self.config.corpus_dir, record, script, report)

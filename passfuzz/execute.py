@@ -2,8 +2,9 @@
 
 The original side is the Program's module compiled as is (the plain build); the optimized side
 is a fresh build with the passes applied in order, checked for well-formedness, compiled under
-the run's ``Build`` and called through the calling-convention adapter. Each side runs in its own forked child, so a crash on the optimized
-side never loses the original's results.
+the run's ``Build`` and called through the calling-convention adapter. Each side runs in its own isolated child, so a crash on the optimized
+side never loses the original's results: forked from this process for CPU targets, from the fork
+server for GPU targets (passfuzz.isolate says why).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .passes import PassSpec
 from .program import Program
 from .relax_build import build_module, to_numpy, to_tvm
 from .standalone import load
+from .targets import needs_fresh_process
 
 
 @dataclass
@@ -76,7 +78,8 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         isolate.mark(f"run:{target}")
         state = adapter.prepare(program, args)
         vm = relax.VirtualMachine(executable, device)
-        outputs[target] = to_numpy(adapter.call(vm, program, [to_tvm(a) for a in args], state))
+        tensors = [to_tvm(a, device) for a in args]
+        outputs[target] = to_numpy(adapter.call(vm, program, tensors, state))
     return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired}
 
 
@@ -105,10 +108,13 @@ def _check_well_formed(mod) -> None:
 
 def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str],
              timeout: float, build: Build = PLAIN_BUILD) -> Outcome:
-    """One side in a forked child; ``passes=None`` is the original side (always the plain build)."""
+    """One side in an isolated child; ``passes=None`` is the original side (always the plain build)."""
     if passes is None:
         build = PLAIN_BUILD
-    child = isolate.run_forked(lambda: _run_side(program, passes, targets, build), timeout)
+    if needs_fresh_process(targets):
+        child = isolate.run_fresh(_run_side, (program, passes, list(targets), build), timeout)
+    else:
+        child = isolate.run_forked(lambda: _run_side(program, passes, targets, build), timeout)
     if child.status != "ok":
         return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
                        log=child.stderr_tail)

@@ -13,6 +13,13 @@ legalization bug of TVM, or an error in passfuzz's own catalogue, and never blam
 (its pass list is empty). Such an example is not used to judge the passes: its original is
 already suspect.
 
+With two or more targets, outputs are also compared *across* targets (``target_verdict``): the
+original side's (a codegen bug of one target, blamed on no pass), and the optimized side's (the
+same optimized module must agree on every device). A wrong result on some targets but not on
+others is a ``target-mismatch`` as well: the passes' output is right on one device, so the other
+device's compilation is at fault. The tolerance between targets is per target kind
+(``TARGET_SLACK``).
+
 Each Finding carries a fingerprint (kind, first bad pass, normalized error or difference class),
 so that distinct bugs stay distinct while Hypothesis shrinks them and in the corpus. A wrong
 result is fingerprinted by what differs (output count, shape, dtype or values), not by the
@@ -39,11 +46,18 @@ from .passes import PassSpec
 from .program import Program
 
 KINDS = ("pass-error", "ill-formed", "compile-error", "runtime-error", "crash", "hang", "wrong-result",
-         "reference-mismatch")
+         "reference-mismatch", "target-mismatch")
 # How much wider the tolerance against numpy is than between two TVM modules: numpy evaluates
 # each op in the tensor's own dtype with its own algorithms (pairwise summation, float16 rounded
 # after every op), TVM's kernels accumulate in another order and sometimes in float32.
 REFERENCE_SLACK = 10.0
+# How much wider the tolerance between two targets is than between two modules on one target, per
+# target kind (the wider of a pair applies). CPU codegens differ by FMA contraction and vectorised
+# reduction order, which the bound-scaled tolerance covers (llvm against c, and llvm at two -mcpu,
+# agree within it). GPU kernels reduce across threads in another order (dlight's schedules) and
+# their exp, log and tanh are approximations a few ulp off (CUDA's fast intrinsics; Vulkan, OpenCL
+# and Metal allow 3 ulp and more): the GPU factors are estimates, to be measured on a GPU.
+TARGET_SLACK = {"llvm": 1.0, "c": 1.0, "cuda": 10.0, "rocm": 10.0, "vulkan": 10.0, "opencl": 10.0, "metal": 10.0}
 
 
 @dataclass(frozen=True)
@@ -55,6 +69,7 @@ class Finding:
     stage: str = ""
     log: str = ""
     passes: tuple[PassSpec, ...] = ()  # the passes that ran up to the failure: what reproduces it
+    targets: tuple[str, ...] = ()  # the targets it shows on (for a target-mismatch: reference first); () any
 
 
 @dataclass(frozen=True)
@@ -110,10 +125,13 @@ def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str, build: Build
 
 
 def _finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",
-             log: str = "", build: Build = PLAIN_BUILD) -> Finding:
+             log: str = "", build: Build = PLAIN_BUILD, targets: tuple[str, ...] = ()) -> Finding:
     ran = tuple(_up_to_failing_pass(passes, stage))
     fp, signature = fingerprint(kind, ran, detail, build)
-    return Finding(kind, fp, signature, message, stage, log, ran)
+    head, _, where = stage.partition(":")
+    if not targets and head in ("compile", "run", "reference"):
+        targets = (where,)  # a failure on one target reproduces on that target
+    return Finding(kind, fp, signature, message, stage, log, ran, targets)
 
 
 def _up_to_failing_pass(passes: Sequence[PassSpec], stage: str) -> Sequence[PassSpec]:
@@ -180,19 +198,68 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
         message = f"{optimized.status} at {optimized.stage}: {optimized.error}"
         return Verdict(_finding(kind, passes, detail, message, optimized.stage, optimized.log, build))
     tensor_infos = [info for _, info in output_leaves(program, analyse(program, check_values=False))]
+    wrong: dict[str, Finding] = {}
     for target, expected in original.outputs.items():
         got = optimized.outputs[target]
         if len(got) != len(expected):
-            return Verdict(_finding("wrong-result", passes, "output count",
-                                    f"{target}: {len(expected)} outputs became {len(got)}", f"run:{target}",
-                                    build=build))
+            wrong[target] = _finding("wrong-result", passes, "output count",
+                                     f"{target}: {len(expected)} outputs became {len(got)}", f"run:{target}",
+                                     build=build)
+            continue
         for i, (a, b) in enumerate(zip(expected, got)):
             what, difference = compare_arrays(a, b, tensor_infos[i], passes)
             if what:
-                return Verdict(_finding("wrong-result", passes, f"{what} differ",
-                                        f"{target}: output {i} ({a.dtype}, shape {a.shape}): {difference}",
-                                        f"run:{target}", build=build))
+                wrong[target] = _finding("wrong-result", passes, f"{what} differ",
+                                         f"{target}: output {i} ({a.dtype}, shape {a.shape}): {difference}",
+                                         f"run:{target}", build=build)
+                break
+    right = [target for target in original.outputs if target not in wrong]
+    if wrong and right:  # right on one device: the other device's compilation is at fault
+        bad = next(iter(wrong))
+        mismatch = _compare_targets(program, optimized, passes, build, right[0], bad)
+        if mismatch is not None:
+            return Verdict(mismatch)
+    if wrong:
+        return Verdict(next(iter(wrong.values())))
+    return target_verdict(program, optimized, passes, build)
+
+
+def target_slack(targets: Sequence[str]) -> float:
+    """The widening of the tolerance between the outputs of one module on ``targets``."""
+    return max(TARGET_SLACK.get(target.split()[0], max(TARGET_SLACK.values())) for target in targets)
+
+
+def target_verdict(program: Program, outcome: Outcome, passes: Sequence[PassSpec] = (),
+                   build: Build = PLAIN_BUILD) -> Verdict:
+    """Every target's outputs of one side against the first target's: a ``target-mismatch``
+    finding or nothing. On the original side (no passes, plain build) it blames no pass."""
+    targets = list(outcome.outputs)
+    for other in targets[1:]:
+        mismatch = _compare_targets(program, outcome, passes, build, targets[0], other)
+        if mismatch is not None:
+            return Verdict(mismatch)
     return Verdict()
+
+
+def _compare_targets(program: Program, outcome: Outcome, passes: Sequence[PassSpec], build: Build,
+                     reference: str, other: str) -> Finding | None:
+    expected, got = outcome.outputs[reference], outcome.outputs[other]
+    pair = (reference, other)
+    what, difference = "", ""
+    if len(expected) != len(got):
+        what, difference = "output count", f"{len(expected)} outputs on {reference}, {len(got)} on {other}"
+    infos = analyse(program, check_values=False)
+    for i, (a, b) in enumerate(zip(expected, got) if not what else ()):
+        what, difference = compare_arrays(a, b, infos[program.outputs[i]], passes, names=pair,
+                                          slack=target_slack(pair))
+        if what:
+            difference = f"output {i} ({a.dtype}, shape {a.shape}): {difference}"
+            break
+    if not what:
+        return None
+    detail = f"{what} differ between {reference} and {other}"
+    message = f"{other} disagrees with {reference} on the same module: {difference}"
+    return _finding("target-mismatch", passes, detail, message, f"run:{other}", build=build, targets=pair)
 
 
 def probe_program(program: Program) -> Program:

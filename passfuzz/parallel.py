@@ -5,6 +5,10 @@ of --max-examples. Workers write to the corpus themselves (writes are atomic and
 fingerprint, so two workers saving one bug cannot corrupt it) and read the known fingerprints
 from it at every round, which is how a bug one worker found stops being new for the others.
 The parent only forwards events to the console and adds up the statistics.
+
+Workers are forked (fast, and TVM is imported already) unless a target is a GPU: then they are
+spawned, fresh interpreters, since a GPU driver initialised in the parent (by a custom pass module
+at import, say) breaks in forked children; their GPU sides go through their own fork servers.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import queue as queue_module
 import time
 
 from .engine import Fuzzer, FuzzConfig, Notify, Stats
+from .targets import needs_fresh_process
 
 _SNAPSHOT_SECONDS = 0.5
 
@@ -22,7 +27,7 @@ _SNAPSHOT_SECONDS = 0.5
 def fuzz_in_workers(config: FuzzConfig, workers: int, notify: Notify) -> Stats:
     if workers == 1:
         return Fuzzer(config, notify).run()
-    context = multiprocessing.get_context("fork")  # TVM is imported already; fork is safe and cheap
+    context = multiprocessing.get_context(worker_start_method(config.targets))
     events = context.Queue()
     seed = config.seed
     if seed is None:
@@ -64,6 +69,11 @@ def fuzz_in_workers(config: FuzzConfig, workers: int, notify: Notify) -> Stats:
     if interrupted:
         total.stop_reason = "interrupted"
     return total
+
+
+def worker_start_method(targets) -> str:
+    """"fork" for CPU targets (TVM is imported already; safe and cheap), else "spawn" (see above)."""
+    return "spawn" if needs_fresh_process(targets) else "fork"
 
 
 def _total(per_worker: dict[int, Stats], seed: int) -> Stats:

@@ -224,8 +224,9 @@ def to_numpy(value) -> list[np.ndarray]:
     return [array for item in value for array in to_numpy(item)]
 
 
-def to_tvm(argument):
-    """A ``main`` argument (an array, or nested tuples of arrays) as the VM takes it."""
+def to_tvm(argument, device=None):
+    """A ``main`` argument (an array, or nested tuples of arrays) as the VM takes it, on ``device``
+    (the CPU if None)."""
     if isinstance(argument, tuple):
-        return tuple(to_tvm(item) for item in argument)
-    return tvm.runtime.tensor(argument)
+        return tuple(to_tvm(item, device) for item in argument)
+    return tvm.runtime.tensor(argument, device)

@@ -5,7 +5,10 @@ The script holds the original module as TVMScript with its constants inlined as 
 replaced by value), the arguments inline, the pass list, and a forked runner so that a crash
 or hang on the optimized side is reported rather than suffered. It prints one line and exits
 1 while the bug reproduces, 0 once it is fixed. A reference mismatch has no passes: its script
-holds the numpy-computed outputs (EXPECTED) and compares the unoptimized module with them.
+holds the numpy-computed outputs (EXPECTED) and compares the unoptimized module with them. A
+target mismatch runs the module (optimized, if passes or a build made it) on both TARGETS, each
+in a forked child of a process that has touched no device (forking after CUDA is initialised is
+unsafe), and compares the two.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from .builds import PLAIN_BUILD, Build, parse_build
 from .calling import PLAIN, Adapter
 from .catalogue import RTOL, is_float
 from .graph import analyse, evaluate, output_leaves
-from .oracle import REFERENCE_SLACK, Finding, tolerance
+from .oracle import REFERENCE_SLACK, Finding, target_slack, tolerance
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
@@ -116,7 +119,7 @@ def run(mod, target, adapter=None, build=None):
     adapter = (transform, lazy, slots, wrap, tuple_wrap, inputs) says how a pass changed main
     (the same rules as passfuzz.calling.Adapter)."""
     executable, device = load(mod, target, build)
-    args = [to_tvm(a) for a in ARGS]
+    args = [to_tvm(a, device) for a in ARGS]
     transform, lazy, slots, wrap, tuple_wrap, n = adapter if isinstance(adapter, tuple) else \
         (None, False, None, 0, 0, None)
     n = NUM_INPUT if n is None else n
@@ -156,8 +159,10 @@ def flatten(value):
     return [value.numpy().copy()] if hasattr(value, "numpy") else [a for item in value for a in flatten(item)]
 
 
-def to_tvm(argument):  # a tuple parameter takes a (nested) tuple of tensors
-    return tuple(to_tvm(a) for a in argument) if isinstance(argument, tuple) else tvm.runtime.tensor(argument)
+def to_tvm(argument, device):  # a tuple parameter takes a (nested) tuple of tensors
+    if isinstance(argument, tuple):
+        return tuple(to_tvm(a, device) for a in argument)
+    return tvm.runtime.tensor(argument, device)
 
 
 def optimized(target):
@@ -201,11 +206,27 @@ def check_reference():
     return 0
 
 
+def check_targets():
+    results = [isolated(lambda target=target: optimized(target), TIMEOUT) for target in TARGETS]
+    for target, (status, value) in zip(TARGETS, results):
+        if status != "ok":
+            print(f"the module fails on {target} now ({status}: {value}); the targets cannot be compared")
+            return 1
+    difference = differences(results[0][1], results[1][1], TARGETS)
+    if difference:
+        print(f"BUG REPRODUCES ({KIND}): {TARGETS[1]} disagrees with {TARGETS[0]}: {difference}")
+        return 1
+    print(f"fixed: the module gives the same outputs on {TARGETS[0]} and {TARGETS[1]}")
+    return 0
+
+
 def main():
     if EXPECTED is not None:
         return check_reference()
     if GRADIENT_NOISE is not None:
         return check_gradient()
+    if KIND == "target-mismatch":
+        return check_targets()
     # The optimized side runs first, in a child of a process that has compiled nothing yet: some
     # bugs hide once compiling has imported more of TVM.
     status, value = isolated(lambda: optimized(TARGET), TIMEOUT)
@@ -237,7 +258,7 @@ def check_gradient():
         return 1
     executable, device = load(Module, TARGET)
     vm = relax.VirtualMachine(executable, device)
-    loss = lambda arrays: float(vm["main"](*[tvm.runtime.tensor(a) for a in arrays]).numpy())
+    loss = lambda arrays: float(vm["main"](*[to_tvm(a, device) for a in arrays]).numpy())
     problem = gradient_mismatch(loss, ARGS, value[0], value[1:], GRADIENT_NOISE)
     if problem:
         print(f"BUG REPRODUCES ({KIND}): main_adjoint: {problem}")
@@ -248,15 +269,17 @@ def check_gradient():
 
 
 def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str,
-                  target: str, timeout: float, adapter: Adapter | None, build: Build = PLAIN_BUILD) -> str:
+                  targets: Sequence[str], timeout: float, adapter: Adapter | None, build: Build = PLAIN_BUILD) -> str:
+    """``targets``: where the finding shows; the first is TARGET, both are TARGETS for a target mismatch."""
     if gradient.involved(passes):  # the float64 twin ran; its gradients are checked, not main's outputs
         noise = gradient.noise(program)
         program = gradient.promote(program)
-        return _script(program, passes, finding, mod_script, target, timeout, "adjoint", build,
+        return _script(program, passes, finding, mod_script, targets, timeout, "adjoint", build,
                        [], "None", noise)
     infos = analyse(program, check_values=False)
     against_numpy = finding.kind == "reference-mismatch"
-    slack = REFERENCE_SLACK if against_numpy else 1.0
+    across = finding.kind == "target-mismatch"
+    slack = REFERENCE_SLACK if against_numpy else target_slack(targets) if across else 1.0
     tolerances = []
     for _, info in output_leaves(program, infos):
         tolerances.append(tolerance(info.dtype, info.magnitude, passes, slack) if is_float(info.dtype) else (0.0, 0.0))
@@ -281,10 +304,13 @@ def _script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_
         pass_lines.append(f"({p.text!r}, lambda: {p.python_expr()}, {checking})")
     passes_text = "".join(f"\n    {line}," for line in pass_lines)
     what = "of the unoptimized module" if against_numpy else describe([p.text for p in passes], build)
+    if across:
+        what = f"between {' and '.join(targets)} " + (what or "on the unoptimized module")
     header = (f'"""passfuzz reproducer {finding.kind}-{finding.fingerprint}: {finding.kind} {what}.\n\n'
               f'{finding.message}\n\n'
               f'Needs only tvm and numpy. Exits 1 while the bug reproduces, 0 once it is fixed.\n"""\n')
-    body = (f"KIND = {finding.kind!r}\nTARGET = {target!r}\nTIMEOUT = {int(max(1, timeout))}\n"
+    body = (f"KIND = {finding.kind!r}\nTARGET = {targets[0]!r}\nTARGETS = {list(targets)!r}\n"
+            f"TIMEOUT = {int(max(1, timeout))}\n"
             f"NUM_INPUT = {program.num_input!r}\n"
             f"ARGS = [{args}\n]\n"
             f"PASSES = [  # (name, constructor, check well_formed after it){passes_text}\n]\n"
@@ -305,6 +331,7 @@ def _script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_
 
 # The one implementation of compiling a side, copied into every script (see passfuzz.standalone).
 _LOADER = (f"\n\nGPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n" + inspect.getsource(standalone.kind_of) + "\n\n"
+           + inspect.getsource(standalone.target_config) + "\n\n"
            + inspect.getsource(standalone.has_closures) + "\n\n"
            + inspect.getsource(standalone.load) + "\n")
 
@@ -338,6 +365,8 @@ def render_report(record: dict) -> str:
     """A markdown bug report, ready to paste into an issue."""
     if record["kind"] == "reference-mismatch":
         return _reference_report(record)
+    if record["kind"] == "target-mismatch":
+        return _target_report(record)
     build = parse_build(record.get("build", ""))
     applying = " and ".join(filter(None, [
         "applying " + ", ".join(f"`{p}`" for p in record["passes"]) if record["passes"] else "",
@@ -389,6 +418,37 @@ relative tolerance of {_tolerance_note()}).
 
 Save the attached `{record['id']}.py` and run `python {record['id']}.py`: it needs only `tvm` and
 `numpy`, holds numpy's outputs inline, prints one line, and exits 1 while the bug is present.
+
+""" + _module_and_environment(record)
+
+
+def _target_report(record: dict) -> str:
+    build = parse_build(record.get("build", ""))
+    first, second = record["targets"][:2]
+    how = describe(record["passes"], build) or "with no pass applied (plain build)"
+    return f"""# [Bug][Relax] `{second}` and `{first}` disagree on the same module
+
+passfuzz found that the module below, {how}, returns different outputs when compiled for
+`{first}` and for `{second}`: the same module must compute the same values on every device, so
+one target's compilation (its pipeline, scheduling or codegen) is wrong.
+
+## Actual behaviour
+
+```
+{record['message']}
+```
+
+## Expected behaviour
+
+The same outputs on both targets (integers and bools exactly; floats within a relative tolerance
+of {_tolerance_note()}, widened {target_slack((first, second)):g} times between
+these target kinds).
+
+## Reproduce
+
+Save the attached `{record['id']}.py` and run `python {record['id']}.py` on a machine with both
+targets: it needs only `tvm` and `numpy`, runs the module on each target in its own process,
+prints one line, and exits 1 while the outputs disagree (0 once fixed).
 
 """ + _module_and_environment(record)
 

@@ -1,8 +1,12 @@
 """Compiling and loading one side, exactly as passfuzz and its reproducer scripts both do it.
 
 Reproducer scripts run with tvm and numpy alone, so this module imports nothing from passfuzz:
-``reproducer.py`` copies ``GPU_KINDS``, ``kind_of`` and ``load`` into every script and ``execute.py`` calls it,
-so a script can never compile a module differently from the run that found the bug.
+``reproducer.py`` copies ``GPU_KINDS``, ``kind_of``, ``target_config`` and ``load`` into every script and
+``execute.py`` calls it, so a script can never compile a module differently from the run that found the bug.
+
+A target is a string as on TVM's old command line, "llvm -mcpu=skylake -mattr=+avx2,+fma" or
+"cuda -arch=sm_80": TVM 0.27 takes only JSON-like dicts, and ``target_config`` turns the string
+into one, typed by the target kind's option schema.
 """
 
 import os
@@ -16,8 +20,38 @@ GPU_KINDS = ("cuda", "rocm", "vulkan", "opencl", "metal")  # they need their pip
 
 
 def kind_of(target):
-    """The target kind of a target name such as "llvm" or "cuda"."""
-    return target.split()[0].split("-")[0]
+    """The target kind of a target string such as "llvm" or "cuda -arch=sm_80"."""
+    return target.split()[0] if target.split() else ""
+
+
+def target_config(target):
+    """"llvm -mcpu=skylake -opt-level=2" -> {"kind": "llvm", "mcpu": "skylake", "opt-level": 2}.
+    Each option is -name=value (a bare -name is true); its type comes from the kind's options:
+    int, bool (true/false/1/0), Array<str> (comma-separated) or str. ValueError, one line, for
+    an option the kind does not have or a value of the wrong type."""
+    words = target.split()
+    kind = words[0] if words else ""
+    if kind not in tvm.target.Target.list_kinds():
+        raise ValueError(f"TVM knows no target kind {kind!r}")
+    options = tvm.target.TargetKind.options_from_name(kind)
+    config = {"kind": kind}
+    for word in words[1:]:
+        name, equals, value = word.lstrip("-").partition("=")
+        if not word.startswith("-") or not name or name not in options or name in ("kind", "host"):
+            raise ValueError(f"{kind} has no option {word!r} (options: {', '.join(sorted(options))})")
+        schema = options[name]
+        if schema == "bool" and value.lower() in ("", "true", "1", "false", "0"):
+            config[name] = value.lower() in ("", "true", "1")
+        elif schema == "int" and value.lstrip("-").isdigit():
+            config[name] = int(value)
+        elif schema.startswith("Array") and value:
+            config[name] = value.split(",")
+        elif schema == "str" and equals and value:
+            config[name] = value
+        else:
+            raise ValueError(f"{kind} option {name} takes {schema}, not {value!r}")
+    return config
+
 
 def has_closures(mod):
     """Does a Relax function of ``mod`` define a local function? (They must be lifted first.)"""
@@ -29,21 +63,24 @@ def has_closures(mod):
 
 
 def load(mod, target, build=None):
-    """(executable, device): ``mod`` compiled for ``target`` (a target kind such as "llvm") under
-    ``build``, a dict of passfuzz.builds.Build fields (None or {} for the plain build)."""
+    """(executable, device): ``mod`` compiled for ``target`` (a target string such as "llvm" or
+    "cuda -arch=sm_80") under ``build``, a dict of passfuzz.builds.Build fields (None or {} for the
+    plain build). GPU kinds always compile with their default pipeline: it schedules every kernel
+    onto threads (dlight), without which no GPU kernel passes VerifyMemory."""
     build = build or {}
     kind = kind_of(target)
+    config = target_config(target)
     if build.get("codegen") == "c" and kind == "llvm":
-        kind, target = "c", "c"
+        kind, config = "c", {"kind": "c"}
     llvm_options = {key: build[field] for field, key in (("opt_level", "opt-level"), ("mcpu", "mcpu"))
                     if build.get(field) is not None}
     if llvm_options and kind == "llvm":
         if llvm_options.get("mcpu") == "host":
             llvm_options["mcpu"] = tvm.target.codegen.llvm_get_system_cpu()
-        target = {"kind": "llvm", **llvm_options}
+        config.update(llvm_options)
     if has_closures(mod):  # the build pipeline cannot lower local functions
         mod = relax.transform.LambdaLift()(mod)
-    tgt = tvm.target.Target(target)
+    tgt = tvm.target.Target(config)
     target_pipeline = kind in GPU_KINDS or build.get("pipeline") == "target"
     pipeline = relax.get_default_pipeline(tgt) if target_pipeline else "default"
     executable = relax.build(mod, tgt, relax_pipeline=pipeline, exec_mode=build.get("exec_mode", "bytecode"))

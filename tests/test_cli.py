@@ -9,7 +9,10 @@ from .conftest import ROOT
     (["--passes", "FoldConstnat"], "did you mean FoldConstant"),
     (["--passes", "FoldConstant", "--max-examples", "0"], "--max-examples must be at least 1"),
     (["--passes", "FoldConstant", "--max-time", "-3"], "--max-time must be positive"),
-    (["--passes", "FoldConstant", "--targets", "quantum"], "none of the requested targets"),
+    (["--passes", "FoldConstant", "--targets", "quantum"], "--targets: unknown target kind 'quantum'"),
+    (["--passes", "FoldConstant", "--targets", "llvm -mcpu=skylake -opt-level=fast"], "opt-level takes int"),
+    (["--passes", "FoldConstant", "--targets", "cuda,rocm"], "none of the requested targets can run"),
+    (["--passes", "FoldConstant", "--targets", "llvm,c", "--pipeline", "target"], "the c target takes neither"),
     (["--passes", "FoldConstant", "--max-examples", "many"], "invalid int value"),
     (["--max-examples", "3"], "give --passes, or --build"),
     (["--passes", "FoldConstant", "--build", "opt-level=9"], "--build: cannot read"),
@@ -29,10 +32,10 @@ def test_usage_errors_are_one_line_and_exit_2(run_cli, args, expected):
 
 
 def test_unavailable_target_is_skipped_with_a_reason(run_cli, tmp_path):
-    result = run_cli("--passes", "FoldConstant", "--targets", "llvm,cuda", "--max-examples", "2",
+    result = run_cli("--passes", "FoldConstant", "--targets", "llvm,cuda -arch=sm_80", "--max-examples", "2",
                      "--corpus", str(tmp_path), timeout=300)
     assert result.returncode == 0, result.stderr
-    assert "skipping target cuda:" in result.stderr
+    assert "skipping target cuda -arch=sm_80:" in result.stderr
     assert "2 examples in" in result.stderr
 
 

@@ -55,3 +55,61 @@ def test_child_stderr_is_captured_not_printed(capfd):
     result = isolate.run_forked(noisy, timeout=30)
     assert "warning from C++" in result.stderr_tail
     assert "warning from C++" not in capfd.readouterr().err
+
+
+# The fork server (run_fresh): the path GPU sides take, forced here on the CPU.
+
+def _marked_crash():
+    isolate.mark("run:cuda")
+    ctypes.string_at(0)
+
+
+def _noisy_failure():
+    os.write(2, b"warning from C++\n")
+    isolate.mark("compile")
+    raise ValueError("bad shape")
+
+
+def test_fresh_child_returns_results_and_is_not_this_process():
+    result = isolate.run_fresh(os.getpid, (), timeout=120)
+    assert result.status == "ok" and result.value != os.getpid()
+    assert isolate.run_fresh(sorted, ([3, 1, 2],), timeout=60).value == [1, 2, 3]
+
+
+def test_fresh_child_error_keeps_message_mark_and_stderr(capfd):
+    result = isolate.run_fresh(_noisy_failure, (), timeout=120)
+    assert (result.status, result.error, result.last_mark) == ("error", "ValueError: bad shape", "compile")
+    assert "warning from C++" in result.stderr_tail and "warning from C++" not in capfd.readouterr().err
+
+
+def test_fresh_child_crash_and_hang_then_the_next_call_still_works():
+    crash = isolate.run_fresh(_marked_crash, (), timeout=120)
+    assert (crash.status, crash.error, crash.last_mark) == ("crash", "SIGSEGV", "run:cuda")
+    hang = isolate.run_fresh(time.sleep, (60,), timeout=1)
+    assert hang.status == "hang"
+    assert isolate.run_fresh(sum, ([1, 2],), timeout=60).value == 3
+
+
+def test_fork_server_is_restarted_after_it_died():
+    assert isolate.run_fresh(sum, ([1],), timeout=120).status == "ok"
+    server = isolate._fork_server()
+    server.process.kill()  # the server started by this test process
+    server.process.wait()
+    result = isolate.run_fresh(sum, ([1, 1],), timeout=120)
+    assert result.status == "ok" and result.value == 2
+    assert isolate._fork_server() is not server
+
+
+def test_a_forked_process_starts_its_own_fork_server():
+    isolate.run_fresh(sum, ([1],), timeout=120)
+    parent_server = isolate._fork_server().process.pid
+    child = isolate.run_forked(lambda: (isolate.run_fresh(sum, ([2],), timeout=120).value,
+                                        isolate._fork_server().process.pid), timeout=120)
+    assert child.status == "ok" and child.value[0] == 2 and child.value[1] != parent_server
+
+
+def test_device_probe_runs_in_a_fresh_process():
+    from passfuzz.targets import device_present
+
+    assert isolate.run_fresh(device_present, ("cpu",), timeout=120).value is True
+    assert isolate.run_fresh(device_present, ("cuda",), timeout=120).value is False  # no driver or no device

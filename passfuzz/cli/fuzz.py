@@ -56,8 +56,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR",
                    help="where findings are saved and known bugs are read from (default: ./corpus)")
     p.add_argument("--targets", metavar="T[,T...]",
-                   help="targets to compile and run on (llvm, c, cuda, rocm, vulkan, opencl, metal); default: "
-                        "every target this machine can run. Targets that cannot run here are skipped with a reason")
+                   help="comma-separated targets to compile and run on: a kind (llvm, c, cuda, rocm, vulkan, opencl, "
+                        "metal) with options as -name=value, e.g. --targets 'llvm,llvm -mcpu=skylake -opt-level=0,"
+                        "cuda -arch=sm_80'; a list option takes commas too (-mattr=+avx2,+fma): a comma starts a new "
+                        "target only before a kind. Default: every target this machine can run (not c). A target "
+                        "that cannot run here (no runtime in this TVM build, no device, a CPU without the "
+                        "instructions -mcpu needs) is skipped with the reason. With two or more, outputs are also "
+                        "compared across targets (a target-mismatch finding). GPU sides run in children of a "
+                        "fork server that never touches a device, since CUDA breaks in children forked after its "
+                        "initialisation")
     p.add_argument("-x", "--exitfirst", action="store_true",
                    help="stop after the first new finding has been shrunk and saved")
     p.add_argument("--workers", type=int, default=1, metavar="N",
@@ -80,7 +87,7 @@ def config_from(args: argparse.Namespace, console: Console):
     from ..pass_catalogue import info as pass_info
     from ..pass_catalogue import fuzzable_pool, with_prerequisites
     from ..passes import PassSpecError, resolve_list
-    from ..targets import default_targets, kind_of, unavailable_reason
+    from ..targets import TargetError, default_targets, kind_of, parse_targets, unavailable_reason
 
     for name in ("max_examples", "workers", "max_nodes"):
         value = getattr(args, name)
@@ -92,7 +99,11 @@ def config_from(args: argparse.Namespace, console: Console):
             raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
     if args.max_passes < 1:
         raise UsageError(f"--max-passes must be at least 1, got {args.max_passes}")
-    if args.pipeline == "llvm" and args.targets and any(kind_of(t) != "llvm" for t in args.targets.split(",")):
+    try:
+        requested = parse_targets(args.targets) if args.targets else None
+    except TargetError as exc:
+        raise UsageError(str(exc)) from None
+    if args.pipeline == "llvm" and requested and any(kind_of(t) != "llvm" for t in requested):
         raise UsageError("--pipeline llvm needs llvm targets; use --pipeline target")
     spec = args.build
     if args.pipeline:  # --pipeline is short for one --build item
@@ -132,20 +143,24 @@ def config_from(args: argparse.Namespace, console: Console):
     if passes and involved(passes) and not loss_ops(ops):
         raise UsageError("--ops: Gradient needs at least one smooth op with a registered gradient: "
                          + ",".join(loss_ops()))
-    if args.targets:
+    if requested:
         targets = []
-        for target in (t.strip() for t in args.targets.split(",")):
+        for target in requested:
             reason = unavailable_reason(target)
             if reason is None:
                 targets.append(target)
             else:
                 console.note(f"skipping target {target}: {reason}")
         if not targets:
-            raise UsageError("none of the requested targets can run on this machine")
+            raise UsageError(f"none of the requested targets can run on this machine ({len(requested)} skipped)")
     else:
         targets = default_targets()
         if not targets:
             raise UsageError("this TVM build can run no target on this machine")
+    if "c" in map(kind_of, targets) and (build.pipeline == "target" or build.exec_mode == "compiled"):
+        # as for --build codegen=c (builds.parse_build): TVM cannot compile these for the c target
+        raise UsageError("the c target takes neither pipeline=target (TVM has no default pipeline for it) nor "
+                         "exec-mode=compiled (gcc rejects the generated VM code)")
     if args.corpus.exists() and not args.corpus.is_dir():
         raise UsageError(f"--corpus {args.corpus} is not a directory")
     try:  # fail now, not at the first finding

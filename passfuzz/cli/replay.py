@@ -39,6 +39,9 @@ def replay_one(path: Path, timeout: float) -> tuple[str, str]:
     targets = [t for t in entry.record["targets"] if unavailable_reason(t) is None]
     if not targets:
         return "ERROR", f"{path}: none of its targets ({', '.join(entry.record['targets'])}) can run here"
+    if entry.record["kind"] == "target-mismatch" and targets != entry.record["targets"]:
+        skipped = [f"{t} ({unavailable_reason(t)})" for t in entry.record["targets"] if t not in targets]
+        return "ERROR", f"{path}: compares targets, and these cannot run here: {'; '.join(skipped)}"
     verdict, _ = check(entry.program, passes, targets, timeout, build)
     if verdict.generator_defect:
         return "ERROR", f"the original module no longer runs: {verdict.generator_defect}"

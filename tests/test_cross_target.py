@@ -1,0 +1,146 @@
+"""The cross-target oracle: one module on two targets must agree. Judged on hand-made outcomes,
+run for real on two CPU targets (llvm and c), a planted c-only defect found, shrunk and
+reproduced through the command line, and the same run without it finding nothing."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from passfuzz import corpus
+from passfuzz.engine import check
+from passfuzz.execute import Outcome, run_side
+from passfuzz.oracle import TARGET_SLACK, judge, target_verdict
+from passfuzz.passes import PassSpec, resolve
+from passfuzz.program import Node, Param, Program
+from passfuzz.targets import unavailable_reason
+
+from .conftest import ROOT
+
+# exp of [-4, 4] is bounded by e**4, so the float32 tolerance is 1e-4 * (e**4 + |value|): values near
+# the bound make relative errors of a few 1e-4 visible.
+PROGRAM = Program((Param((3,), "float32", -4, 4, [4.0, 3.9, 3.5]), Node("exp", (0,))), (1,))
+PASSES = [PassSpec("FoldConstant")]
+RIGHT = np.exp(np.array([4.0, 3.9, 3.5], dtype="float32"))
+OFF = RIGHT * np.float32(1.0005)  # five times the float32 rtol of 1e-4
+
+
+def outcome(**outputs):
+    return Outcome("ok", "done", outputs={target.replace("_", " "): [array] for target, array in outputs.items()})
+
+
+def test_agreeing_targets_are_no_finding():
+    assert target_verdict(PROGRAM, outcome(llvm=RIGHT, c=RIGHT.copy())).finding is None
+    assert target_verdict(PROGRAM, outcome(llvm=RIGHT)).finding is None  # one target: nothing to compare
+
+
+def test_disagreeing_original_is_a_target_mismatch_that_blames_no_pass():
+    finding = target_verdict(PROGRAM, outcome(llvm=RIGHT, c=OFF)).finding
+    assert finding.kind == "target-mismatch" and finding.passes == () and finding.targets == ("llvm", "c")
+    assert finding.signature == "target-mismatch | - | values differ between llvm and c"
+    assert finding.message.startswith("c disagrees with llvm on the same module: output 0")
+    again = target_verdict(PROGRAM, outcome(llvm=RIGHT, c=RIGHT * np.float32(1.001))).finding
+    assert again.fingerprint == finding.fingerprint  # keyed on what differs, not by how much
+
+
+def test_gpu_kinds_get_a_wider_tolerance_than_cpu_kinds():
+    assert TARGET_SLACK["llvm"] == TARGET_SLACK["c"] == 1.0 and TARGET_SLACK["cuda"] > 1.0
+    assert target_verdict(PROGRAM, outcome(llvm=RIGHT, c=OFF)).finding is not None
+    assert target_verdict(PROGRAM, outcome(llvm=RIGHT, cuda=OFF)).finding is None
+    assert target_verdict(PROGRAM, outcome(llvm=RIGHT, cuda=RIGHT + 1)).finding is not None
+
+
+def test_wrong_on_one_target_only_is_a_target_mismatch_of_the_optimized_module():
+    original = outcome(llvm=RIGHT, c=RIGHT)
+    verdict = judge(PROGRAM, PASSES, original, outcome(llvm=RIGHT, c=RIGHT + 1))
+    assert verdict.finding.kind == "target-mismatch" and verdict.finding.targets == ("llvm", "c")
+    assert [p.text for p in verdict.finding.passes] == ["FoldConstant"]  # the module the passes produced
+    wrong_everywhere = judge(PROGRAM, PASSES, original, outcome(llvm=RIGHT + 1, c=RIGHT + 1))
+    assert wrong_everywhere.finding.kind == "wrong-result" and wrong_everywhere.finding.targets == ("llvm",)
+    assert judge(PROGRAM, PASSES, original, outcome(llvm=RIGHT, c=RIGHT.copy())).finding is None
+
+
+def test_the_optimized_module_is_compared_across_targets_too():
+    original = outcome(llvm=RIGHT, c=RIGHT)  # each target within the pass tolerance of its original,
+    optimized = outcome(llvm=RIGHT * np.float32(1.00018), c=RIGHT * np.float32(0.99982))  # not of the other
+    finding = judge(PROGRAM, PASSES, original, optimized).finding
+    assert finding.kind == "target-mismatch" and "between llvm and c" in finding.signature
+
+
+@pytest.fixture
+def c_target():
+    reason = unavailable_reason("c")
+    if reason:
+        pytest.skip(reason)
+
+
+def test_llvm_and_c_agree_on_a_real_module(c_target):
+    program = Program((Param((2, 3), "float32", -4, 4, [[0.5, -1.0, 2.0], [3.0, -4.0, 0.0]]),
+                       Node("exp", (0,)), Node("sum", (1,), {"axis": [0], "keepdims": False})), (2,))
+    verdict, optimized = check(program, [resolve("FoldConstant"), resolve("LegalizeOps")], ["llvm", "c"], timeout=120)
+    assert verdict.finding is None and not verdict.generator_defect, verdict
+    assert set(optimized.outputs) == {"llvm", "c"}
+
+
+def test_a_whole_side_runs_in_the_fork_server_when_forced(monkeypatch, c_target):
+    monkeypatch.delenv("PASSFUZZ_ISOLATION", raising=False)
+    forked = run_side(PROGRAM, [resolve("FoldConstant")], ["llvm", "c"], timeout=120)
+    monkeypatch.setenv("PASSFUZZ_ISOLATION", "fresh")  # the path GPU sides take
+    fresh = run_side(PROGRAM, [resolve("FoldConstant")], ["llvm", "c"], timeout=120)
+    assert fresh.ok and forked.ok, (fresh, forked)
+    for target in ("llvm", "c"):
+        np.testing.assert_array_equal(fresh.outputs[target][0], forked.outputs[target][0])
+    program = Program((Param((3,), "float32", -4, 4, [0.0, 1.0, 2.0]), Node("negative", (0,))), (1,))
+    crash = run_side(program, [resolve("tests.planted_passes:segfault_on_negative")], ["llvm"], timeout=120)
+    assert (crash.status, crash.error) == ("crash", "SIGSEGV")
+
+
+def _cli(tmp_path, planted: bool, examples: int):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    imports = "import tests.planted_target, sys" if planted else "import sys"
+    command = [sys.executable, "-c", f"{imports}; from passfuzz.cli import main; sys.exit(main())",
+               "--passes", "FoldConstant", "--ops", "negative,exp,add,sum", "--targets", "llvm,c",
+               "--max-examples", str(examples), "--seed", "1", "-x", "--corpus", str(tmp_path)]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.slow
+def test_planted_c_target_defect_is_found_shrunk_and_reproduced(tmp_path, c_target):
+    result = _cli(tmp_path, planted=True, examples=100)  # seed 1 finds it in the second round
+    assert result.returncode == 1, result.stderr
+    [path] = sorted(tmp_path.glob("*.json"))
+    record = json.loads(path.read_text())
+    assert record["kind"] == "target-mismatch" and record["passes"] == [] and record["targets"] == ["llvm", "c"]
+    assert record["shrunk"] and corpus.load(path).program.op_counts() == {"exp": 1}
+    assert "`c` and `llvm` disagree" in path.with_suffix(".md").read_text()
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    script = str(path.with_suffix(".py"))
+    with_bug = subprocess.run([sys.executable, "-c", "import tests.planted_target, runpy; "
+                               f"runpy.run_path({script!r}, run_name='__main__')"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert with_bug.returncode == 1, with_bug
+    assert with_bug.stdout.startswith("BUG REPRODUCES (target-mismatch): c disagrees with llvm")
+    fixed = subprocess.run([sys.executable, script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert fixed.returncode == 0 and fixed.stdout.startswith("fixed"), fixed  # real TVM: llvm and c agree
+
+
+@pytest.mark.slow
+def test_llvm_and_c_without_the_defect_yield_no_finding(tmp_path, c_target):
+    result = _cli(tmp_path, planted=False, examples=60)
+    assert result.returncode == 0, result.stderr
+    assert "60 examples in" in result.stderr and "no new finding" in result.stderr
+    assert list(tmp_path.glob("*.json")) == []
+
+
+def test_a_target_mismatch_record_names_two_targets(tmp_path):
+    record = {"format_version": 1, "id": "target-mismatch-0123456789ab", "kind": "target-mismatch",
+              "fingerprint": "0123456789ab", "signature": "", "message": "", "passes": [], "targets": ["llvm"],
+              "tvm_version": "0.27", "passfuzz_version": "0", "shrunk": True, "program": PROGRAM.to_json(),
+              "module": ""}
+    with pytest.raises(corpus.CorpusError, match="targets"):
+        corpus.validate(record, "x.json")
+    corpus.validate({**record, "targets": ["llvm", "c"]}, "x.json")
