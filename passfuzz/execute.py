@@ -22,7 +22,7 @@ from .calling import PLAIN, Adapter, choose_adapter
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
-from .relax_build import build_module, to_numpy
+from .relax_build import build_module, to_numpy, to_runtime
 from .standalone import load
 
 
@@ -76,7 +76,7 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         isolate.mark(f"run:{target}")
         state = adapter.prepare(program, args)
         vm = relax.VirtualMachine(executable, device)
-        outputs[target] = to_numpy(adapter.call(vm, program, [tvm.runtime.tensor(a) for a in args], state))
+        outputs[target] = to_numpy(adapter.call(vm, program, [to_runtime(a) for a in args], state))
     return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired}
 
 

@@ -58,7 +58,28 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
             infos.append(infer_node(value, infos, where))
     if not program.outputs or any(not 0 <= o < len(infos) for o in program.outputs):
         raise ProgramError("outputs: empty or refers to a missing value")
+    check_symbols(program)
     return infos
+
+
+def check_symbols(program: Program) -> None:
+    """The symbolic typing is consistent: one dimension name per dim, a name stands for one
+    concrete size, and every shape parameter defines names the tensor parameters use."""
+    sizes: dict[str, int] = {}
+    for i, param in program.params:
+        where = f"values[{i}].dims"
+        if param.dims and (len(param.dims) != len(param.shape) or param.unknown_rank):
+            raise ProgramError(f"{where}: one entry per dimension, and none with an unknown rank")
+        if param.unknown_rank and param.role != "input":
+            # TVM 0.27's VMShapeLower segfaults on a function with num_input whose weight has an
+            # unknown shape, so such a program would not even compile unoptimized.
+            raise ProgramError(f"values[{i}]: only an input may have an unknown rank")
+        for name, size in zip(param.dims, param.shape):
+            if name and (not name.isidentifier() or sizes.setdefault(name, size) != size):
+                raise ProgramError(f"{where}: {name!r} is not a name, or stands for two sizes")
+    for k, names in enumerate(program.shape_params):
+        if not names or any(name not in sizes for name in names):
+            raise ProgramError(f"shape_params[{k}]: names no symbolic dimension of a tensor parameter")
 
 
 class ProgramSketch:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
@@ -12,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 from passfuzz.catalogue import BY_NAME, DTYPES, OPS, is_int
 from passfuzz.catalogue.base import representable
 from passfuzz.graph import ProgramSketch
-from passfuzz.program import Program
+from passfuzz.program import Param, Program
 
 # Declared element ranges of new parameters, simplest first. Positive ranges give divisors;
 # small integers make ties and repeated values frequent, which rewrite bugs often need.
@@ -62,8 +63,35 @@ def _param_spec(draw, dtypes: Sequence[str], max_rank: int):
     return shape, dtype, lo, hi
 
 
+def _symbolic_typing(draw, program: Program) -> Program:
+    """``program`` with some parameters typed symbolically: a dim becomes a variable (reusing
+    one that stands for the same size, or a new one), a whole parameter may get an unknown rank,
+    and a variable may also be passed as an R.Shape parameter. Only the typing changes, so the
+    program stays valid; every choice shrinks toward the static typing."""
+    sizes: dict[str, int] = {}
+    values = list(program.values)
+    for i, param in program.params:
+        if draw(st.integers(0, 2)) != 2:  # the simplest choice, 0, is static
+            continue
+        if param.role == "input" and draw(st.integers(0, 4)) == 4:
+            values[i] = replace(param, unknown_rank=True)
+            continue
+        dims = []
+        for size in param.shape:
+            same = [name for name, s in sizes.items() if s == size]
+            name = draw(st.sampled_from(["", *same, f"n{len(sizes)}"]))
+            sizes.setdefault(name, size) if name else None
+            dims.append(name)
+        if any(dims):
+            values[i] = replace(param, dims=tuple(dims))
+    used = [name for v in values if isinstance(v, Param) for name in v.dims if name]
+    shape_params = tuple((name,) for name in dict.fromkeys(used) if draw(st.integers(0, 2)) == 2)
+    return replace(program, values=tuple(values), shape_params=shape_params)
+
+
 def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = DTYPES, min_nodes: int = 1,
-                   max_nodes: int = 10, max_params: int = 3, max_rank: int = 3) -> st.SearchStrategy[Program]:
+                   max_nodes: int = 10, max_params: int = 3, max_rank: int = 3,
+                   symbolic: bool = True) -> st.SearchStrategy[Program]:
     """Well-typed Relax programs as passfuzz Programs (plain data; build them with
     ``passfuzz.relax_build.build_module``).
 
@@ -74,7 +102,9 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     the declared parameter ranges.
 
     ``ops`` restricts the catalogue (names, see ``passfuzz.catalogue.BY_NAME``); ``dtypes``
-    restricts the dtypes of parameters and constants.
+    restricts the dtypes of parameters and constants. With ``symbolic``, some parameters are
+    typed with symbolic dims or an unknown rank, and some variables are passed as R.Shape
+    parameters too (see ``passfuzz.program``); the arguments always have the drawn shapes.
 
     Examples from this strategy shrink toward fewer nodes, ops earlier in the catalogue,
     smaller shapes, float32, and arguments near zero."""
@@ -107,6 +137,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
                 break
             sketch.attempt(lambda: op.propose(sketch, chooser))  # may need a dtype not drawn: then nothing
             steps += 1
-        return sketch.finish(sketch.sinks() or [len(sketch.values) - 1])
+        program = sketch.finish(sketch.sinks() or [len(sketch.values) - 1])
+        return _symbolic_typing(draw, program) if symbolic else program
 
     return draw_program()

@@ -162,6 +162,12 @@ class OpDef:
     propose: Callable[[Sketch, Chooser], None] | None  # None: never drawn as a node of its own
     accepts: Callable[[ValueInfo], bool]  # can this value be the first operand?
     notes: str = ""  # where the Relax op differs from its numpy counterpart
+    # May it be emitted on operands typed with symbolic dims (relax_build match_casts them to
+    # their static shape otherwise)? True only where no attribute depends on a concrete dim.
+    symbolic: bool = False
+    # For ops that bind values of their own (a match_cast): (BlockBuilder, tvm.relax, operand
+    # exprs, attrs, a unique name prefix) -> expr; relax_build calls it instead of ``emit``.
+    emit_in: Callable[[Any, Any, list, dict, str], Any] | None = None
 
     def applicable(self, sketch: Sketch) -> bool:
         return self.propose is not None and bool(sketch.candidates(self.accepts))
