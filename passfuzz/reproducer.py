@@ -111,7 +111,7 @@ def run(mod, target, adapter=None, build=None):
     adapter = (transform, lazy, slots, wrap, tuple_wrap, inputs) says how a pass changed main
     (the same rules as passfuzz.calling.Adapter)."""
     executable, device = load(mod, target, build)
-    args = [tvm.runtime.tensor(a) for a in ARGS]
+    args = [tvm.runtime.ShapeTuple(a) if isinstance(a, tuple) else tvm.runtime.tensor(a) for a in ARGS]
     transform, lazy, slots, wrap, tuple_wrap, n = adapter or (None, False, None, 0, 0, None)
     n = NUM_INPUT if n is None else n
     transformed = {}
@@ -224,11 +224,11 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
     expected = "None"
     if against_numpy:
         expected = "[" + "".join(f"\n    {_array_literal(a)}," for a in evaluate(program)) + "\n]"
-    args = "".join(f"\n    {_array_literal(a)}," for a in program.arguments())
+    args = "".join(f"\n    {_array_literal(a) if isinstance(a, np.ndarray) else repr(a)}," for a in program.arguments())
     checking, pass_lines = True, []
     for p in passes:
         checking = checking and pass_info(p).well_formed_after
-        pass_lines.append(f"({p.text!r}, lambda: {p.python_expr()}, {checking})")
+        pass_lines.append(f"({p.text!r}, lambda: {p.for_program(program).python_expr()}, {checking})")
     passes_text = "".join(f"\n    {line}," for line in pass_lines)
     adapter_value = None if adapter is None or adapter == PLAIN else \
         (adapter.transform, adapter.lazy_transform, adapter.slots, adapter.transform_wrap, adapter.tuple_wrap,
@@ -238,7 +238,8 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
               f'{finding.message}\n\n'
               f'Needs only tvm and numpy. Exits 1 while the bug reproduces, 0 once it is fixed.\n"""\n')
     return (header +
-            "import importlib\nimport os\nimport pickle\nimport shutil\nimport signal\nimport sys\nimport tempfile\n\n"
+            "import importlib\nimport os\nimport pickle\nimport shutil\nimport signal\nimport sys\nimport tempfile\n"
+            "from typing import TypeVar  # TVMScript declares symbolic shape variables with it\n\n"
             "import numpy as np\nimport tvm\nfrom tvm import relax\n"
             "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tirx as T\n\n"
             f"KIND = {finding.kind!r}\nTARGET = {target!r}\nTIMEOUT = {int(max(1, timeout))}\n"

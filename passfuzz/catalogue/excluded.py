@@ -12,7 +12,7 @@ EXCLUDED: list[tuple[str, str]] = [
     ("ewise_fma", "no legalization: tvm.compile fails"),
     ("wrap_param", "no legalization: tvm.compile fails"),
     ("nn.pixel_shuffle", "legalization raises (topi.nn has no pixel_shuffle)"),
-    ("nonzero, unique", "data-dependent output shapes: need symbolic shapes, which programs do not have yet"),
+    ("nonzero, unique", "data-dependent output shapes: the static analysis needs every value's concrete shape"),
     ("median", "returns a tuple with the lower median; not yet modelled"),
     ("bool arithmetic, comparisons, matmul, cumsum", "LLVM codegen fails on bool operands (InternalError)"),
     ("sort, argsort on int8/uint8", "'Unsupported input dtype' at run time"),
