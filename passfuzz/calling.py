@@ -133,8 +133,21 @@ def _copy(value):
     return [_copy(item) for item in value]
 
 
-def _types(params) -> list[str]:
-    return [str(p.ty) for p in params]
+def _types(params, symbols: dict[str, int] | None = None) -> list[str]:
+    """The parameters' types, with each symbolic variable whose value the arguments fix written
+    as that value: after BindSymbolicVars (or BindParams of a weight that defined a variable)
+    R.Tensor((n, 4)) became R.Tensor((3, 4)), which the same argument still satisfies."""
+    return [_type_text(p.ty, symbols or {}) for p in params]
+
+
+def _type_text(ty, symbols: dict[str, int]) -> str:
+    values = ty.values if isinstance(ty, relax.ShapeType) else \
+        getattr(ty.shape, "values", None) if isinstance(ty, relax.TensorType) else None
+    if not symbols or values is None:
+        return str(ty)
+    dims = [str(symbols.get(d.name, d.name)) if isinstance(d, tvm.tirx.Var) else
+            str(d.value) if isinstance(d, tvm.tirx.IntImm) else str(d) for d in values]
+    return f"{type(ty).__name__}[{', '.join(dims)}]{getattr(ty, 'dtype', '')}"
 
 
 def _slot(param) -> str | None:
@@ -149,8 +162,10 @@ def _slot(param) -> str | None:
     return None
 
 
-def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: int | None) -> Adapter | None:
-    """The adapter that calls ``optimized`` like ``original``; None when there is none."""
+def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: int | None,
+                   symbols: dict[str, int] | None = None) -> Adapter | None:
+    """The adapter that calls ``optimized`` like ``original``; None when there is none.
+    ``symbols`` are the values the arguments give the symbolic variables (Program.symbol_values)."""
     names = {gv.name_hint for gv in optimized.functions}
     if "main" not in names:
         return None
@@ -160,13 +175,13 @@ def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: i
         same = _types(optimized[ADJOINT_FUNCTION].params) == _types(before_main.params)
         return ADJOINT if same and _types(main.params) == _types(before_main.params) else None
     transform = next((t for t in _TRANSFORMS if t in names and t not in before), None)
-    if transform is None and _types(main.params) == _types(before_main.params):
+    if transform is None and _types(main.params, symbols) == _types(before_main.params, symbols):
         return PLAIN
     n = num_input if num_input is not None else len(before_main.params)
     inputs = None
     if num_input is None and main.params and main.params[0].name == "fget_param":
         n = inputs = 0  # without num_input, LazyGetInput takes every parameter as a weight
-    if _types(main.params[:n]) != _types(before_main.params[:n]):
+    if _types(main.params[:n], symbols) != _types(before_main.params[:n], symbols):
         return None
     slots = tuple(_slot(p) for p in main.params[n:])
     if None in slots or slots.count("tuple") + slots.count("getter") > 1 or slots.count("setter") > 1:

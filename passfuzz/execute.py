@@ -57,7 +57,7 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         for spec in passes:
             isolate.mark(f"pass:{spec.text}")
             before = tvm_ffi.structural_hash(mod)  # a hash: a pass may update its input in place
-            mod = spec.instantiate()(mod)
+            mod = spec.for_program(program).instantiate()(mod)
             if tvm_ffi.structural_hash(mod) != before:
                 fired.append(spec.text)
             checking = checking and pass_info(spec).well_formed_after
@@ -66,7 +66,7 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
                 _check_well_formed(mod)
         reference = build_module(program)  # fresh: a pass may have mutated its input
         changed = not tvm_ffi.structural_equal(reference, mod)
-        adapter = choose_adapter(reference, mod, program.num_input)
+        adapter = choose_adapter(reference, mod, program.num_input, program.symbol_values())
         if adapter is None:
             return {"incomparable": "main's signature changed and no calling adapter is known", "changed": changed,
                     "fired": fired}

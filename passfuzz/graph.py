@@ -7,6 +7,7 @@ undefined behaviour for every argument inside the declared parameter ranges.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -55,6 +56,7 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
     if not program.outputs or any(not 0 <= o < len(infos) for o in program.outputs):
         raise ProgramError("outputs: empty or refers to a missing value")
     program.signature()  # raises ProgramError for tuple parameters that do not nest
+    check_symbols(program)
     return infos
 
 
@@ -66,6 +68,28 @@ def output_leaves(program: Program, infos: Sequence) -> list[tuple[int, ValueInf
 def flatten(value) -> list[np.ndarray]:
     """A reference value (an array, or nested tuples of arrays) as its tensors, depth first."""
     return [leaf for item in value for leaf in flatten(item)] if isinstance(value, tuple) else [value]
+
+
+def check_symbols(program: Program) -> None:
+    """The symbolic typing is consistent: one dimension name per dim, a name stands for one
+    concrete size, and every shape parameter defines names the tensor parameters use."""
+    sizes: dict[str, int] = {}
+    for i, param in program.params:
+        where = f"values[{i}].dims"
+        if param.dims and (len(param.dims) != len(param.shape) or param.unknown_rank):
+            raise ProgramError(f"{where}: one entry per dimension, and none with an unknown rank")
+        if param.symbolic and param.pack:
+            raise ProgramError(f"values[{i}]: a parameter inside a tuple is typed statically")
+        if param.unknown_rank and param.role != "input":
+            # TVM 0.27's VMShapeLower segfaults on a function with num_input whose weight has an
+            # unknown shape, so such a program would not even compile unoptimized.
+            raise ProgramError(f"values[{i}]: only an input may have an unknown rank")
+        for name, size in zip(param.dims, param.shape):
+            if name and (not name.isidentifier() or sizes.setdefault(name, size) != size):
+                raise ProgramError(f"{where}: {name!r} is not a name, or stands for two sizes")
+    for k, names in enumerate(program.shape_params):
+        if not names or any(name not in sizes for name in names):
+            raise ProgramError(f"shape_params[{k}]: names no symbolic dimension of a tensor parameter")
 
 
 class ProgramSketch:
@@ -138,8 +162,7 @@ class ProgramSketch:
         values = []
         for v in self.values:
             if isinstance(v, Param):
-                v = Param(v.shape, v.dtype, v.lo, v.hi, self.chooser.array(v.shape, v.dtype, v.lo, v.hi).tolist(),
-                          v.role)
+                v = replace(v, value=self.chooser.array(v.shape, v.dtype, v.lo, v.hi).tolist())
             values.append(v)
         return Program(tuple(values), tuple(outputs))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .passes import PassSpec, builtin_pass_names
+from .passes import PROGRAM_ARGUMENTS, PassSpec, builtin_pass_names
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,10 @@ _ENTRIES = [
     PassInfo("AnnotateTIROpPattern", "legalized", _LEGALIZED),
     PassInfo("AttachAttrLayoutFreeBuffers", "any"),
     PassInfo("AttachGlobalSymbol", "any"),
+    PassInfo("BindParams", "any", convention="weights bound into the module: main(inputs)",
+             notes="without arguments: " + PROGRAM_ARGUMENTS["BindParams"]),
+    PassInfo("BindSymbolicVars", "any", convention="same call; symbolic shapes specialized to the arguments'",
+             notes="without arguments: " + PROGRAM_ARGUMENTS["BindSymbolicVars"]),
     PassInfo("BundleModelParams", "any", convention="weights bundled in one tuple"),
     PassInfo("CallTIRRewrite", "lowering", _LEGALIZED, well_formed_after=False),
     PassInfo("CanonicalizeBindings", "any"),
@@ -97,8 +101,6 @@ _ENTRIES = [
     # Passes that need arguments passfuzz cannot make up, or hardware this build lacks.
     PassInfo("AlterOpImpl", skip="needs replacement PrimFuncs and layout maps as arguments"),
     PassInfo("AttachExternModules", skip="needs external runtime modules as arguments"),
-    PassInfo("BindParams", skip="needs the arrays to bind; binding the program's own weights is not done yet"),
-    PassInfo("BindSymbolicVars", skip="the generator draws no symbolic shapes yet"),
     PassInfo("ConvertLayout", notes="needs its layouts: ConvertLayout({'relax.nn.conv2d': ['NHWC', 'OHWI']}); "
                                     "rewrites the drawn conv2d ops"),
     PassInfo("FuseOpsByPattern", skip="needs dataflow patterns as arguments"),

@@ -16,8 +16,19 @@ import os
 import sys
 from dataclasses import dataclass, field
 
+import numpy as np
 import tvm
 from tvm import relax
+
+from .program import Program
+
+# Passes whose arguments, when none are given, are derived from each program they run on: the
+# reproducer shows them in full (np.array literals), so it rebuilds exactly what ran.
+PROGRAM_ARGUMENTS = {
+    "BindParams": "BindParams('main', {weight name: its argument}): the program's own weights",
+    "BindSymbolicVars": "BindSymbolicVars({name: size}): the program's own symbolic variables, "
+                        "as the arguments fix them",
+}
 
 
 class PassSpecError(ValueError):
@@ -57,13 +68,35 @@ class PassSpec:
             return target
         return target(*self.args, **dict(self.kwargs))
 
+    def for_program(self, program: Program) -> "PassSpec":
+        """This pass with the arguments derived from ``program`` (PROGRAM_ARGUMENTS) when it
+        needs them and none were given; otherwise itself."""
+        if not self.is_builtin or self.args or self.kwargs or self.name not in PROGRAM_ARGUMENTS:
+            return self
+        if self.name == "BindParams":
+            return PassSpec(self.text, self.name, ("main", program.weight_values()))
+        return PassSpec(self.text, self.name, (program.symbol_values(),))
+
     def python_expr(self) -> str:
         """How the reproducer script builds this pass."""
-        arguments = ", ".join([repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs])
+        arguments = ", ".join([_python_literal(a) for a in self.args] +
+                              [f"{k}={_python_literal(v)}" for k, v in self.kwargs])
         if self.is_builtin:
             return f"relax.transform.{self.name}({arguments})"
         module_name, attr = self.name.split(":", 1)
         return f"_custom_pass({module_name!r}, {attr!r}{', ' if arguments else ''}{arguments})"
+
+
+def _python_literal(value) -> str:
+    """Python source for an argument; arrays as exact np.array literals."""
+    if isinstance(value, np.ndarray):
+        return f"np.array({value.tolist()!r}, dtype={value.dtype.name!r})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_python_literal(k)}: {_python_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        items = ", ".join(_python_literal(v) for v in value) + ("," if isinstance(value, tuple) and len(value) == 1 else "")
+        return f"[{items}]" if isinstance(value, list) else f"({items})"
+    return repr(value)
 
 
 def split_list(text: str) -> list[str]:
@@ -147,7 +180,7 @@ def resolve(text: str) -> PassSpec:
         if not hasattr(module, attr):
             raise PassSpecError(f"module {module_name!r} has no attribute {attr!r}")
     try:
-        made = spec.instantiate()
+        made = spec.for_program(Program((), ())).instantiate()
     except Exception as exc:  # noqa: BLE001
         how = "with these arguments" if spec.args or spec.kwargs else "without arguments"
         raise PassSpecError(f"cannot construct pass {text!r} {how}: {type(exc).__name__}: "

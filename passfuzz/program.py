@@ -14,6 +14,13 @@ Parameters are of two roles. ``input`` parameters are runtime inputs; ``weight``
 are model weights. The built ``main`` lists inputs first, then weights, and carries the
 ``num_input`` attribute when there are weights, which is what LiftTransformParams and the
 other parameter passes act on.
+
+Symbolic shapes are a matter of how ``main`` is typed, not of the values: the concrete shape of
+every parameter is always known (it is the argument's), and the static analysis works on it. A
+parameter may name a symbolic variable per dimension (``dims``; the same name is the same
+variable, so those dimensions are equal), or be typed with an unknown rank (``unknown_rank``).
+``shape_params`` are ``R.Shape([...])`` parameters that define such variables too; ``main`` takes
+them after the tensor inputs (they count as inputs), and their arguments are the concrete dims.
 """
 
 from __future__ import annotations
@@ -39,6 +46,12 @@ class Param:
     value: Any  # nested lists, exactly as np.ndarray.tolist() gives them
     role: str = "input"  # "input" or "weight"
     pack: tuple[int, ...] = ()  # (group, item, ...) inside a tuple parameter; () = a tensor parameter
+    dims: tuple[str, ...] = ()  # per dimension: a symbolic variable's name, or "" (static); () all static
+    unknown_rank: bool = False  # typed R.Tensor(dtype=..., ndim=-1)
+
+    @property
+    def symbolic(self) -> bool:
+        return self.unknown_rank or any(self.dims)
 
     def array(self) -> np.ndarray:
         return np.array(self.value, dtype=numpy_dtype(self.dtype)).reshape(self.shape)
@@ -58,6 +71,7 @@ Value = Union[Param, Node]
 class Program:
     values: tuple[Value, ...]
     outputs: tuple[int, ...]
+    shape_params: tuple[tuple[str, ...], ...] = ()  # R.Shape([names]) parameters of main, after the inputs
 
     # -- views -------------------------------------------------------------------------
     def signature(self) -> list:
@@ -86,7 +100,7 @@ class Program:
     def num_input(self) -> int | None:
         """The ``num_input`` attribute of ``main``; None when the program has no weights."""
         roles = [self.values[_flat([e])[0]].role for e in self.signature()]
-        return roles.count("input") if "weight" in roles else None
+        return roles.count("input") + len(self.shape_params) if "weight" in roles else None
 
     def param_name(self, index: int) -> str:
         param = self.values[index]
@@ -101,11 +115,27 @@ class Program:
         return [v for v in self.values if isinstance(v, Node)]
 
     def arguments(self) -> list:
-        """The concrete arguments of ``main``, in its parameter order: arrays, and (nested)
-        tuples of arrays for tuple parameters."""
+        """The concrete arguments of ``main``, in its parameter order: an array per tensor
+        parameter, a (nested) tuple of arrays per tuple parameter, and a tuple of ints per shape
+        parameter (after the inputs)."""
         def argument(entry):
             return tuple(argument(e) for e in entry) if isinstance(entry, tuple) else self.values[entry].array()
-        return [argument(e) for e in self.signature()]
+        entries = self.signature()
+        inputs = [argument(e) for e in entries if self.values[_flat([e])[0]].role == "input"]
+        weights = [argument(e) for e in entries if self.values[_flat([e])[0]].role == "weight"]
+        symbols = self.symbol_values()
+        return inputs + [tuple(symbols[name] for name in names) for names in self.shape_params] + weights
+    def symbol_values(self) -> dict[str, int]:
+        """The concrete value of every symbolic variable in the parameters' types."""
+        return {name: size for _, p in self.params for name, size in zip(p.dims, p.shape) if name}
+
+    def weight_values(self) -> dict[str, np.ndarray]:
+        """Each weight's argument, by its parameter name in ``main``."""
+        return {self.param_name(i): p.array() for i, p in self.params if p.role == "weight"}
+
+    @property
+    def symbolic(self) -> bool:
+        return bool(self.shape_params) or any(p.symbolic for _, p in self.params)
 
     def op_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -120,9 +150,16 @@ class Program:
             if isinstance(v, Param):
                 values.append({"kind": "param", "role": v.role, "shape": list(v.shape), "dtype": v.dtype,
                                "range": [v.lo, v.hi], "value": v.value, **({"pack": list(v.pack)} if v.pack else {})})
+                if v.dims:  # written only when present: older records and readers stay as they were
+                    values[-1]["dims"] = list(v.dims)
+                if v.unknown_rank:
+                    values[-1]["unknown_rank"] = True
             else:
                 values.append({"kind": "op", "op": v.op, "args": list(v.args), "attrs": v.attrs})
-        return {"values": values, "outputs": list(self.outputs)}
+        doc = {"values": values, "outputs": list(self.outputs)}
+        if self.shape_params:
+            doc["shape_params"] = [list(names) for names in self.shape_params]
+        return doc
 
     @staticmethod
     def from_json(doc: dict) -> "Program":
@@ -134,12 +171,14 @@ class Program:
                 if v["kind"] == "param":
                     lo, hi = v["range"]
                     values.append(Param(tuple(int(d) for d in v["shape"]), str(v["dtype"]), lo, hi,
-                                        v["value"], v.get("role", "input"), tuple(int(k) for k in v.get("pack", ()))))
+                                        v["value"], v.get("role", "input"), tuple(int(k) for k in v.get("pack", ())),
+                                        tuple(str(d) for d in v.get("dims", ())), bool(v.get("unknown_rank", False))))
                 elif v["kind"] == "op":
                     values.append(Node(str(v["op"]), tuple(int(a) for a in v["args"]), dict(v["attrs"])))
                 else:
                     raise ProgramError(f"{where}.kind: expected 'param' or 'op', got {v['kind']!r}")
-            program = Program(tuple(values), tuple(int(o) for o in doc["outputs"]))
+            program = Program(tuple(values), tuple(int(o) for o in doc["outputs"]),
+                              tuple(tuple(str(n) for n in names) for names in doc.get("shape_params", ())))
         except ProgramError:
             raise
         except (KeyError, TypeError, ValueError) as exc:
@@ -162,7 +201,12 @@ class Program:
             if isinstance(v, Node):
                 v = Node(v.op, tuple(renumber[a] for a in v.args), v.attrs)
             values.append(v)
-        return Program(tuple(values), tuple(renumber[o] for o in self.outputs))
+        return Program(tuple(values), tuple(renumber[o] for o in self.outputs), self._live_shape_params(values))
+
+    def _live_shape_params(self, values) -> tuple[tuple[str, ...], ...]:
+        """The shape parameters whose variables the remaining parameters still use."""
+        used = {name for v in values if isinstance(v, Param) for name in v.dims if name}
+        return tuple(names for names in self.shape_params if set(names) <= used)
 
     def node_ops(self) -> list[str]:
         """The op of every node, including those inside function bodies and branches."""

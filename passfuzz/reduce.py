@@ -16,6 +16,7 @@ bug to another.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Callable, Iterator
 
 import numpy as np
@@ -28,7 +29,8 @@ from .program import Node, Param, Program, ProgramError
 def _replace_uses(program: Program, old: int, new: int) -> Program:
     values = tuple(Node(v.op, tuple(new if a == old else a for a in v.args), v.attrs) if isinstance(v, Node) else v
                    for v in program.values)
-    return Program(values, tuple(new if o == old else o for o in program.outputs)).without_unused()
+    return replace(program, values=values,
+                   outputs=tuple(new if o == old else o for o in program.outputs)).without_unused()
 
 
 def _as_param(program: Program, index: int) -> Program | None:
@@ -37,14 +39,14 @@ def _as_param(program: Program, index: int) -> Program | None:
     info = infos[index]
     if not isinstance(info, ValueInfo):  # a tuple value: its parts are cut instead
         return None
-    sub = Program(program.values[:index + 1], (index,))
+    sub = replace(program, values=program.values[:index + 1], outputs=(index,))
     array = np.asarray(evaluate(sub)[0]).astype(numpy_dtype(info.dtype))
     if not np.all(np.isfinite(array.astype("float64"))):
         return None
     lo, hi = float(array.min()), float(array.max())
     param = Param(tuple(info.shape), info.dtype, min(lo, info.lo), max(hi, info.hi), array.tolist(), "input")
     values = program.values[:index] + (param,) + program.values[index + 1:]
-    return Program(values, program.outputs).without_unused()
+    return replace(program, values=values).without_unused()
 
 
 class Reducer:
@@ -57,7 +59,7 @@ class Reducer:
         yield program.without_unused()  # parameters nothing reads (Hypothesis cannot drop the first)
         if len(program.outputs) > 1:
             for k in range(len(program.outputs)):
-                yield Program(program.values, program.outputs[:k] + program.outputs[k + 1:]).without_unused()
+                yield replace(program, outputs=program.outputs[:k] + program.outputs[k + 1:]).without_unused()
         infos = analyse(program, check_values=False)
         for index in range(len(program.values) - 1, -1, -1):
             value = program.values[index]

@@ -21,30 +21,36 @@ from tvm import relax
 from tvm.script import relax as _tvmscript_relax  # noqa: F401
 
 from .catalogue import BY_NAME
-from .catalogue.base import TupleInfo
+from .catalogue.base import TupleInfo, ValueInfo
 from .catalogue.structure import analyse_region
 from .graph import analyse
-from .program import Node, Program
+from .program import Node, Param, Program
 
 def build_module(program: Program) -> tvm.IRModule:
     """A fresh IRModule: ``main`` (with ``num_input`` when there are weights) and a private
     function for each ``call`` node."""
     infos = analyse(program, check_values=False)
     bb = relax.BlockBuilder()
+    symbols = {name: tvm.tirx.Var(name, "int64") for name in program.symbol_values()}
     nodes = _annotate([(i, {"op": v.op, "args": list(v.args), "attrs": v.attrs})
                        for i, v in enumerate(program.values) if isinstance(v, Node)], infos)
     functions = _private_functions(bb, nodes, "f")
     exprs: dict[int, relax.Expr] = {}
-    main_params = []
+    inputs, weights = [], []
     for entry in program.signature():
         if isinstance(entry, tuple):
             var = relax.Var(program.tuple_param_name(entry), _type(_leaf_types(infos, entry)))
             _bind_leaves(var, entry, exprs)
         else:
-            var = relax.Var(program.param_name(entry), _type(infos[entry]))
+            var = relax.Var(program.param_name(entry), param_type(program.values[entry], symbols))
             exprs[entry] = var
-        main_params.append(var)
-    with bb.function("main", main_params):
+        first = entry
+        while isinstance(first, tuple):
+            first = first[0]
+        (weights if program.values[first].role == "weight" else inputs).append(var)
+    shape_params = [relax.Var(f"s{k}", relax.ShapeType([symbols[n] for n in names]))
+                    for k, names in enumerate(program.shape_params)]
+    with bb.function("main", inputs + shape_params + weights):
         result = _emit_body(bb, nodes, exprs, list(program.outputs), functions, "f", dataflow=True)
         bb.emit_func_output(result)
     mod = bb.get()
@@ -159,15 +165,16 @@ def _emit_body(bb, nodes, exprs, outputs, functions, prefix: str, dataflow: bool
 
     result = None
     for s, (inside, seg) in enumerate(segments):
+        casts: dict[int, relax.Expr] = {}  # match_casts bound in this block (DataflowVars stay in it)
         if inside:
             with bb.dataflow():
                 for i, node in seg:
-                    _emit_node(bb, i, node, exprs, functions, prefix, output=i in leaving)
+                    _emit_node(bb, i, node, exprs, casts, functions, prefix, output=i in leaving)
                 if s == final:
                     result = bb.emit_output(result_expr())
         else:
             for i, node in seg:
-                _emit_node(bb, i, node, exprs, functions, prefix, output=False)
+                _emit_node(bb, i, node, exprs, casts, functions, prefix, output=False)
     if result is None:  # a branch or closure body
         result = result_expr()
         if isinstance(result, relax.Tuple):
@@ -175,13 +182,13 @@ def _emit_body(bb, nodes, exprs, outputs, functions, prefix: str, dataflow: bool
     return result
 
 
-def _emit_node(bb, i: int, node: dict, exprs, functions, prefix: str, output: bool) -> None:
+def _emit_node(bb, i: int, node: dict, exprs, casts, functions, prefix: str, output: bool) -> None:
     op, args, attrs = node["op"], node["args"], node["attrs"]
-    operands = [exprs[a] for a in args]
     if op == "const":  # constants stay inline (as TVMScript shows them)
-        exprs[i] = BY_NAME[op].emit(relax, operands, attrs)
+        exprs[i] = BY_NAME[op].emit(relax, [], attrs)
         return
     if op == "call":
+        operands = _static_operands(bb, node, exprs, casts)
         name = f"{prefix}{i}"
         if attrs.get("local", False):
             callee = bb.emit(_closure(bb, node, functions, _prefix(name, "body")))
@@ -189,12 +196,47 @@ def _emit_node(bb, i: int, node: dict, exprs, functions, prefix: str, output: bo
             callee = functions[name]
         expr = relax.Call(callee, operands)
     elif op == "if":
+        operands = _static_operands(bb, node, exprs, casts)
         branches = [_branch(bb, node, key, operands[1:], functions, _prefix(f"{prefix}{i}", key))
                     for key in ("then", "else")]
         expr = relax.If(operands[0], *branches)
     else:
-        expr = BY_NAME[op].emit(relax, operands, attrs)
+        expr = _op_expr(bb, i, node, exprs, casts, f"v{prefix[1:]}{i}")  # v3 in main, v5_2 in f5
     exprs[i] = bb.emit_output(expr) if output else bb.emit(expr)
+
+
+def _op_expr(bb, i: int, node: dict, exprs, casts, name: str):
+    """The expression of a catalogue op. An op whose OpDef is ``symbolic`` takes its operands as
+    they are typed (symbolic dims), unless one has an unknown rank or the result would lose its
+    shape (a broadcast Relax cannot prove, such as (n, 4) with (3, 4)); every other op gets its
+    operands ``match_cast`` to the static shapes the analysis knows they have."""
+    op = BY_NAME[node["op"]]
+    operands = [exprs[a] for a in node["args"]]
+    if op.symbolic and all(getattr(e.ty, "ndim", -1) != -1 for e in operands):
+        expr = _make(bb, op, operands, node["attrs"], name)
+        if op.emit_in is not None or _is_static(expr.ty) or isinstance(getattr(expr.ty, "shape", None), relax.ShapeExpr):
+            return expr
+    return _make(bb, op, _static_operands(bb, node, exprs, casts), node["attrs"], name)
+
+
+def _make(bb, op, operands: list, attrs: dict, name: str):
+    if op.emit_in is not None:  # it binds values of its own (a match_cast)
+        return op.emit_in(bb, relax, operands, attrs, name)
+    return bb.normalize(op.emit(relax, operands, attrs))
+
+
+def _static_operands(bb, node: dict, exprs, casts) -> list:
+    """The operands of ``node``, each tensor not statically typed ``match_cast`` to the shape the
+    analysis knows it has (once per value and block)."""
+    operands = []
+    for a, info in zip(node["args"], node["operands"]):
+        expr = exprs[a]
+        if isinstance(info, ValueInfo) and not _is_static(expr.ty):
+            if a not in casts:
+                casts[a] = bb.match_cast(expr, relax.TensorType(info.shape, info.dtype))
+            expr = casts[a]
+        operands.append(expr)
+    return operands
 
 
 def _closure(bb, node, functions, prefix: str) -> relax.Function:
@@ -217,6 +259,21 @@ def _branch(bb, node, key: str, operands, functions, prefix: str) -> relax.SeqEx
     return relax.SeqExpr([block], result)
 
 
+def param_type(param: Param, symbols: dict) -> relax.TensorType:
+    """How ``main`` types a tensor parameter: static, with symbolic dims, or of unknown rank."""
+    if param.unknown_rank:
+        return relax.TensorType(dtype=param.dtype, ndim=-1)
+    if param.dims:
+        return relax.TensorType([symbols[n] if n else d for n, d in zip(param.dims, param.shape)], param.dtype)
+    return relax.TensorType(param.shape, param.dtype)
+
+
+def _is_static(ty) -> bool:
+    shape = getattr(ty, "shape", None)
+    return isinstance(ty, relax.TensorType) and isinstance(shape, relax.ShapeExpr) and \
+        all(isinstance(d, tvm.tirx.IntImm) for d in shape.values)
+
+
 def to_numpy(value) -> list[np.ndarray]:
     """Flatten a VM result (a tensor or nested tuples of tensors) into numpy arrays."""
     if hasattr(value, "numpy"):
@@ -225,8 +282,11 @@ def to_numpy(value) -> list[np.ndarray]:
 
 
 def to_tvm(argument, device=None):
-    """A ``main`` argument (an array, or nested tuples of arrays) as the VM takes it, on ``device``
-    (the CPU if None)."""
+    """One of ``Program.arguments()`` as the VM takes it, on ``device`` (the CPU if None): a
+    tensor for an array, a shape for a tuple of ints (an R.Shape parameter), and a tuple of
+    those for a tuple parameter."""
+    if isinstance(argument, tuple) and all(isinstance(item, int) for item in argument):
+        return tvm.runtime.ShapeTuple(argument)
     if isinstance(argument, tuple):
         return tuple(to_tvm(item, device) for item in argument)
     return tvm.runtime.tensor(argument, device)

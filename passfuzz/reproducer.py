@@ -55,7 +55,10 @@ def _constants_in_print_order(mod: tvm.IRModule) -> list:
 
 
 def _array_literal(array) -> str:
-    """An array (or a tuple of arrays, for a tuple parameter) as Python source."""
+    """An argument as Python source: an array, a tuple of ints (an R.Shape parameter), or a tuple
+    of arrays (a tuple parameter)."""
+    if isinstance(array, tuple) and all(isinstance(item, int) for item in array):
+        return repr(array)
     if isinstance(array, tuple):
         return "(" + "".join(f"{_array_literal(item)}, " for item in array) + ")"
     # tolist() then repr() round-trips float32/float16/bfloat16 exactly; -0.0 keeps its sign.
@@ -159,7 +162,9 @@ def flatten(value):
     return [value.numpy().copy()] if hasattr(value, "numpy") else [a for item in value for a in flatten(item)]
 
 
-def to_tvm(argument, device):  # a tuple parameter takes a (nested) tuple of tensors
+def to_tvm(argument, device):  # a tuple of ints is an R.Shape; a tuple parameter takes a tuple of tensors
+    if isinstance(argument, tuple) and all(isinstance(item, int) for item in argument):
+        return tvm.runtime.ShapeTuple(argument)
     if isinstance(argument, tuple):
         return tuple(to_tvm(a, device) for a in argument)
     return tvm.runtime.tensor(argument, device)
@@ -289,19 +294,20 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
     adapter_value = None if adapter is None or adapter == PLAIN else \
         (adapter.transform, adapter.lazy_transform, adapter.slots, adapter.transform_wrap, adapter.tuple_wrap,
          adapter.inputs)
-    return _script(program, passes, finding, mod_script, target, timeout, adapter_value, build, tolerances,
+    return _script(program, passes, finding, mod_script, targets, timeout, adapter_value, build, tolerances,
                    expected, None)
 
 
-def _script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str, target: str,
-            timeout: float, adapter_value, build: Build, tolerances: list, expected: str,
+def _script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str,
+            targets: Sequence[str], timeout: float, adapter_value, build: Build, tolerances: list, expected: str,
             gradient_noise: float | None) -> str:
     against_numpy = finding.kind == "reference-mismatch"
+    across = finding.kind == "target-mismatch"
     args = "".join(f"\n    {_array_literal(a)}," for a in program.arguments())
     checking, pass_lines = True, []
     for p in passes:
         checking = checking and pass_info(p).well_formed_after
-        pass_lines.append(f"({p.text!r}, lambda: {p.python_expr()}, {checking})")
+        pass_lines.append(f"({p.text!r}, lambda: {p.for_program(program).python_expr()}, {checking})")
     passes_text = "".join(f"\n    {line}," for line in pass_lines)
     what = "of the unoptimized module" if against_numpy else describe([p.text for p in passes], build)
     if across:
@@ -322,9 +328,11 @@ def _script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_
             + mod_script + _LOADER + "\n" + (_FINITE_DIFFERENCES + _GRADIENT_CHECK if gradient_noise is not None
                                               else "") + _RUNNER)
     bfloat16 = "import ml_dtypes\n" if "ml_dtypes.bfloat16" in body else ""
+    # TVMScript declares symbolic shape variables with TypeVar.
+    typevar = "from typing import TypeVar\n" if "TypeVar(" in body else ""
     return (header +
-            "import importlib\nimport os\nimport pickle\nimport shutil\nimport signal\nimport sys\nimport tempfile\n\n"
-            f"{bfloat16}import numpy as np\nimport tvm\nfrom tvm import relax\n"
+            "import importlib\nimport os\nimport pickle\nimport shutil\nimport signal\nimport sys\nimport tempfile\n"
+            f"{typevar}\n{bfloat16}import numpy as np\nimport tvm\nfrom tvm import relax\n"
             "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tirx as T\n\n"
             + body)
 

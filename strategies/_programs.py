@@ -14,7 +14,7 @@ from passfuzz.catalogue import BY_NAME, DTYPES, OPS, OpError, is_int
 from passfuzz.catalogue.base import numpy_dtype, representable, valid
 from passfuzz.catalogue.motifs import motifs_within
 from passfuzz.graph import ProgramSketch
-from passfuzz.program import Node, Program
+from passfuzz.program import Node, Param, Program
 
 # Declared element ranges of new parameters, simplest first. Positive ranges give divisors;
 # small integers make ties and repeated values frequent, which rewrite bugs often need.
@@ -75,9 +75,37 @@ def _param_spec(draw, dtypes: Sequence[str], max_rank: int):
     return shape, dtype, lo, hi
 
 
+def _symbolic_typing(draw, program: Program) -> Program:
+    """``program`` with some parameters typed symbolically: a dim becomes a variable (reusing
+    one that stands for the same size, or a new one), a whole parameter may get an unknown rank,
+    and a variable may also be passed as an R.Shape parameter. Only the typing changes, so the
+    program stays valid; every choice shrinks toward the static typing."""
+    if draw(st.integers(0, 2)) != 2:  # one choice for the whole program keeps shrinking it cheap
+        return program
+    sizes: dict[str, int] = {}
+    values = list(program.values)
+    for i, param in program.params:
+        if param.pack or not draw(st.booleans()):  # the simplest choice keeps the parameter static
+            continue
+        if param.role == "input" and draw(st.integers(0, 4)) == 4:
+            values[i] = replace(param, unknown_rank=True)
+            continue
+        dims = []
+        for size in param.shape:
+            same = [name for name, s in sizes.items() if s == size]
+            name = draw(st.sampled_from(["", *same, f"n{len(sizes)}"]))
+            sizes.setdefault(name, size) if name else None
+            dims.append(name)
+        if any(dims):
+            values[i] = replace(param, dims=tuple(dims))
+    used = [name for v in values if isinstance(v, Param) for name in v.dims if name]
+    shape_params = tuple((name,) for name in dict.fromkeys(used) if draw(st.integers(0, 2)) == 2)
+    return replace(program, values=tuple(values), shape_params=shape_params)
+
+
 def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = DTYPES, min_nodes: int = 1,
                    max_nodes: int = 10, max_params: int = 3, max_rank: int = 3,
-                   motifs: bool = True, loss: bool = False) -> st.SearchStrategy[Program]:
+                   motifs: bool = True, loss: bool = False, symbolic: bool = True) -> st.SearchStrategy[Program]:
     """Well-typed Relax programs as passfuzz Programs (plain data; build them with
     ``passfuzz.relax_build.build_module``).
 
@@ -92,6 +120,9 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     adds a motif instead of one op (``passfuzz.catalogue.motifs``): a subgraph some pass
     rewrites, such as matmuls sharing an operand or batch_norm after conv2d; with ``ops``, only
     the motifs made of those ops.
+    With ``symbolic``, some tensor parameters (not those inside a tuple) are typed with
+    symbolic dims or an unknown rank, and some variables are passed as R.Shape parameters too
+    (see ``passfuzz.program``); the arguments always have the drawn shapes.
 
     ``loss=True`` draws what ``relax.transform.Gradient`` differentiates: float32 tensor
     parameters, smooth ops and motifs only (``OpDef.smooth``; a proposal that adds any other
@@ -146,7 +177,8 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
             steps += 1
         if loss:  # Gradient differentiates tensor parameters: no tuple packing
             return sketch.finish([_add_loss(sketch)])
-        return _packed(draw, sketch.finish(sketch.sinks() or [len(sketch.values) - 1]))
+        program = _packed(draw, sketch.finish(sketch.sinks() or [len(sketch.values) - 1]))
+        return _symbolic_typing(draw, program) if symbolic else program
 
     return draw_program()
 

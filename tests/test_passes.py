@@ -24,7 +24,7 @@ def test_callable_returning_a_pass_resolves():
     ("no_such_module_xyz:p", "cannot import"),
     ("tests.planted_passes:nothing", "has no attribute"),
     ("numpy:pi", "cannot construct"),
-    ("BindParams", "without arguments"),
+    ("AlterOpImpl", "without arguments"),
     ("", "empty pass name"),
 ])
 def test_bad_names_give_one_line(text, expected):

@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from typing import TypeVar
 
 import ml_dtypes
 import numpy as np
@@ -58,7 +59,8 @@ def test_script_exits_0_once_the_bug_is_gone(tmp_path):
 
 
 # What a reproducer script imports before its module (ml_dtypes only when it holds bfloat16).
-SCRIPT_NAMES = {"I": I, "R": R, "T": T, "np": np, "ml_dtypes": ml_dtypes}
+# What a reproducer script imports before its module (TypeVar declares symbolic dims).
+SCRIPT_NAMES = {"I": I, "R": R, "T": T, "np": np, "ml_dtypes": ml_dtypes, "TypeVar": TypeVar}
 
 # bfloat16 everywhere: an argument, a tensor constant and a scalar constant (both printed as
 # metadata, so inlined by value), and values with all 8 significant bits in use.

@@ -6,13 +6,13 @@ toward the ops at its front. Adding an op is adding one OpDef to one of the fami
 
 from __future__ import annotations
 
-from . import creation, elementwise, functions, indexing, layout, linalg, nn, reduction, scan, structure
 from typing import Sequence
 
+from . import creation, elementwise, functions, indexing, layout, linalg, nn, reduction, scan, shapes, structure
 from .base import DTYPES, FLOATS, INTS, RTOL, Chooser, OpDef, OpError, Sketch, TupleInfo, ValueInfo, is_float, is_int
 
 OPS: list[OpDef] = [*elementwise.OPS, *functions.OPS, *layout.OPS, *creation.OPS, *reduction.OPS, *scan.OPS,
-                    *linalg.OPS, *nn.OPS, *indexing.OPS, *structure.OPS]
+                    *linalg.OPS, *nn.OPS, *indexing.OPS, *shapes.OPS, *structure.OPS]
 BY_NAME: dict[str, OpDef] = {op.name: op for op in OPS}
 assert len(BY_NAME) == len(OPS), "an op is defined twice"
 

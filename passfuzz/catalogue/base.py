@@ -21,7 +21,7 @@ difference can never become a false alarm.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any, Callable, Protocol, Sequence, TypeVar
 
 import ml_dtypes  # numpy's bfloat16 (a dependency of apache-tvm)
@@ -205,12 +205,19 @@ class OpDef:
     propose: Callable[[Sketch, Chooser], None] | None  # None: never drawn as a node of its own
     accepts: Callable[[ValueInfo], bool]  # can this value be the first operand?
     notes: str = ""  # where the Relax op differs from its numpy counterpart
+    _: KW_ONLY  # the flags below are named where they are set
     takes_tuples: bool = False  # may an operand be a tuple? (else only tensors are offered)
     # Infinitely differentiable on every operand range ``infer`` accepts (no kink, no discrete
     # output, domains kept away from singularities by the range rule), float in and float out:
     # what Gradient's loss programs are drawn from (passfuzz.gradient), so that finite
     # differences are meaningful by construction. Helpers a propose adds must be smooth too.
     smooth: bool = False
+    # May it be emitted on operands typed with symbolic dims (relax_build match_casts them to
+    # their static shape otherwise)? True only where no attribute depends on a concrete dim.
+    symbolic: bool = False
+    # For ops that bind values of their own (a match_cast): (BlockBuilder, tvm.relax, operand
+    # exprs, attrs, a unique name prefix) -> expr; relax_build calls it instead of ``emit``.
+    emit_in: Callable[[Any, Any, list, dict, str], Any] | None = None
 
     def applicable(self, sketch: Sketch) -> bool:
         return self.propose is not None and bool(sketch.candidates(self.accepts, self.takes_tuples))

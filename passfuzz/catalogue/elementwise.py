@@ -4,6 +4,7 @@ where, masked_fill, clip, astype."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Callable
 
 import numpy as np
@@ -61,7 +62,8 @@ def unary(name: str, relax_name: str, ref: Callable, dtypes: tuple[str, ...],
     def propose(sketch: Sketch, choose: Chooser) -> None:
         sketch.add(name, [pick(sketch, choose, accepts)])
 
-    return OpDef(name, infer, emit, lambda args, at: ref(args[0]).astype(args[0].dtype), propose, accepts, notes)
+    return OpDef(name, infer, emit, lambda args, at: ref(args[0]).astype(args[0].dtype), propose, accepts, notes,
+                 symbolic=True)
 
 
 def _abs_bounds(lo: float, hi: float) -> tuple[float, float]:
@@ -148,7 +150,7 @@ def binary(name: str, relax_name: str, ref: Callable, bounds: Callable[[ValueInf
     def emit(R, args, attrs):
         return getattr(R.op, relax_name)(*args)
 
-    return OpDef(name, infer, emit, lambda args, at: ref(*args), propose, accepts, notes)
+    return OpDef(name, infer, emit, lambda args, at: ref(*args), propose, accepts, notes, symbolic=True)
 
 
 _arith_exact = is_int  # float arithmetic may round differently after a legal rewrite
@@ -184,7 +186,7 @@ def comparison(name: str, ref: Callable) -> OpDef:
         sketch.add(name, [lhs, rhs])
 
     return OpDef(name, infer, lambda R, args, at: getattr(R.op, name)(*args), lambda args, at: ref(*args),
-                 propose, accepts)
+                 propose, accepts, symbolic=True)
 
 
 EQUAL = comparison("equal", np.equal)
@@ -343,7 +345,7 @@ def ruled_binary(name: str, relax_name: str, ref: Callable, dtypes: tuple[str, .
         return getattr(R.op, relax_name)(*args)
 
     propose = make_propose(infer) if make_propose else default_propose
-    return OpDef(name, infer, emit, lambda args, at: ref(*args), propose, accepts, notes)
+    return OpDef(name, infer, emit, lambda args, at: ref(*args), propose, accepts, notes, symbolic=True)
 
 
 def _within(sketch: Sketch, choose: Chooser, shapes, dtype: str, lo: float, hi: float) -> int:
@@ -592,7 +594,7 @@ def _logical(op: OpDef) -> OpDef:
         y = operand(sketch, choose, broadcastable_shapes(shape), "bool", 0, 1)
         sketch.add(op.name, [y, x] if choose.boolean() else [x, y])
 
-    return OpDef(op.name, op.infer, op.emit, op.reference, propose, _maskable, op.notes)
+    return replace(op, propose=propose, accepts=_maskable)
 
 
 LOGICAL_NOT = _logical(unary("logical_not", "logical_not", np.logical_not, BOOL, _bool_not, True,

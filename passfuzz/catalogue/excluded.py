@@ -12,7 +12,7 @@ EXCLUDED: list[tuple[str, str]] = [
     ("ewise_fma", "no legalization: tvm.compile fails"),
     ("wrap_param", "no legalization: tvm.compile fails"),
     ("nn.pixel_shuffle", "legalization raises (topi.nn has no pixel_shuffle)"),
-    ("nonzero, unique", "data-dependent output shapes: need symbolic shapes, which programs do not have yet"),
+    ("nonzero, unique", "data-dependent output shapes: the static analysis needs every value's concrete shape"),
     ("median over several axes", "TVM bug: typed a tensor, returns a tuple at run time"),
     ("median over all axes with keepdims", "TVM bug: typed (1, 1, ...), returns shape (1,)"),
     ("median on float16, int32, int8, uint8",

@@ -85,7 +85,7 @@ def reduction(name: str, ref: Callable, dtypes: tuple[str, ...], scale_by_count:
     def emit(R, args, attrs):
         return getattr(R.op, name)(args[0], axis=attrs["axis"], keepdims=attrs["keepdims"])
 
-    return OpDef(name, infer, emit, reference, propose, accepts, notes)
+    return OpDef(name, infer, emit, reference, propose, accepts, notes, symbolic=True)
 
 
 def _prod_bounds(x: ValueInfo, count: int) -> tuple[float, float]:

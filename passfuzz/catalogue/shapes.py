@@ -1,0 +1,95 @@
+"""Shape programs: a tensor's shape as a value, and reshaping to a shape known only at run time.
+
+The shape of every value is statically known to passfuzz (it works on the drawn arguments'
+shapes), so both ops have exact static rules; what makes them interesting to passes is how the
+module is typed. On a parameter typed with symbolic dims, ``shape_of`` reads a shape that only
+the call fixes, and ``reshape_runtime``'s target shape goes through a tensor and back
+(``shape_of``, ``shape_to_tensor``, ``tensor_to_shape``, ``match_cast`` to fresh shape variables),
+so its result is typed with variables no parameter defines.
+
+``reshape_runtime`` binds values of its own (the ``match_cast`` that defines the variables), so
+it is emitted through ``emit_in``, which gets the BlockBuilder; its ``emit`` is never used.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import DTYPES, Chooser, OpDef, Sketch, ValueInfo, checked, operand, pick, require
+
+
+def _shape_of_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and not attrs, "shape_of takes one operand and no attributes")
+    (x,) = args
+    require(x.rank >= 1, "shape_of of a scalar is an empty tensor")
+    return checked((x.rank,), "int64", min(x.shape), max(x.shape), True)
+
+
+def _shape_of_propose(sketch: Sketch, choose: Chooser) -> None:
+    sketch.add("shape_of", [pick(sketch, choose, lambda info: info.rank >= 1)])
+
+
+SHAPE_OF = OpDef(
+    "shape_of", _shape_of_infer,
+    lambda R, args, at: R.op.shape_to_tensor(R.op.shape_of(args[0])),
+    lambda args, at: np.array(args[0].shape, dtype="int64"),
+    _shape_of_propose, lambda info: info.rank >= 1,
+    notes="R.shape_to_tensor(R.shape_of(x)): the shape as an int64 tensor",
+    symbolic=True)
+
+
+def _reshape_runtime_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 2 and not attrs, "reshape_runtime takes the data and a shape donor, no attributes")
+    x, like = args
+    require(x.size == like.size, f"cannot reshape {x.shape} to {like.shape}")
+    return ValueInfo(like.shape, x.dtype, x.lo, x.hi, x.exact)
+
+
+def _reshape_runtime_emit_in(bb, R, args, attrs, name: str):
+    """reshape(x, (v...)) where (v...) are fresh variables matched to tensor_to_shape of the
+    donor's shape tensor: the target shape is a run-time value."""
+    from tvm import tirx
+
+    x, like = args
+    shape = bb.emit(R.op.tensor_to_shape(bb.emit(R.op.shape_to_tensor(R.op.shape_of(like)))))
+    dims = [tirx.Var(f"{name}_{k}", "int64") for k in range(len(like.ty.shape.values))]
+    bb.match_cast(shape, R.ShapeType(dims))
+    return R.op.reshape(x, R.ShapeExpr(dims))
+
+
+def _not_emitted_alone(R, args, attrs):
+    raise NotImplementedError("reshape_runtime binds a match_cast: relax_build emits it through emit_in")
+
+
+def _factorizations(size: int) -> list[tuple[int, ...]]:
+    """Shapes of rank 1 to 3 with ``size`` elements, dims at most 8."""
+    divisors = [d for d in range(1, min(size, 8) + 1) if size % d == 0]
+    shapes = [(size,)] if size <= 64 else []
+    shapes += [(a, size // a) for a in divisors if size // a <= 8]
+    shapes += [(a, b, size // (a * b)) for a in divisors for b in divisors
+               if (size // a) % b == 0 and size // (a * b) <= 8]
+    return list(dict.fromkeys(shapes))
+
+
+def _reshape_runtime_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _reshapable)
+    info = sketch.infos[x]
+    shapes = _factorizations(info.size)
+    dtype = choose.choice([info.dtype] + [d for d in DTYPES if d != info.dtype])
+    like = operand(sketch, choose, shapes, dtype, 0, 1)
+    sketch.add("reshape_runtime", [x, like])
+
+
+def _reshapable(info: ValueInfo) -> bool:
+    return 1 <= info.size <= 64 and bool(_factorizations(info.size))
+
+
+RESHAPE_RUNTIME = OpDef(
+    "reshape_runtime", _reshape_runtime_infer, _not_emitted_alone,
+    lambda args, at: args[0].reshape(args[1].shape),
+    _reshape_runtime_propose, _reshapable,
+    notes="R.reshape(x, R.shape([v...])) after R.match_cast(R.tensor_to_shape(R.shape_to_tensor("
+          "R.shape_of(like))), R.Shape([v...])): the target shape is a run-time value",
+    symbolic=True, emit_in=_reshape_runtime_emit_in)
+
+OPS = [SHAPE_OF, RESHAPE_RUNTIME]
