@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .catalogue import BY_NAME, Chooser, OpError, ValueInfo, infer_application
-from .catalogue.base import DTYPES, fit, leaves, representable
+from .catalogue.base import DTYPES, RTOL, fit, is_float, leaves, representable
 from .catalogue.structure import reference_value
 from .program import Node, Param, Program, ProgramError
 
@@ -63,6 +63,19 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
 def output_leaves(program: Program, infos: Sequence) -> list[tuple[int, ValueInfo]]:
     """(value index, facts) of each tensor of the outputs, in the order the VM result flattens."""
     return [(o, leaf) for o in program.outputs for leaf in leaves(infos[o])]
+
+
+def rounding_dtypes(program: Program, infos: Sequence) -> list[str]:
+    """Per value: the float dtype whose rounding bounds its error, the coarsest (largest RTOL)
+    among its own and those of every value it is computed from ("" when none is a float). A
+    float32 matmul of bfloat16 products carries bfloat16's error, and its tolerance must too."""
+    coarsest: list[str] = []
+    for i, value in enumerate(program.values):
+        found = [leaf.dtype for leaf in leaves(infos[i]) if is_float(leaf.dtype)]
+        if isinstance(value, Node):
+            found += [coarsest[a] for a in value.args if coarsest[a]]
+        coarsest.append(max(found, key=RTOL.__getitem__) if found else "")
+    return coarsest
 
 
 def flatten(value) -> list[np.ndarray]:

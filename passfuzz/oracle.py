@@ -40,7 +40,7 @@ from .builds import PLAIN_BUILD, Build
 from .catalogue import RTOL, ValueInfo, is_float
 from .catalogue.base import leaves
 from .execute import Outcome
-from .graph import analyse, evaluate_all, flatten, output_leaves
+from .graph import analyse, evaluate_all, flatten, output_leaves, rounding_dtypes
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
@@ -160,9 +160,11 @@ def tolerance(dtype: str, bound: float, passes: Sequence[PassSpec] = (), slack: 
 
 
 def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo, passes: Sequence[PassSpec] = (),
-                   names: tuple[str, str] = ("original", "optimized"), slack: float = 1.0) -> tuple[str, str]:
+                   names: tuple[str, str] = ("original", "optimized"), slack: float = 1.0,
+                   rounding: str = "") -> tuple[str, str]:
     """('', '') when ``b`` matches ``a`` (by default: the optimized side the original), else
-    (what differs: 'shape', 'dtype' or 'values', a one-line description)."""
+    (what differs: 'shape', 'dtype' or 'values', a one-line description). ``rounding``: the
+    dtype whose precision the value carries (graph.rounding_dtypes), if coarser than its own."""
     if a.shape != b.shape:
         return "shape", f"shape {a.shape} became {b.shape}"
     if a.dtype != b.dtype:
@@ -171,7 +173,7 @@ def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo, passes: Sequen
         bad = a != b
     else:
         x, y = a.astype("float64"), b.astype("float64")
-        rtol, atol = tolerance(a.dtype.name, info.magnitude, passes, slack)
+        rtol, atol = tolerance(rounding or a.dtype.name, info.magnitude, passes, slack)
         nan_x, nan_y = np.isnan(x), np.isnan(y)
         with np.errstate(invalid="ignore"):
             close = (x == y) | (np.abs(x - y) <= atol + rtol * np.abs(x))
@@ -197,7 +199,9 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
             detail = f"{optimized.stage} {detail}"
         message = f"{optimized.status} at {optimized.stage}: {optimized.error}"
         return Verdict(_finding(kind, passes, detail, message, optimized.stage, optimized.log, build))
-    tensor_infos = [info for _, info in output_leaves(program, analyse(program, check_values=False))]
+    infos = analyse(program, check_values=False)
+    rounding = rounding_dtypes(program, infos)
+    tensors = output_leaves(program, infos)
     wrong: dict[str, Finding] = {}
     for target, expected in original.outputs.items():
         got = optimized.outputs[target]
@@ -207,7 +211,8 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
                                      build=build)
             continue
         for i, (a, b) in enumerate(zip(expected, got)):
-            what, difference = compare_arrays(a, b, tensor_infos[i], passes)
+            index, info = tensors[i]
+            what, difference = compare_arrays(a, b, info, passes, rounding=rounding[index])
             if what:
                 wrong[target] = _finding("wrong-result", passes, f"{what} differ",
                                          f"{target}: output {i} ({a.dtype}, shape {a.shape}): {difference}",
@@ -249,9 +254,11 @@ def _compare_targets(program: Program, outcome: Outcome, passes: Sequence[PassSp
     if len(expected) != len(got):
         what, difference = "output count", f"{len(expected)} outputs on {reference}, {len(got)} on {other}"
     infos = analyse(program, check_values=False)
+    rounding, tensors = rounding_dtypes(program, infos), output_leaves(program, infos)
     for i, (a, b) in enumerate(zip(expected, got) if not what else ()):
-        what, difference = compare_arrays(a, b, infos[program.outputs[i]], passes, names=pair,
-                                          slack=target_slack(pair))
+        index, info = tensors[i]
+        what, difference = compare_arrays(a, b, info, passes, names=pair, slack=target_slack(pair),
+                                          rounding=rounding[index])
         if what:
             difference = f"output {i} ({a.dtype}, shape {a.shape}): {difference}"
             break
@@ -280,17 +287,19 @@ def reference_verdict(program: Program, original: Outcome, probe: Outcome | None
     except Exception as exc:  # noqa: BLE001 - a reference that raises is a catalogue defect
         return Verdict(generator_defect=f"numpy reference raised {type(exc).__name__}: {exc}")
     infos = analyse(program, check_values=False)
+    rounding = rounding_dtypes(program, infos)
 
     def tensors(of: Program) -> list[tuple[int, np.ndarray, ValueInfo]]:
         """(value index, numpy's tensor, facts) of each tensor of ``of``'s outputs, flattened."""
         return [(o, want, info) for o in of.outputs for want, info in zip(flatten(values[o]), leaves(infos[o]))]
 
-    def differs(want: np.ndarray, info: ValueInfo, got: np.ndarray) -> tuple[str, str]:
-        return compare_arrays(want, got, info, names=("numpy", "tvm"), slack=REFERENCE_SLACK)
+    def differs(index: int, want: np.ndarray, info: ValueInfo, got: np.ndarray) -> tuple[str, str]:
+        return compare_arrays(want, got, info, names=("numpy", "tvm"), slack=REFERENCE_SLACK,
+                              rounding=rounding[index])
 
     for target, outputs in original.outputs.items():
         for i, ((index, want, info), got) in enumerate(zip(tensors(program), outputs)):
-            what, difference = differs(want, info, got)
+            what, difference = differs(index, want, info, got)
             if not what:
                 continue
             op = getattr(program.values[index], "op", "parameter")
@@ -298,7 +307,8 @@ def reference_verdict(program: Program, original: Outcome, probe: Outcome | None
                        f"differs from numpy: {difference}")
             if probe is not None and probe.ok:
                 probed = zip(tensors(probe_program(program)), probe.outputs.get(target, []))
-                first = next((node for (node, want_, info_), value in probed if differs(want_, info_, value)[0]), None)
+                first = next((node for (node, want_, info_), value in probed if differs(node, want_, info_, value)[0]),
+                             None)
                 if first is not None and first != index:
                     op = program.values[first].op
                     message += f"; the first value that differs is node {first} ({op})"

@@ -8,6 +8,11 @@ splits it: an ``if`` and a closure (a ``call`` with ``local``) are bound outside
 blocks, as Relax requires, and every dataflow value used after its block leaves it through
 ``R.output``. A ``call`` without ``local`` calls a private function of the module, built before
 ``main``.
+
+Parameters may be typed with symbolic dims or an unknown rank (Program.dims, unknown_rank), and
+R.Shape parameters sit between the inputs and the weights. An op whose OpDef is ``symbolic``
+takes such operands as typed; every other op gets them ``match_cast`` to the static shape the
+analysis knows.
 """
 
 from __future__ import annotations
@@ -29,7 +34,10 @@ from .program import Node, Param, Program
 def build_module(program: Program) -> tvm.IRModule:
     """A fresh IRModule: ``main`` (with ``num_input`` when there are weights) and a private
     function for each ``call`` node."""
-    infos = analyse(program, check_values=False)
+    # Tuple parameters, function bodies and values not statically typed are typed from the facts
+    # of the values; a program with none of them builds without (Gradient's float64 twin, outside
+    # the catalogue's dtypes, is one).
+    infos = analyse(program, check_values=False) if _needs_facts(program) else [None] * len(program.values)
     bb = relax.BlockBuilder()
     symbols = {name: tvm.tirx.Var(name, "int64") for name in program.symbol_values()}
     nodes = _annotate([(i, {"op": v.op, "args": list(v.args), "attrs": v.attrs})
@@ -57,6 +65,11 @@ def build_module(program: Program) -> tvm.IRModule:
     if program.num_input is not None:
         mod["main"] = mod["main"].with_attr("num_input", program.num_input)
     return mod
+
+
+def _needs_facts(program: Program) -> bool:
+    return program.symbolic or any(p.pack for _, p in program.params) or \
+        any(BY_NAME[n.op].takes_tuples or BY_NAME[n.op].emit_in for n in program.nodes)
 
 
 def _type(info):

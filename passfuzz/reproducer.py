@@ -25,7 +25,7 @@ from . import finite_differences, gradient, standalone
 from .builds import PLAIN_BUILD, Build, parse_build
 from .calling import PLAIN, Adapter
 from .catalogue import RTOL, is_float
-from .graph import analyse, evaluate, output_leaves
+from .graph import analyse, evaluate, output_leaves, rounding_dtypes
 from .oracle import REFERENCE_SLACK, Finding, target_slack, tolerance
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
@@ -286,8 +286,10 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
     across = finding.kind == "target-mismatch"
     slack = REFERENCE_SLACK if against_numpy else target_slack(targets) if across else 1.0
     tolerances = []
-    for _, info in output_leaves(program, infos):
-        tolerances.append(tolerance(info.dtype, info.magnitude, passes, slack) if is_float(info.dtype) else (0.0, 0.0))
+    rounding = rounding_dtypes(program, infos)
+    for index, info in output_leaves(program, infos):
+        tolerances.append(tolerance(rounding[index], info.magnitude, passes, slack) if is_float(info.dtype)
+                          else (0.0, 0.0))
     expected = "None"
     if against_numpy:
         expected = "[" + "".join(f"\n    {_array_literal(a)}," for a in evaluate(program)) + "\n]"

@@ -4,6 +4,7 @@ import numpy as np
 
 from passfuzz.catalogue import ValueInfo
 from passfuzz.execute import Outcome
+from passfuzz.graph import analyse, rounding_dtypes
 from passfuzz.oracle import Verdict, compare_arrays, judge, normalize_error, reference_verdict
 from passfuzz.passes import PassSpec
 from passfuzz.program import Node, Param, Program
@@ -132,3 +133,19 @@ def test_reference_mismatch_is_named_after_the_first_disagreeing_node():
     probe = Outcome("ok", outputs={"llvm": [np.array([0, -2, 0], "int32"), np.array([0, 2, 0], "int32")]})
     named = reference_verdict(program, wrong, probe).finding
     assert "at maximum" in named.signature and "first value that differs is node 2 (maximum)" in named.message
+
+
+def test_a_float32_value_computed_from_bfloat16_carries_bfloat16_tolerance():
+    # TVM accumulates a bfloat16 matmul in bfloat16: x @ w is -16.75 where numpy rounds the exact
+    # sum to -16.875, and a float32 matmul after it multiplies the difference (-67.0 vs -67.5).
+    x = Param((1, 2), "bfloat16", -4, 4, [[3.3125, 3.921875]])
+    w = Param((2, 1), "bfloat16", -4, 4, [[-0.78515625], [-3.625]])
+    y = Param((1, 1), "bfloat16", -4, 4, [[4.0]])
+    program = Program((x, w, Node("matmul", (0, 1)), y, Node("matmul", (2, 3), {"out_dtype": "float32"})), (4,))
+    assert rounding_dtypes(program, analyse(program)) == ["bfloat16"] * 5
+    tvm_like = Outcome("ok", outputs={"llvm": [np.array([[-67.0]], dtype="float32")]})
+    assert reference_verdict(program, tvm_like).finding is None
+    info = analyse(program)[4]
+    assert compare_arrays(np.array([-67.5], "float32"), np.array([-67.0], "float32"), info)[0] == "values"
+    float32_only = Program((Param((1,), "float32", -4, 4, [1.0]), Node("exp", (0,))), (1,))
+    assert rounding_dtypes(float32_only, analyse(float32_only)) == ["float32", "float32"]
