@@ -1,5 +1,7 @@
 """Command-line contract: usage and input errors exit 2 with one line and no traceback."""
 
+import shutil
+
 import pytest
 
 from .conftest import ROOT
@@ -66,7 +68,10 @@ def test_passes_command_lists_the_catalogue(run_cli):
 
 
 def test_prerequisites_are_inserted_and_shown(run_cli, tmp_path):
-    result = run_cli("--passes", "FuseTIR", "--max-examples", "3", "--corpus", str(tmp_path), timeout=300)
+    for record in (ROOT / "corpus").glob("*.json"):  # FuseTIR's known bug (apache/tvm#20194) is no news
+        shutil.copy(record, tmp_path)
+    result = run_cli("--passes", "FuseTIR", "--max-examples", "3", "--seed", "4226904878", "--corpus", str(tmp_path),
+                     timeout=300)
     assert result.returncode == 0, result.stderr
     assert "running prerequisites as well: LegalizeOps,AnnotateTIROpPattern,FuseOps,FuseTIR" in result.stderr
 
