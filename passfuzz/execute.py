@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
-import tvm
 import tvm_ffi
 from tvm import relax
 

@@ -196,7 +196,7 @@ def _emit_body(bb, nodes, exprs, outputs, functions, prefix: str, dataflow: bool
 
 
 def _emit_node(bb, i: int, node: dict, exprs, casts, functions, prefix: str, output: bool) -> None:
-    op, args, attrs = node["op"], node["args"], node["attrs"]
+    op, attrs = node["op"], node["attrs"]
     if op == "const":  # constants stay inline (as TVMScript shows them)
         exprs[i] = BY_NAME[op].emit(relax, [], attrs)
         return

@@ -30,16 +30,23 @@ def run_script(path):
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
 
 
+def saved_wrong_result(program, pass_list: str, directory):
+    """Check ``program`` under ``pass_list``, which must give a wrong result, and save the
+    finding to ``directory``: (its reproducer script, the optimized side's outcome)."""
+    passes = resolve_list(pass_list)
+    verdict, optimized = check(program, passes, ["llvm"], timeout=120)
+    assert verdict.finding is not None and verdict.finding.kind == "wrong-result", verdict
+    fuzzer = Fuzzer(FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=directory))
+    path = fuzzer.save(verdict.finding, program, list(verdict.finding.passes), shrunk=True, optimized=optimized)
+    return path.with_suffix(".py"), optimized
+
+
 def test_script_through_the_lifted_convention_reproduces(tmp_path):
     # The planted rewrite breaks the permute that LiftTransformParams moved into main_transform_params:
     # only a call through the adapter reaches it.
-    passes = resolve_list("LiftTransformParams,tests.planted_passes:permute_as_reshape")
-    verdict, optimized = check(LIFTABLE, passes, ["llvm"], timeout=120)
-    assert verdict.finding is not None and verdict.finding.kind == "wrong-result", verdict
+    script, optimized = saved_wrong_result(LIFTABLE, "LiftTransformParams,tests.planted_passes:permute_as_reshape",
+                                           tmp_path)
     assert optimized.adapter.name == "main_transform_params"
-    fuzzer = Fuzzer(FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=tmp_path))
-    path = fuzzer.save(verdict.finding, LIFTABLE, list(verdict.finding.passes), shrunk=True, optimized=optimized)
-    script = path.with_suffix(".py")
     assert "ADAPTER = ('main_transform_params', False, None, 0, 0, None)" in script.read_text()
     assert "ml_dtypes" not in script.read_text()  # imported only for bfloat16 values
     result = run_script(script)
@@ -47,11 +54,7 @@ def test_script_through_the_lifted_convention_reproduces(tmp_path):
 
 
 def test_script_exits_0_once_the_bug_is_gone(tmp_path):
-    passes = resolve_list("LiftTransformParams,tests.planted_passes:permute_as_reshape")
-    verdict, optimized = check(LIFTABLE, passes, ["llvm"], timeout=120)
-    fuzzer = Fuzzer(FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=tmp_path))
-    script = fuzzer.save(verdict.finding, LIFTABLE, list(verdict.finding.passes), shrunk=True,
-                         optimized=optimized).with_suffix(".py")
+    script, _ = saved_wrong_result(LIFTABLE, "LiftTransformParams,tests.planted_passes:permute_as_reshape", tmp_path)
     fixed = script.read_text().replace("'permute_as_reshape')", "'permute_as_reshape_fixed')")
     script.write_text(fixed)  # as if the pass had been fixed
     result = run_script(script)
@@ -76,12 +79,7 @@ BF16_PROGRAM = Program((
 
 
 def test_bfloat16_script_runs_standalone_and_reproduces(tmp_path):
-    passes = resolve_list("tests.planted_passes:permute_as_reshape")
-    verdict, optimized = check(BF16_PROGRAM, passes, ["llvm"], timeout=120)
-    assert verdict.finding is not None and verdict.finding.kind == "wrong-result", verdict
-    fuzzer = Fuzzer(FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=tmp_path))
-    script = fuzzer.save(verdict.finding, BF16_PROGRAM, list(verdict.finding.passes), shrunk=True,
-                         optimized=optimized).with_suffix(".py")
+    script, _ = saved_wrong_result(BF16_PROGRAM, "tests.planted_passes:permute_as_reshape", tmp_path)
     text = script.read_text()
     assert "import ml_dtypes\n" in text and "metadata[" not in text
     assert "np.array([[1.0078125, -2.0, 0.5], [3.984375, -0.0, 1.5]], dtype=ml_dtypes.bfloat16)" in text

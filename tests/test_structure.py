@@ -14,7 +14,7 @@ from tvm import relax
 from passfuzz.catalogue import OpError
 from passfuzz.catalogue.structure import IF
 from passfuzz.corpus import known_fingerprints
-from passfuzz.engine import FuzzConfig, Fuzzer, check
+from passfuzz.engine import check
 from passfuzz.graph import analyse
 from passfuzz.passes import resolve_list
 from passfuzz.program import Node, Param, Program, ProgramError
@@ -23,7 +23,7 @@ from strategies import relax_programs
 
 from .catalogue_support import F
 from .conftest import ROOT
-from .test_reproducer import run_script
+from .test_reproducer import run_script, saved_wrong_result
 
 KNOWN = known_fingerprints(ROOT / "corpus")  # e.g. CanonicalizeBindings across dataflow blocks
 STRUCTURE = ["tuple", "tuple_get_item", "call", "if"]
@@ -130,12 +130,7 @@ def test_planted_bug_inside_a_branch_and_a_private_function_is_found_and_reprodu
     branch = {"values": [{"op": "call", "args": [0], "attrs": {"local": False, "body": permute}}], "outputs": [1]}
     flip = {"values": [{"op": "permute_dims", "args": [0], "attrs": {"axes": [1, 0]}}], "outputs": [1]}
     program = Program((x, c, Node("if", (1, 0), {"then": branch, "else": flip})), (2,))
-    passes = resolve_list("tests.planted_passes:permute_as_reshape")
-    verdict, optimized = check(program, passes, ["llvm"], timeout=120)
-    assert verdict.finding is not None and verdict.finding.kind == "wrong-result", verdict
-    fuzzer = Fuzzer(FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=tmp_path))
-    script = fuzzer.save(verdict.finding, program, list(verdict.finding.passes), shrunk=True,
-                         optimized=optimized).with_suffix(".py")
+    script, _ = saved_wrong_result(program, "tests.planted_passes:permute_as_reshape", tmp_path)
     result = run_script(script)
     assert result.returncode == 1 and result.stdout.startswith("BUG REPRODUCES (wrong-result)"), result
     script.write_text(script.read_text().replace("'permute_as_reshape')", "'permute_as_reshape_fixed')"))

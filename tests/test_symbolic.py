@@ -13,14 +13,14 @@ from tvm import relax
 
 from passfuzz.calling import PLAIN, choose_adapter
 from passfuzz.corpus import schema
-from passfuzz.engine import FuzzConfig, Fuzzer, check
+from passfuzz.engine import check
 from passfuzz.graph import analyse
-from passfuzz.passes import PassSpec, resolve, resolve_list
+from passfuzz.passes import resolve
 from passfuzz.program import Node, Param, Program, ProgramError
 from passfuzz.relax_build import build_module, to_tvm
 from strategies import relax_programs
 
-from .test_reproducer import run_script
+from .test_reproducer import run_script, saved_wrong_result
 
 FAST = settings(deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
@@ -149,12 +149,7 @@ def test_a_static_program_writes_no_new_fields_and_old_documents_load():
 
 
 def test_reproducer_of_a_planted_bug_in_a_symbolic_program_runs_standalone(tmp_path):
-    passes = resolve_list("BindSymbolicVars,tests.planted_passes:permute_as_reshape")
-    verdict, optimized = check(SYMBOLIC, passes, ["llvm"], timeout=120)
-    assert verdict.finding is not None and verdict.finding.kind == "wrong-result", verdict
-    fuzzer = Fuzzer(FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=tmp_path))
-    script = fuzzer.save(verdict.finding, SYMBOLIC, list(verdict.finding.passes), shrunk=True,
-                         optimized=optimized).with_suffix(".py")
+    script, _ = saved_wrong_result(SYMBOLIC, "BindSymbolicVars,tests.planted_passes:permute_as_reshape", tmp_path)
     text = script.read_text()
     assert "relax.transform.BindSymbolicVars({'n0': 3})" in text and "\n    (3,),\n" in text
     result = run_script(script)
