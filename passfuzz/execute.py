@@ -69,6 +69,7 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         if adapter is None:
             return {"incomparable": "main's signature changed and no calling adapter is known", "changed": changed,
                     "fired": fired}
+        isolate.note("adapter", adapter)  # a reproducer of a failing compile or run must call main this way
     outputs = {}
     args = program.arguments()
     for target in targets:
@@ -116,7 +117,7 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
         child = isolate.run_forked(lambda: _run_side(program, passes, targets, build), timeout)
     if child.status != "ok":
         return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
-                       log=child.stderr_tail)
+                       log=child.stderr_tail, adapter=child.notes.get("adapter"))
     value = child.value
     if "incomparable" in value:
         return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],

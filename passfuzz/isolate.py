@@ -44,6 +44,7 @@ class ChildResult:
     error: str = ""  # "TypeError: ..." when error, "SIGSEGV" when crash
     marks: list[str] = field(default_factory=list)
     stderr_tail: str = ""
+    notes: dict[str, Any] = field(default_factory=dict)  # what the child told before it ended (note())
 
     @property
     def last_mark(self) -> str:
@@ -54,6 +55,15 @@ def mark(stage: str) -> None:
     """Record progress from inside a child (a no-op outside one)."""
     if _channel is not None:
         _send(_channel, ("mark", stage))
+
+
+def note(key: str, value: Any) -> None:
+    """Tell the parent a fact it needs even if the child then fails (a no-op outside one)."""
+    if _channel is not None:
+        _send(_channel, ("note", key, value))
+
+
+_PROGRESS = ("mark", "note")  # messages before the child's result
 
 
 def _send(fd: int, message: tuple) -> None:
@@ -162,23 +172,24 @@ def _receive(read_fd: int, timeout: float) -> tuple[list[tuple], bool]:
 
 
 def _unfinished(messages: list[tuple], hung: bool) -> bool:
-    return hung or messages[-1:] == [] or messages[-1][0] == "mark"
+    return hung or messages[-1:] == [] or messages[-1][0] in _PROGRESS
 
 
 def _result(messages: list[tuple], hung: bool, status: int, stderr_file, timeout: float) -> ChildResult:
     stderr_file.seek(0)
     tail = stderr_file.read()[-2000:].decode("utf-8", "replace")
     marks = [m[1] for m in messages if m[0] == "mark"]
-    final = messages[-1] if messages and messages[-1][0] != "mark" else None
+    notes = {m[1]: m[2] for m in messages if m[0] == "note"}
+    final = messages[-1] if messages and messages[-1][0] not in _PROGRESS else None
     if hung:
-        return ChildResult("hang", error=f"no result after {timeout:g} s", marks=marks, stderr_tail=tail)
+        return ChildResult("hang", error=f"no result after {timeout:g} s", marks=marks, stderr_tail=tail, notes=notes)
     if final is None:
         code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
         name = signal.Signals(-code).name if code < 0 else f"exit status {code}"
-        return ChildResult("crash", error=name, marks=marks, stderr_tail=tail)
+        return ChildResult("crash", error=name, marks=marks, stderr_tail=tail, notes=notes)
     if final[0] == "ok":
-        return ChildResult("ok", value=final[1], marks=marks, stderr_tail=tail)
-    return ChildResult("error", error=final[1], marks=marks, stderr_tail=tail + final[2])
+        return ChildResult("ok", value=final[1], marks=marks, stderr_tail=tail, notes=notes)
+    return ChildResult("error", error=final[1], marks=marks, stderr_tail=tail + final[2], notes=notes)
 
 
 class _ForkServer:

@@ -93,6 +93,8 @@ def normalize_error(text: str) -> str:
     line = re.sub(r'dtype="\w+"', 'dtype=...', line)
     # BlockBuilder numbers its fresh names (lv, lv1, lv6, gv2): one temporary, whatever its number.
     line = re.sub(r"\b(lv|gv)\d+\b", r"\1", line)
+    # FuseOps names its functions after the ops fused (fused_greater_logical_and): one fault.
+    line = re.sub(r"\bfused_\w+", "fused_...", line)
     line = re.sub(r"\d+", "N", line)
     line = re.sub(r"\s+", " ", line)
     # The first sentence names the fault; what follows names where it surfaced (which op, which

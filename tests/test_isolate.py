@@ -31,6 +31,22 @@ def test_segfault_becomes_crash_with_last_mark():
     assert (result.status, result.error, result.last_mark) == ("crash", "SIGSEGV", "run:llvm")
 
 
+def test_notes_reach_the_parent_whatever_the_child_does_next():
+    def told_then(end):
+        def child():
+            isolate.note("adapter", ("lazy", 2))
+            isolate.mark("run")
+            return end()
+        return child
+
+    crashed = isolate.run_forked(told_then(lambda: ctypes.string_at(0)), timeout=30)
+    failed = isolate.run_forked(told_then(lambda: 1 / 0), timeout=30)
+    done = isolate.run_forked(told_then(lambda: "value"), timeout=30)
+    assert (crashed.status, failed.status, done.status, done.value) == ("crash", "error", "ok", "value")
+    assert crashed.notes == failed.notes == done.notes == {"adapter": ("lazy", 2)}
+    assert crashed.last_mark == "run"
+
+
 def test_sigfpe_becomes_crash():
     result = isolate.run_forked(lambda: os.kill(os.getpid(), signal.SIGFPE), timeout=30)
     assert (result.status, result.error) == ("crash", "SIGFPE")

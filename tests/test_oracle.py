@@ -78,6 +78,13 @@ def test_normalize_error_drops_volatile_parts():
     assert normalize_error(text) == "<src> Check failed: lv at <addr>"
 
 
+def test_normalize_error_treats_fused_functions_as_one_name():
+    a = "TypeError: Check failed: (is_func) is false: ErrorContext(fn=fused_tir_clip_one_hot, loc=param[0])"
+    b = "TypeError: Check failed: (is_func) is false: ErrorContext(fn=fused_less_logical_and, loc=param[0])"
+    assert normalize_error(a) == normalize_error(b)
+    assert "fused_..." in normalize_error(a) and normalize_error(a) != normalize_error(a.replace("fn=fused_", "fn="))
+
+
 def test_normalize_error_treats_numbered_temporaries_as_one_name():
     first, later = "IllFormed: DataflowVar lv is not defined.", "IllFormed: DataflowVar lv6 is not defined."
     assert normalize_error(first) == normalize_error(later) != normalize_error("IllFormed: Var x6 is not defined.")
