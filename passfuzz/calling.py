@@ -56,7 +56,9 @@ class Adapter:
         return "; ".join(parts) or "plain"
 
     def prepare(self, program: Program, args: list) -> dict:
-        """Before the VM is created: register the globals a lazy transform calls."""
+        """Before the VM is created: register the globals a lazy transform calls. ``args`` are
+        the VM's arguments (tensors: get_item hands them to TVM as they are, and a numpy array
+        of bfloat16 cannot cross into TVM by itself)."""
         state: dict = {"weights_out": {}, "outputs": {}}
         if self.lazy_transform:
             _, weights = self._split(program, args)

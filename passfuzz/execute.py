@@ -76,9 +76,9 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         isolate.mark(f"compile:{target}")
         executable, device = load(mod, target, build.as_dict())
         isolate.mark(f"run:{target}")
-        state = adapter.prepare(program, args)
-        vm = relax.VirtualMachine(executable, device)
         tensors = [to_tvm(a, device) for a in args]
+        state = adapter.prepare(program, tensors)
+        vm = relax.VirtualMachine(executable, device)
         outputs[target] = to_numpy(adapter.call(vm, program, tensors, state))
     return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired}
 

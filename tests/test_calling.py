@@ -7,6 +7,7 @@ from tvm import relax
 
 from passfuzz.calling import choose_adapter
 from passfuzz.engine import check
+from passfuzz.oracle import Verdict
 from passfuzz.passes import resolve, resolve_list
 from passfuzz.program import Node, Param, Program
 from passfuzz.relax_build import build_module
@@ -80,3 +81,14 @@ def test_lazy_get_input_without_num_input_takes_every_parameter_as_a_weight():
     verdict, optimized = check(program, resolve_list("LazyGetInput"), ["llvm"], timeout=120)
     assert verdict.finding is None and not verdict.incomparable, verdict
     assert optimized.adapter.name == "main(inputs, getter)" and optimized.adapter.inputs == 0
+
+
+def test_lazy_weight_transform_hands_bfloat16_weights_to_tvm():
+    # get_item returns the weight to TVM: a numpy bfloat16 array cannot cross by itself, a tensor can.
+    x = Param((2,), "bfloat16", -4, 4, [1.0, 2.0])
+    w = Param((1, 2), "bfloat16", -4, 4, [[1.5, -2.0]], role="weight")
+    program = Program((x, w, Node("negative", (1,)), Node("add", (0, 2))), (3,))  # the weight is transformed
+    passes = resolve_list("LiftTransformParams,ToNonDataflow,RemovePurityChecking,LazyTransformParams")
+    verdict, optimized = check(program, passes, ["llvm"], timeout=120)
+    assert verdict == Verdict(), verdict  # no finding, no defect, comparable
+    assert optimized.adapter.lazy_transform
