@@ -435,3 +435,19 @@ def test_elementwise_ops_propose_only_valid_nodes_with_values_in_range(dtype):
             assert info.lo <= array.min() and array.max() <= info.hi
 
     check()
+
+
+def test_bfloat16_floor_mod_is_computed_as_tvm_computes_it():
+    # TVM computes bfloat16 in float32 and rounds the result; numpy rounding a / b to bfloat16 first
+    # made floor jump by one (a negative result for a divisor of 0.5078125): a false reference mismatch.
+    from passfuzz.engine import check
+    from passfuzz.program import Node, Param, Program
+
+    grid = np.arange(-4, 4, 1 / 64, dtype="float32")
+    a = Param(grid.shape, "bfloat16", -4, 4, grid.tolist())
+    b = Param(grid.shape, "bfloat16", 0.5078125, 0.5078125, [0.5078125] * grid.size)
+    program = Program((a, b, Node("floor_mod", (0, 1))), (2,))
+    reference = ref("floor_mod", a.array(), b.array()).astype("float32")
+    assert reference.min() >= 0 and reference.max() < 0.5078125
+    verdict, _ = check(program, [], ["llvm"], timeout=120)
+    assert verdict.finding is None and not verdict.generator_defect, verdict

@@ -422,18 +422,27 @@ def _mod_rule(a: ValueInfo, b: ValueInfo) -> tuple[float, float, bool]:
 NOT_BFLOAT16 = tuple(d for d in NUMERIC if d != "bfloat16")
 
 
+def _computed_as_tvm(a: np.ndarray) -> np.ndarray:
+    """TVM computes bfloat16 arithmetic in float32 and rounds only the result (BF16ComputeLegalize).
+    Where a result jumps (floor of a quotient), numpy's bfloat16 rounding at every step would make
+    the reference differ from TVM by a whole divisor, so such references compute as TVM does."""
+    return a.astype("float32") if a.dtype.name == "bfloat16" else a
+
+
 def _floor_mod_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if is_int(a.dtype.name):
         return np.mod(a, b)
+    x, y = _computed_as_tvm(a), _computed_as_tvm(b)
     with np.errstate(all="ignore"):
-        return (a - np.floor(a / b) * b).astype(a.dtype)
+        return (x - np.floor(x / y) * y).astype(a.dtype)
 
 
 def _floor_divide_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if is_int(a.dtype.name):
         return np.floor_divide(a, b)
+    x, y = _computed_as_tvm(a), _computed_as_tvm(b)
     with np.errstate(all="ignore"):
-        return np.floor(a / b).astype(a.dtype)
+        return np.floor(x / y).astype(a.dtype)
 
 
 FLOOR_DIVIDE = ruled_binary("floor_divide", "floor_divide", _floor_divide_ref, NUMERIC, _floor_divide_rule, (1, 4),
