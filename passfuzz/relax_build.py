@@ -31,6 +31,7 @@ from .catalogue.structure import analyse_region
 from .graph import analyse
 from .program import Node, Param, Program
 
+
 def build_module(program: Program) -> tvm.IRModule:
     """A fresh IRModule: ``main`` (with ``num_input`` when there are weights) and a private
     function for each ``call`` node."""
