@@ -22,8 +22,8 @@ from .calling import PLAIN, Adapter, choose_adapter
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
-from .relax_build import build_module, to_numpy, to_tvm
-from .standalone import load
+from .relax_build import build_module, to_numpy
+from .standalone import load, to_tvm
 from .targets import needs_fresh_process
 
 

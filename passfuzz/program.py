@@ -99,8 +99,12 @@ class Program:
     @property
     def num_input(self) -> int | None:
         """The ``num_input`` attribute of ``main``; None when the program has no weights."""
-        roles = [self.values[_flat([e])[0]].role for e in self.signature()]
+        roles = [self.entry_role(e) for e in self.signature()]
         return roles.count("input") + len(self.shape_params) if "weight" in roles else None
+
+    def entry_role(self, entry) -> str:
+        """"input" or "weight": the role of an entry of ``signature()`` (a tuple holds inputs)."""
+        return self.values[_flat([entry])[0]].role
 
     def param_name(self, index: int) -> str:
         param = self.values[index]
@@ -121,8 +125,8 @@ class Program:
         def argument(entry):
             return tuple(argument(e) for e in entry) if isinstance(entry, tuple) else self.values[entry].array()
         entries = self.signature()
-        inputs = [argument(e) for e in entries if self.values[_flat([e])[0]].role == "input"]
-        weights = [argument(e) for e in entries if self.values[_flat([e])[0]].role == "weight"]
+        inputs = [argument(e) for e in entries if self.entry_role(e) == "input"]
+        weights = [argument(e) for e in entries if self.entry_role(e) == "weight"]
         symbols = self.symbol_values()
         return inputs + [tuple(symbols[name] for name in names) for names in self.shape_params] + weights
     def symbol_values(self) -> dict[str, int]:

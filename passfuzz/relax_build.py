@@ -30,6 +30,7 @@ from .catalogue.base import TupleInfo, ValueInfo
 from .catalogue.structure import analyse_region
 from .graph import analyse
 from .program import Node, Param, Program
+from .standalone import to_tvm  # noqa: F401 - passfuzz converts arguments as its scripts do
 
 
 def build_module(program: Program) -> tvm.IRModule:
@@ -53,10 +54,7 @@ def build_module(program: Program) -> tvm.IRModule:
         else:
             var = relax.Var(program.param_name(entry), param_type(program.values[entry], symbols))
             exprs[entry] = var
-        first = entry
-        while isinstance(first, tuple):
-            first = first[0]
-        (weights if program.values[first].role == "weight" else inputs).append(var)
+        (weights if program.entry_role(entry) == "weight" else inputs).append(var)
     shape_params = [relax.Var(f"s{k}", relax.ShapeType([symbols[n] for n in names]))
                     for k, names in enumerate(program.shape_params)]
     with bb.function("main", inputs + shape_params + weights):
@@ -294,13 +292,3 @@ def to_numpy(value) -> list[np.ndarray]:
         return [value.numpy()]
     return [array for item in value for array in to_numpy(item)]
 
-
-def to_tvm(argument, device=None):
-    """One of ``Program.arguments()`` as the VM takes it, on ``device`` (the CPU if None): a
-    tensor for an array, a shape for a tuple of ints (an R.Shape parameter), and a tuple of
-    those for a tuple parameter."""
-    if isinstance(argument, tuple) and all(isinstance(item, int) for item in argument):
-        return tvm.runtime.ShapeTuple(argument)
-    if isinstance(argument, tuple):
-        return tuple(to_tvm(item, device) for item in argument)
-    return tvm.runtime.tensor(argument, device)

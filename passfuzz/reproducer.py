@@ -162,14 +162,6 @@ def flatten(value):
     return [value.numpy().copy()] if hasattr(value, "numpy") else [a for item in value for a in flatten(item)]
 
 
-def to_tvm(argument, device):  # a tuple of ints is an R.Shape; a tuple parameter takes a tuple of tensors
-    if isinstance(argument, tuple) and all(isinstance(item, int) for item in argument):
-        return tvm.runtime.ShapeTuple(argument)
-    if isinstance(argument, tuple):
-        return tuple(to_tvm(a, device) for a in argument)
-    return tvm.runtime.tensor(argument, device)
-
-
 def optimized(target):
     mod = Module
     for name, make_pass, check_well_formed in PASSES:
@@ -342,6 +334,7 @@ def _script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_
 # The one implementation of compiling a side, copied into every script (see passfuzz.standalone).
 _LOADER = (f"\n\nGPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n" + inspect.getsource(standalone.kind_of) + "\n\n"
            + inspect.getsource(standalone.target_config) + "\n\n"
+           + inspect.getsource(standalone.to_tvm) + "\n\n"
            + inspect.getsource(standalone.has_closures) + "\n\n"
            + inspect.getsource(standalone.load) + "\n")
 

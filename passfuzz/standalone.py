@@ -1,8 +1,9 @@
 """Compiling and loading one side, exactly as passfuzz and its reproducer scripts both do it.
 
 Reproducer scripts run with tvm and numpy alone, so this module imports nothing from passfuzz:
-``reproducer.py`` copies ``GPU_KINDS``, ``kind_of``, ``target_config`` and ``load`` into every script and
-``execute.py`` calls it, so a script can never compile a module differently from the run that found the bug.
+``reproducer.py`` copies ``GPU_KINDS``, ``kind_of``, ``target_config``, ``to_tvm``, ``has_closures`` and
+``load`` into every script and ``execute.py`` calls them, so a script can never compile a module or
+pass its arguments differently from the run that found the bug.
 
 A target is a string as on TVM's old command line, "llvm -mcpu=skylake -mattr=+avx2,+fma" or
 "cuda -arch=sm_80": TVM 0.27 takes only JSON-like dicts, and ``target_config`` turns the string
@@ -51,6 +52,17 @@ def target_config(target):
         else:
             raise ValueError(f"{kind} option {name} takes {schema}, not {value!r}")
     return config
+
+
+def to_tvm(argument, device=None):
+    """One of ``Program.arguments()`` as the VM takes it, on ``device`` (the CPU if None): a
+    tensor for an array, a shape for a tuple of ints (an R.Shape parameter), and a tuple of
+    those for a tuple parameter."""
+    if isinstance(argument, tuple) and all(isinstance(item, int) for item in argument):
+        return tvm.runtime.ShapeTuple(argument)
+    if isinstance(argument, tuple):
+        return tuple(to_tvm(item, device) for item in argument)
+    return tvm.runtime.tensor(argument, device)
 
 
 def has_closures(mod):
