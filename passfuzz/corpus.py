@@ -23,6 +23,8 @@ from .program import Program, ProgramError
 
 
 FORMAT_VERSION = 1  # of the record; the schema pins it
+# Findings of passes run outside their contracts (passfuzz.contracts): misuse, kept apart from bugs.
+OUTSIDE_CONTRACT = "outside-contract"
 
 
 class CorpusError(ValueError):
@@ -111,7 +113,7 @@ def entries(paths: list[Path]) -> list[Path]:
 
 
 def known_fingerprints(directory: Path) -> set[str]:
-    """Fingerprints already in the corpus, read from file names (cheap enough for every round)."""
-    if not directory.is_dir():
-        return set()
-    return {p.stem.rsplit("-", 1)[-1] for p in directory.glob("*.json") if not p.name.startswith(".")}
+    """Fingerprints already in the corpus or among its outside-contract findings, read from file
+    names (cheap enough for every round)."""
+    return {p.stem.rsplit("-", 1)[-1] for folder in (directory, directory / OUTSIDE_CONTRACT) if folder.is_dir()
+            for p in folder.glob("*.json") if not p.name.startswith(".")}

@@ -15,6 +15,7 @@ saved at once, unshrunk, and the shrunk version replaces it under the same id.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import random
 import signal
@@ -31,6 +32,7 @@ from strategies import pass_sequences, relax_programs
 
 from . import __version__, corpus, gradient
 from .builds import PLAIN_BUILD, Build
+from .contracts import sequence_violation
 from .execute import Outcome, run_side
 from .oracle import Finding, Verdict, judge, probe_program, reference_verdict, target_verdict
 from .passes import PassSpec
@@ -57,6 +59,8 @@ class FuzzConfig:
     max_passes: int = 4
     build: Build = PLAIN_BUILD  # how the optimized side is compiled
     ops: list[str] | None = None  # the ops programs are drawn from; None: the whole catalogue
+    known_bugs: tuple[str, ...] = ()  # fingerprints known wherever passfuzz runs (passfuzz.known_bugs)
+    dtypes: tuple[str, ...] | None = None  # the dtypes parameters and constants are drawn in; None: all
 
 
 @dataclass
@@ -69,7 +73,9 @@ class Stats:
     pass_runs: dict[str, int] = field(default_factory=dict)  # per pass: examples it ran in
     pass_fired: dict[str, int] = field(default_factory=dict)  # per pass: examples where it changed the module
     known: int = 0  # examples that hit an already known bug
-    findings: dict[str, str] = field(default_factory=dict)  # id -> path of the .json record
+    findings: dict[str, str] = field(default_factory=dict)  # new bugs of what was named: id -> .json record
+    unblamed: dict[str, str] = field(default_factory=dict)  # new bugs of TVM's plain build (no pass to blame)
+    outside_contract: dict[str, str] = field(default_factory=dict)  # misuse of a pass, saved apart, never a bug
     defect_samples: list[str] = field(default_factory=list)
     elapsed: float = 0.0
     stop_reason: str = ""
@@ -78,7 +84,8 @@ class Stats:
     def merge(self, other: "Stats") -> None:
         for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.findings.update(other.findings)
+        for name in ("findings", "unblamed", "outside_contract"):
+            getattr(self, name).update(getattr(other, name))
         for name in ("pass_runs", "pass_fired"):
             mine = getattr(self, name)
             for key, value in getattr(other, name).items():
@@ -116,8 +123,20 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
             shorter = run_side(program, passes[:end], targets, timeout, build)
             prefix_verdict = judge(program, passes[:end], original, shorter, build)
             if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
-                return prefix_verdict, shorter
-    return verdict, optimized
+                return _contract_checked(prefix_verdict, shorter), shorter
+    return _contract_checked(verdict, optimized), optimized
+
+
+def _contract_checked(verdict: Verdict, optimized: Outcome) -> Verdict:
+    """The verdict, its finding marked outside-contract when a pass up to the failure ran outside
+    its contract: out of its pipeline phase (known from the pass list), or on a module it does not
+    accept (seen by the child before the pass ran)."""
+    finding = verdict.finding
+    if finding is None or not finding.passes:
+        return verdict
+    broken = sequence_violation(finding.passes) or optimized.outside_contract
+    return dataclasses.replace(verdict, finding=dataclasses.replace(finding, outside_contract=broken)) if broken \
+        else verdict
 
 
 class _StopFuzzing(KeyboardInterrupt):
@@ -188,12 +207,17 @@ class Fuzzer:
         script = render_script(program, passes, finding, record["module"], targets, self.config.timeout,
                                optimized.adapter if optimized is not None else None, self.config.build)
         report = render_report({**record, "program_summary": program.summary()})
-        path = corpus.save(self.config.corpus_dir, record, script, report)
-        self.stats.findings[fid] = str(path)
+        if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
+            path = corpus.save(self.config.corpus_dir / corpus.OUTSIDE_CONTRACT, {**record, "outside_contract":
+                               finding.outside_contract}, script, report)
+            self.stats.outside_contract[fid] = str(path)
+        else:
+            path = corpus.save(self.config.corpus_dir, record, script, report)
+            (self.stats.findings if finding.blamed else self.stats.unblamed)[fid] = str(path)
         return path
 
-    def _count(self, verdict: Verdict, optimized: Outcome | None, passes: list[PassSpec], known: set[str],
-               shrinking: bool) -> Finding | None:
+    def _count(self, program: Program, verdict: Verdict, optimized: Outcome | None, passes: list[PassSpec],
+               known: set[str], shrinking: bool) -> Finding | None:
         """Record one example in the statistics (and as Hypothesis events, the fuzzer's coverage
         signal); return its finding if it is a new bug."""
         if optimized is not None and not shrinking:
@@ -209,6 +233,13 @@ class Fuzzer:
         elif verdict.finding is not None and verdict.finding.fingerprint in known:
             self.stats.known += 1
             event(f"known bug {verdict.finding.fingerprint}")
+        elif verdict.finding is not None and verdict.finding.outside_contract:
+            # Saved unshrunk, once: what a pass does outside its contract is no bug to shrink.
+            path = self.save(verdict.finding, program, list(verdict.finding.passes), shrunk=False,
+                             optimized=optimized)
+            known.add(verdict.finding.fingerprint)
+            self.notify("outside-contract", {"finding": verdict.finding, "path": path})
+            event("outside contract")
         else:
             return verdict.finding
         return None
@@ -230,7 +261,7 @@ class Fuzzer:
 
     # -- one round --------------------------------------------------------------------------
     def _round(self, round_seed: int, max_examples: int) -> list[FindingError]:
-        known = corpus.known_fingerprints(self.config.corpus_dir)
+        known = corpus.known_fingerprints(self.config.corpus_dir) | set(self.config.known_bugs)
         pending: dict[str, Path] = {}  # new in this round: saved unshrunk, shrinking now
 
         def example(program: Program, passes: list[PassSpec]) -> None:
@@ -246,7 +277,7 @@ class Fuzzer:
                 self.stats.examples += 1
             verdict, optimized = check(program, passes, self.config.targets, self.config.timeout,
                                        self.config.build)
-            finding = self._count(verdict, optimized, passes, known, shrinking=bool(pending))
+            finding = self._count(program, verdict, optimized, passes, known, shrinking=bool(pending))
             self.notify("example", {"stats": self.stats})
             if finding is None:
                 return
@@ -265,7 +296,8 @@ class Fuzzer:
             programs = relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes,
                                       loss=True)
         else:
-            programs = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes)
+            programs = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes,
+                                      **({"dtypes": self.config.dtypes} if self.config.dtypes else {}))
         if self.config.passes is None:  # the pass sequence is part of the example, so it shrinks too
             sequences = pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes)
             test = given(programs, sequences)(example)
@@ -329,7 +361,7 @@ class Fuzzer:
                     self._finish(error)
                 if self.interrupted:
                     raise KeyboardInterrupt
-                if self.config.exitfirst and self.stats.findings:
+                if self.config.exitfirst and self.stats.findings:  # only a bug of what was named stops -x
                     self.stats.stop_reason = "stopped after the first finding (-x)"
                     break
                 if self.stats.stop_reason:

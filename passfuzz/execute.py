@@ -19,6 +19,7 @@ from tvm import relax
 from . import isolate
 from .builds import PLAIN_BUILD, Build
 from .calling import PLAIN, Adapter, choose_adapter
+from .contracts import module_violation
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
@@ -36,6 +37,7 @@ class Outcome:
     changed: bool | None = None  # did the passes change the module (optimized side only)
     fired: tuple[str, ...] = ()  # the passes that changed the module they were given
     adapter: Adapter | None = None  # how the optimized module was called
+    outside_contract: str = ""  # the first pass that received a module its contract does not accept
     log: str = ""  # the child's stderr tail and traceback, for the report
 
     @property
@@ -50,10 +52,14 @@ class IllFormed(Exception):
 def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str], build: Build) -> dict:
     isolate.mark("build")
     mod = build_module(program)
-    adapter, changed, fired = PLAIN, None, []
+    adapter, changed, fired, outside_contract = PLAIN, None, [], ""
     if passes is not None:
         checking = True  # until a lowering pass, after which well_formed rejects valid modules
         for spec in passes:
+            if not outside_contract:
+                outside_contract = module_violation(spec, mod)
+                if outside_contract:  # the parent needs it even if the pass then fails
+                    isolate.note("outside_contract", outside_contract)
             isolate.mark(f"pass:{spec.text}")
             before = tvm_ffi.structural_hash(mod)  # a hash: a pass may update its input in place
             mod = spec.for_program(program).instantiate()(mod)
@@ -68,7 +74,7 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         adapter = choose_adapter(reference, mod, program.num_input, program.symbol_values())
         if adapter is None:
             return {"incomparable": "main's signature changed and no calling adapter is known", "changed": changed,
-                    "fired": fired}
+                    "fired": fired, "outside_contract": outside_contract}
         isolate.note("adapter", adapter)  # a reproducer of a failing compile or run must call main this way
     outputs = {}
     args = program.arguments()
@@ -80,7 +86,8 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         state = adapter.prepare(program, tensors)
         vm = relax.VirtualMachine(executable, device)
         outputs[target] = to_numpy(adapter.call(vm, program, tensors, state))
-    return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired}
+    return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired,
+            "outside_contract": outside_contract}
 
 
 def fired_passes(program: Program, passes: Sequence[PassSpec]) -> list[str]:
@@ -117,10 +124,11 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
         child = isolate.run_forked(lambda: _run_side(program, passes, targets, build), timeout)
     if child.status != "ok":
         return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
-                       log=child.stderr_tail, adapter=child.notes.get("adapter"))
+                       log=child.stderr_tail, adapter=child.notes.get("adapter"),
+                       outside_contract=child.notes.get("outside_contract", ""))
     value = child.value
     if "incomparable" in value:
         return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],
-                       fired=tuple(value["fired"]))
+                       fired=tuple(value["fired"]), outside_contract=value["outside_contract"])
     return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"], adapter=value["adapter"],
-                   fired=tuple(value["fired"]))
+                   fired=tuple(value["fired"]), outside_contract=value["outside_contract"])

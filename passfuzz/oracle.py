@@ -70,6 +70,15 @@ class Finding:
     log: str = ""
     passes: tuple[PassSpec, ...] = ()  # the passes that ran up to the failure: what reproduces it
     targets: tuple[str, ...] = ()  # the targets it shows on (for a target-mismatch: reference first); () any
+    build: str = ""  # the --build it shows under ("" plain)
+    outside_contract: str = ""  # the pass contract the run broke (passfuzz.contracts); "" when inside them
+
+    @property
+    def blamed(self) -> bool:
+        """Does it blame what the run was asked to test? A reference mismatch, or a target
+        mismatch of the unoptimized module, blames no pass and no build: TVM's own build is at
+        fault, whatever passes were named."""
+        return bool(self.passes or self.build)
 
 
 @dataclass(frozen=True)
@@ -133,7 +142,7 @@ def _finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, s
     head, _, where = stage.partition(":")
     if not targets and head in ("compile", "run", "reference"):
         targets = (where,)  # a failure on one target reproduces on that target
-    return Finding(kind, fp, signature, message, stage, log, ran, targets)
+    return Finding(kind, fp, signature, message, stage, log, ran, targets, build.text)
 
 
 def _up_to_failing_pass(passes: Sequence[PassSpec], stage: str) -> Sequence[PassSpec]:

@@ -14,11 +14,19 @@ from dataclasses import dataclass
 from .passes import PROGRAM_ARGUMENTS, PassSpec, builtin_pass_names
 
 
+# The phases a module goes through in TVM's pipelines (passfuzz.contracts explains them).
+PHASES = ("high-level", "legalized", "lowering", "final")
+ANY_PHASE = ("high-level", "legalized", "lowering")  # nothing is meant to run after AttachGlobalSymbol
+
+
 @dataclass(frozen=True)
 class PassInfo:
     name: str
-    level: str = "high-level"  # high-level | legalized | lowering | any
-    requires: tuple[str, ...] = ()  # run first when not already earlier in the list
+    phases: tuple[str, ...] = ("high-level",)  # the phases of TVM's pipelines it is meant to run in
+    requires: tuple[str, ...] = ()  # must have run first (inserted when not already earlier in the list)
+    enters: str | None = None  # the phase the module is in after it, when it moves the module on
+    preconditions: tuple[str, ...] = ()  # what it accepts of its input module (passfuzz.contracts.PRECONDITIONS)
+    source: str = ""  # where TVM's source states its contract
     convention: str = "same"  # how main is called afterwards: see passfuzz.calling
     rtol: float | None = None  # float tolerance for a deliberate precision change
     well_formed_after: bool = True  # lowering passes leave modules well_formed rejects, yet valid
@@ -32,72 +40,72 @@ _ANNOTATED = ("LegalizeOps", "AnnotateTIROpPattern")
 
 _ENTRIES = [
     PassInfo("AdjustMatmulOrder", notes="reassociates matmul chains (float rounding only)"),
-    PassInfo("AllocateWorkspace", "any"),
-    PassInfo("AnnotateTIROpPattern", "legalized", _LEGALIZED),
-    PassInfo("AttachAttrLayoutFreeBuffers", "any"),
-    PassInfo("AttachGlobalSymbol", "any"),
-    PassInfo("BindParams", "any", convention="weights bound into the module: main(inputs)",
+    PassInfo("AllocateWorkspace", ANY_PHASE),
+    PassInfo("AnnotateTIROpPattern", ("legalized",), _LEGALIZED),
+    PassInfo("AttachAttrLayoutFreeBuffers", ANY_PHASE),
+    PassInfo("AttachGlobalSymbol", ANY_PHASE),
+    PassInfo("BindParams", ANY_PHASE, convention="weights bound into the module: main(inputs)",
              notes="without arguments: " + PROGRAM_ARGUMENTS["BindParams"]),
-    PassInfo("BindSymbolicVars", "any", convention="same call; symbolic shapes specialized to the arguments'",
+    PassInfo("BindSymbolicVars", ANY_PHASE, convention="same call; symbolic shapes specialized to the arguments'",
              notes="without arguments: " + PROGRAM_ARGUMENTS["BindSymbolicVars"]),
-    PassInfo("BundleModelParams", "any", convention="weights bundled in one tuple"),
-    PassInfo("CallTIRRewrite", "lowering", _LEGALIZED, well_formed_after=False),
-    PassInfo("CanonicalizeBindings", "any"),
+    PassInfo("BundleModelParams", ANY_PHASE, convention="weights bundled in one tuple"),
+    PassInfo("CallTIRRewrite", ("lowering",), _LEGALIZED, well_formed_after=False),
+    PassInfo("CanonicalizeBindings", ANY_PHASE),
     PassInfo("CombineParallelMatmul"),
-    PassInfo("ComputePrimValue", "any"),
-    PassInfo("ConvertToDataflow", "any"),
+    PassInfo("ComputePrimValue", ANY_PHASE),
+    PassInfo("ConvertToDataflow", ANY_PHASE),
     PassInfo("DataflowUseInplaceCalls"),
-    PassInfo("DeadCodeElimination", "any"),
+    PassInfo("DeadCodeElimination", ANY_PHASE),
     PassInfo("DecomposeOpsForInference"),
     PassInfo("DecomposeOpsForTraining",
              notes="decomposes batch_norm(training=False) with batch statistics; no drawn op is affected"),
-    PassInfo("EliminateCommonSubexpr", "any"),
+    PassInfo("EliminateCommonSubexpr", ANY_PHASE),
     PassInfo("ExpandMatmulOfSum", notes="reassociates matmul of a sum (float rounding only)"),
-    PassInfo("ExpandTupleArguments", "any"),
+    PassInfo("ExpandTupleArguments", ANY_PHASE),
     PassInfo("FastMathTransform", rtol=1e-3, notes="fast approximations of exp, tanh, erf, softmax"),
     PassInfo("FoldBatchnormToConv2D"),
-    PassInfo("FoldConstant", "any"),
-    PassInfo("FuseOps", "legalized", _ANNOTATED),
-    PassInfo("FuseTIR", "legalized", _ANNOTATED + ("FuseOps",)),
+    PassInfo("FoldConstant", ANY_PHASE),
+    PassInfo("FuseOps", ("legalized",), _ANNOTATED),
+    PassInfo("FuseTIR", ("legalized",), _ANNOTATED + ("FuseOps",)),
     PassInfo("FuseTransposeMatmul"),
-    PassInfo("InlinePrivateFunctions", "any"),
-    PassInfo("KillAfterLastUse", "lowering", well_formed_after=False),
-    PassInfo("LambdaLift", "any"),
-    PassInfo("LazyGetInput", "any", convention="weights fetched through fget_param(index, name)"),
-    PassInfo("LazySetOutput", "any", convention="outputs delivered through fset_output(index, value)",
+    PassInfo("InlinePrivateFunctions", ANY_PHASE),
+    PassInfo("KillAfterLastUse", ("lowering",), well_formed_after=False),
+    PassInfo("LambdaLift", ANY_PHASE),
+    PassInfo("LazyGetInput", ANY_PHASE, convention="weights fetched through fget_param(index, name)"),
+    PassInfo("LazySetOutput", ANY_PHASE, convention="outputs delivered through fset_output(index, value)",
              well_formed_after=False),
-    PassInfo("LazyTransformParams", "any", ("LiftTransformParams", "ToNonDataflow", "RemovePurityChecking"),
+    PassInfo("LazyTransformParams", ANY_PHASE, ("LiftTransformParams", "ToNonDataflow", "RemovePurityChecking"),
              convention="main_transform_params() reads weights with get_item, writes with set_item"),
-    PassInfo("LegalizeOps", "any"),
-    PassInfo("LiftTransformParams", "any", convention="main_transform_params(weights), then main(inputs, ...)"),
-    PassInfo("LowerAllocTensor", "lowering"),
-    PassInfo("LowerGPUIPCAllocStorage", "lowering"),
-    PassInfo("LowerRuntimeBuiltin", "lowering", ("LowerAllocTensor",), well_formed_after=False,
+    PassInfo("LegalizeOps", ANY_PHASE),
+    PassInfo("LiftTransformParams", ANY_PHASE, convention="main_transform_params(weights), then main(inputs, ...)"),
+    PassInfo("LowerAllocTensor", ("lowering",)),
+    PassInfo("LowerGPUIPCAllocStorage", ("lowering",)),
+    PassInfo("LowerRuntimeBuiltin", ("lowering",), ("LowerAllocTensor",), well_formed_after=False,
              notes="rejects relax.builtin.alloc_tensor: LowerAllocTensor must lower it first"),
     PassInfo("MergeCompositeFunctions", skip="needs composite functions from FuseOpsByPattern and an external "
                                              "codegen to compile"),
-    PassInfo("Normalize", "any"),
-    PassInfo("NormalizeGlobalVar", "any"),
-    PassInfo("OptimizeLayoutTransform", "legalized", _LEGALIZED),
-    PassInfo("RealizeVDevice", "any"),
-    PassInfo("RemovePurityChecking", "any"),
+    PassInfo("Normalize", ANY_PHASE),
+    PassInfo("NormalizeGlobalVar", ANY_PHASE),
+    PassInfo("OptimizeLayoutTransform", ("legalized",), _LEGALIZED),
+    PassInfo("RealizeVDevice", ANY_PHASE),
+    PassInfo("RemovePurityChecking", ANY_PHASE),
     PassInfo("RemoveRedundantReshape"),
-    PassInfo("RemoveUnusedOutputs", "any"),
-    PassInfo("RemoveUnusedParameters", "any"),
+    PassInfo("RemoveUnusedOutputs", ANY_PHASE),
+    PassInfo("RemoveUnusedParameters", ANY_PHASE),
     PassInfo("ReorderPermuteDimsAfterConcat"),
     PassInfo("ReorderTakeAfterMatmul"),
-    PassInfo("RewriteCUDAGraph", "lowering"),
-    PassInfo("RewriteDataflowReshape", "legalized", _LEGALIZED),
-    PassInfo("RunCodegen", "any", notes="without external codegens it only removes dead code"),
-    PassInfo("SpecializePrimFuncBasedOnCallSite", "legalized", _LEGALIZED),
-    PassInfo("SplitLayoutRewritePreproc", "any"),
-    PassInfo("StaticPlanBlockMemory", "lowering"),
+    PassInfo("RewriteCUDAGraph", ("lowering",)),
+    PassInfo("RewriteDataflowReshape", ("legalized",), _LEGALIZED),
+    PassInfo("RunCodegen", ANY_PHASE, notes="without external codegens it only removes dead code"),
+    PassInfo("SpecializePrimFuncBasedOnCallSite", ("legalized",), _LEGALIZED),
+    PassInfo("SplitLayoutRewritePreproc", ANY_PHASE),
+    PassInfo("StaticPlanBlockMemory", ("lowering",)),
     PassInfo("ToMixedPrecision", rtol=2e-2, notes="computes in float16 on purpose"),
-    PassInfo("ToNonDataflow", "any"),
-    PassInfo("TopologicalSort", "any"),
-    PassInfo("VMBuiltinLower", "lowering", ("LowerAllocTensor",), well_formed_after=False,
+    PassInfo("ToNonDataflow", ANY_PHASE),
+    PassInfo("TopologicalSort", ANY_PHASE),
+    PassInfo("VMBuiltinLower", ("lowering",), ("LowerAllocTensor",), well_formed_after=False,
              notes="rejects relax.builtin.alloc_tensor: LowerAllocTensor must lower it first"),
-    PassInfo("VMShapeLower", "lowering", well_formed_after=False),
+    PassInfo("VMShapeLower", ("lowering",), well_formed_after=False),
     # Passes that need arguments passfuzz cannot make up, or hardware this build lacks.
     PassInfo("AlterOpImpl", skip="needs replacement PrimFuncs and layout maps as arguments"),
     PassInfo("AttachExternModules", skip="needs external runtime modules as arguments"),
@@ -127,7 +135,7 @@ assert len(CATALOGUE) == len(_ENTRIES), "a pass is listed twice"
 
 def info(spec: PassSpec) -> PassInfo:
     """What is known of ``spec``; a custom pass is assumed to keep the calling convention."""
-    return CATALOGUE.get(spec.name, PassInfo(spec.name, "any", notes="not in the catalogue"))
+    return CATALOGUE.get(spec.name, PassInfo(spec.name, PHASES, notes="not in the catalogue: no contract known"))
 
 
 def with_prerequisites(passes: list[PassSpec]) -> list[PassSpec]:
@@ -148,7 +156,7 @@ def fuzzable_pool() -> list[str]:
     fails on an alloc_tensor that CallTIRRewrite created after LowerAllocTensor ran), so in
     random sequences they produce precondition violations, not bugs. Name them to fuzz them."""
     return [name for name in builtin_pass_names()
-            if name in CATALOGUE and not CATALOGUE[name].skip and CATALOGUE[name].level != "lowering"
+            if name in CATALOGUE and not CATALOGUE[name].skip and set(CATALOGUE[name].phases) & {"high-level", "legalized"}
             and name not in ("ConvertLayout", "Gradient")]
 
 

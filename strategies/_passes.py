@@ -7,21 +7,22 @@ from typing import Sequence
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from passfuzz.pass_catalogue import info, with_prerequisites
+from passfuzz.contracts import arrange
+from passfuzz.pass_catalogue import info
 from passfuzz.passes import PassSpec
 
 
 def pass_sequences(pool: Sequence[str], *, max_passes: int = 4) -> st.SearchStrategy[list[PassSpec]]:
     """Lists of 1 to ``max_passes`` passes drawn from ``pool`` (pass names as on the command line),
-    each preceded by the prerequisites it needs (see passfuzz.pass_catalogue), with at most one
-    pass that changes the calling convention of ``main``.
+    put inside the pass contracts (``passfuzz.contracts.arrange``: in pipeline phase order, each
+    preceded by the prerequisites it needs), with at most one pass that changes the calling
+    convention of ``main``.
 
     Examples from this strategy shrink toward fewer passes and passes earlier in ``pool``."""
     if not pool or max_passes < 1:
         raise InvalidArgument("pass_sequences needs a non-empty pool and max_passes >= 1")
     specs = [PassSpec(name) for name in pool]
-    return st.lists(st.sampled_from(specs), min_size=1, max_size=max_passes).map(_one_convention_change) \
-        .map(with_prerequisites)
+    return st.lists(st.sampled_from(specs), min_size=1, max_size=max_passes).map(_one_convention_change).map(arrange)
 
 
 def _one_convention_change(passes: list[PassSpec]) -> list[PassSpec]:

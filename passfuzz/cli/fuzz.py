@@ -19,7 +19,9 @@ def parser() -> argparse.ArgumentParser:
                     "compile and run the original and the optimized module on each target, and shrink every "
                     "divergence (wrong result, crash, hang, ill-formed IR, compile error) into a minimal "
                     "reproducer saved to the corpus. `passfuzz replay` re-checks saved reproducers.",
-        epilog="Exit status: 0 no new finding, 1 at least one new finding, 2 usage or input error. "
+        epilog="Exit status: 0 no new finding, 1 at least one new finding that blames a named pass (or build), 2 "
+               "usage or input error. New bugs of TVM's plain build (a reference mismatch) are saved and listed "
+               "apart and do not change the status. "
                "Without --max-examples or --max-time, runs %d examples." % DEFAULT_MAX_EXAMPLES)
     p.add_argument("--passes", metavar="P[,P...]",
                    help="comma-separated passes applied in order: names in tvm.relax.transform "
@@ -54,7 +56,12 @@ def parser() -> argparse.ArgumentParser:
                    help="stop generating after SECONDS; a shrink in progress may finish (up to 5 more minutes)")
     p.add_argument("--seed", type=int, metavar="N", help="seed of the run: the same seed generates the same examples")
     p.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR",
-                   help="where findings are saved and known bugs are read from (default: ./corpus)")
+                   help="where findings are saved and known bugs are read from (default: ./corpus); findings of "
+                        "passes run outside their contracts go to DIR/outside-contract/")
+    p.add_argument("--known-bugs", default="default", metavar="default|none|PATH",
+                   help="TVM bugs that never count as new, besides those in --corpus: default, the baseline "
+                        "passfuzz ships for the installed TVM release (`passfuzz known` lists it); none; or a "
+                        "baseline file or corpus directory")
     p.add_argument("--targets", metavar="T[,T...]",
                    help="comma-separated targets to compile and run on: a kind (llvm, c, cuda, rocm, vulkan, opencl, "
                         "metal) with options as -name=value, e.g. --targets 'llvm,llvm -mcpu=skylake -opt-level=0,"
@@ -81,11 +88,16 @@ def parser() -> argparse.ArgumentParser:
 
 def config_from(args: argparse.Namespace, console: Console):
     """Validate the arguments into a FuzzConfig; UsageError for anything the user must fix."""
+    import tvm
+
     from ..builds import BuildError, parse_build
     from ..catalogue import BY_NAME
     from ..engine import FuzzConfig
     from ..pass_catalogue import info as pass_info
     from ..pass_catalogue import fuzzable_pool, with_prerequisites
+    from ..contracts import generation_dtypes, sequence_violation
+    from ..corpus import OUTSIDE_CONTRACT
+    from ..known_bugs import BaselineError, load
     from ..passes import PassSpecError, resolve_list
     from ..targets import TargetError, default_targets, kind_of, parse_targets, unavailable_reason
 
@@ -137,6 +149,10 @@ def config_from(args: argparse.Namespace, console: Console):
             passes = with_prerequisites(named)
             if len(passes) > len(named):
                 console.note("running prerequisites as well: " + ",".join(p.text for p in passes))
+            broken = sequence_violation(passes)
+            if broken:
+                console.note(f"warning: outside the pass contracts: {broken}; what this run finds is saved "
+                             f"apart in {args.corpus / OUTSIDE_CONTRACT} and never counted as a bug")
     except PassSpecError as exc:
         raise UsageError(str(exc)) from None
     from ..gradient import involved, loss_ops
@@ -169,13 +185,20 @@ def config_from(args: argparse.Namespace, console: Console):
         raise UsageError(f"cannot create --corpus {args.corpus}: {exc.strerror}") from None
     if not os.access(args.corpus, os.W_OK):
         raise UsageError(f"--corpus {args.corpus} is not writable")
+    try:
+        known = load(args.known_bugs, tvm.__version__)
+    except BaselineError as exc:
+        raise UsageError(f"--known-bugs: {exc}") from None
+    if args.known_bugs == "default" and not known:
+        console.note(f"no known-bug baseline for TVM {tvm.__version__}: only {args.corpus}'s bugs count as known")
     max_examples = args.max_examples
     if max_examples is None and args.max_time is None:
         max_examples = DEFAULT_MAX_EXAMPLES
     return FuzzConfig(passes=passes, targets=targets, corpus_dir=args.corpus, max_examples=max_examples,
                       max_time=args.max_time, seed=args.seed, exitfirst=args.exitfirst, timeout=args.timeout,
                       reduce_seconds=args.reduce_time, max_nodes=args.max_nodes, pass_pool=pool,
-                      max_passes=args.max_passes, build=build, ops=ops)
+                      max_passes=args.max_passes, build=build, ops=ops,
+                      known_bugs=tuple(bug.fingerprint for bug in known), dtypes=generation_dtypes(passes or []))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -57,8 +57,13 @@ class Console:
             self._progress(data["stats"])
         elif kind == "new":
             finding = data["finding"]
-            self._write(f"new finding {finding.kind}: {finding.message[:160]}\n"
+            blame = "" if finding.blamed else " of TVM's plain build (no pass to blame)"
+            self._write(f"new finding{blame} {finding.kind}: {finding.message[:160]}\n"
                         f"  saved unshrunk to {data['path']}; shrinking...")
+        elif kind == "outside-contract":
+            finding = data["finding"]
+            self._write(f"outside the pass contracts, not a bug: {finding.kind}: {finding.message[:120]}\n"
+                        f"  because {finding.outside_contract[:200]}\n  saved apart to {data['path']}")
         elif kind == "saved":
             self._write(f"shrunk to {data['program'].summary()}\n  saved {data['path']}\n"
                         f"  reproduce: python {str(data['path'])[:-5]}.py")
@@ -98,8 +103,15 @@ class Console:
         lines += [f"  generator defect: {sample}" for sample in stats.defect_samples]
         if stats.findings:
             lines.append(f"{len(stats.findings)} new finding{'s' * (len(stats.findings) > 1)}:")
-            for fid, path in sorted(stats.findings.items()):
-                lines.append(f"  {path}    reproduce: python {path[:-5]}.py")
+            lines += [f"  {path}    reproduce: python {path[:-5]}.py" for _, path in sorted(stats.findings.items())]
         else:
             lines.append("no new finding")
+        if stats.unblamed:
+            lines.append(f"{len(stats.unblamed)} new bug{'s' * (len(stats.unblamed) > 1)} of TVM's plain build, "
+                         "blaming no pass (the unoptimized module is already wrong):")
+            lines += [f"  {path}    reproduce: python {path[:-5]}.py" for _, path in sorted(stats.unblamed.items())]
+        if stats.outside_contract:
+            lines.append(f"{len(stats.outside_contract)} finding{'s' * (len(stats.outside_contract) > 1)} outside the "
+                         "pass contracts (misuse, not bugs), saved apart:")
+            lines += [f"  {path}" for _, path in sorted(stats.outside_contract.items())]
         self._write("\n".join(f"passfuzz: {line}" if i == 0 else line for i, line in enumerate(lines)))
