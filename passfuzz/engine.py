@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+import numpy as np
 import tvm
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings, target
 
@@ -34,6 +35,7 @@ from . import __version__, corpus, gradient
 from .builds import PLAIN_BUILD, Build
 from .contracts import sequence_violation
 from .execute import Outcome, run_side
+from .graph import evaluate
 from .oracle import Finding, Verdict, judge, probe_program, reference_verdict, target_verdict
 from .passes import PassSpec
 from .program import Program
@@ -116,12 +118,14 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     if gradient.involved(passes):  # its own oracle: gradients against finite differences
         return gradient.check(program, passes, targets, timeout, build)
     optimized = run_side(program, passes, targets, timeout, build)
-    verdict = judge(program, passes, original, optimized, build)
+    with np.errstate(all="ignore"):
+        expected = evaluate(program)  # says which side is wrong when the two differ
+    verdict = judge(program, passes, original, optimized, build, expected)
     finding = verdict.finding
     if finding is not None and not finding.stage.startswith(("pass:", "well-formed:")):
         for end in range(0 if build.text else 1, len(passes)):
             shorter = run_side(program, passes[:end], targets, timeout, build)
-            prefix_verdict = judge(program, passes[:end], original, shorter, build)
+            prefix_verdict = judge(program, passes[:end], original, shorter, build, expected)
             if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
                 return _contract_checked(prefix_verdict, shorter), shorter
     return _contract_checked(verdict, optimized), optimized

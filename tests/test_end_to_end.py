@@ -118,7 +118,9 @@ def test_planted_legalization_bug_is_a_reference_mismatch_that_blames_no_pass(tm
     result = subprocess.run(planted + ["--passes", "FoldConstant", "--ops", "negative,abs,maximum,exp,sum",
                                        "--max-examples", "100", "--seed", "1", "-x", "--corpus", str(tmp_path)],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
-    assert result.returncode == 1, result.stderr
+    # It blames no named pass: saved and listed apart, it neither stops -x nor makes the run fail.
+    assert result.returncode == 0, result.stderr
+    assert "stop: max examples reached" in result.stderr and "of TVM's plain build, blaming no pass" in result.stderr
     [record] = records(tmp_path)  # every consumer of the wrong maximum is the same finding
     assert record["kind"] == "reference-mismatch" and record["passes"] == [] and record["shrunk"]
     assert "at maximum" in record["signature"]

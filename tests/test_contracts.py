@@ -1,0 +1,139 @@
+"""Pass contracts: a pass run out of its pipeline phase or on an input it does not accept is
+flagged, its findings are saved apart and never count as bugs; drawn sequences stay inside."""
+
+import json
+
+import numpy as np
+import pytest
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+from passfuzz.contracts import arrange, module_violation, sequence_violation
+from passfuzz.corpus import OUTSIDE_CONTRACT
+from passfuzz.engine import FuzzConfig, Fuzzer, check
+from passfuzz.execute import Outcome
+from passfuzz.oracle import judge
+from passfuzz.pass_catalogue import CATALOGUE, PHASES
+from passfuzz.passes import PassSpec, resolve_list
+from passfuzz.program import Node, Param, Program
+
+
+def specs(text):
+    return resolve_list(text)
+
+
+@pytest.mark.parametrize("passes, broken", [
+    ("ComputePrimValue", "ComputePrimValue needs"),  # a late VM-lowering pass, run first on dataflow IR
+    ("AttachGlobalSymbol,LazySetOutput", "LazySetOutput belongs to"),  # nothing runs after the build's last pass
+    ("LegalizeOps,CombineParallelMatmul", "CombineParallelMatmul belongs to the high-level"),
+    ("LegalizeOps,ToNonDataflow,FuseOps", "FuseOps"),
+])
+def test_sequences_out_of_pipeline_order_break_a_named_contract(passes, broken):
+    violation = sequence_violation(specs(passes))
+    assert violation.startswith(broken), violation
+    assert ".py" in violation  # it cites TVM's source
+
+
+@pytest.mark.parametrize("passes", [
+    "FoldConstant,CombineParallelMatmul,LegalizeOps,AnnotateTIROpPattern,FoldConstant,FuseOps,FuseTIR",
+    "LegalizeOps,RewriteDataflowReshape,ToNonDataflow,RemovePurityChecking,CallTIRRewrite,StaticPlanBlockMemory,"
+    "LowerAllocTensor,KillAfterLastUse,LowerRuntimeBuiltin,ComputePrimValue,VMShapeLower,AttachGlobalSymbol",
+    "LiftTransformParams,ToNonDataflow,RemovePurityChecking,LazyTransformParams",
+    "tests.planted_passes:raise_always",  # a pass without a known contract is never flagged
+])
+def test_tvms_own_pipeline_orders_are_inside_the_contracts(passes):
+    assert sequence_violation(specs(passes)) == ""
+
+
+def test_every_catalogued_contract_is_cited_and_names_known_phases():
+    for name, info in CATALOGUE.items():
+        if info.skip:
+            continue
+        assert info.source, name
+        assert info.phases and set(info.phases) <= set(PHASES), name
+        assert info.enters is None or info.enters in PHASES, name
+        assert set(info.requires) <= set(CATALOGUE), name
+
+
+def test_arrange_puts_a_drawn_sequence_in_pipeline_order_and_keeps_its_passes():
+    drawn = specs("FuseOps,CombineParallelMatmul,FoldConstant")
+    arranged = arrange(drawn)
+    assert sequence_violation(arranged) == ""
+    names = [p.name for p in arranged]
+    assert names.index("CombineParallelMatmul") < names.index("LegalizeOps") < names.index("FuseOps")
+    assert {"FuseOps", "CombineParallelMatmul", "FoldConstant"} <= set(names)
+
+
+def test_arrange_keeps_a_pass_without_a_contract_after_the_pass_drawn_before_it():
+    arranged = arrange(specs("LegalizeOps,tests.planted_passes:raise_after_legalize,FoldConstant"))
+    names = [p.name for p in arranged]
+    assert names.index("LegalizeOps") < names.index("tests.planted_passes:raise_after_legalize")
+
+
+@I.ir_module
+class Float16Module:
+    @R.function
+    def main(x: R.Tensor((2, 2), "float16")) -> R.Tensor((2, 2), "float16"):
+        with R.dataflow():
+            y = R.matmul(x, x)
+            R.output(y)
+        return y
+
+
+@I.ir_module
+class Float32Module:
+    @R.function
+    def main(x: R.Tensor((2, 2), "float32")) -> R.Tensor((2, 2), "float32"):
+        with R.dataflow():
+            y = R.matmul(x, x)
+            R.output(y)
+        return y
+
+
+def test_to_mixed_precision_accepts_an_fp32_module_only():
+    [spec] = specs("ToMixedPrecision")
+    assert module_violation(spec, Float32Module) == ""
+    violation = module_violation(spec, Float16Module)
+    assert "fp32-only" in violation and "float16" in violation
+
+
+# main calls a private function that negates its argument (the shape of a common TVM model).
+CALLS_PRIVATE = Program((
+    Param((2,), "float32", -4, 4, [1.0, -2.0]),
+    Node("call", (0,), {"local": False, "body": {"values": [{"op": "negative", "args": [0], "attrs": {}}],
+                                                "outputs": [1]}}),
+), (1,))
+
+
+def test_a_bug_met_outside_the_contracts_is_saved_apart_and_never_counted(tmp_path):
+    # AttachGlobalSymbol makes the private function public; LazySetOutput then rewrites it too
+    # and the VM fails. TVM runs AttachGlobalSymbol last: this is misuse, not a bug.
+    passes = specs("AttachGlobalSymbol,LazySetOutput")
+    verdict, optimized = check(CALLS_PRIVATE, passes, ["llvm"], timeout=120)
+    assert verdict.finding is not None, verdict
+    assert "LazySetOutput" in verdict.finding.outside_contract
+    fuzzer = Fuzzer(FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=tmp_path))
+    known: set[str] = set()
+    assert fuzzer._count(CALLS_PRIVATE, verdict, optimized, passes, known, shrinking=False) is None
+    assert fuzzer.stats.findings == {} and list(fuzzer.stats.outside_contract)
+    [saved] = (tmp_path / OUTSIDE_CONTRACT).glob("*.json")
+    assert "LazySetOutput" in json.loads(saved.read_text())["outside_contract"]
+    assert not list(tmp_path.glob("*.json"))  # nothing in the corpus proper
+    assert verdict.finding.fingerprint in known  # saved once, not at every sighting
+
+
+def test_the_same_rewrite_inside_its_contract_is_correct():
+    verdict, optimized = check(CALLS_PRIVATE, specs("LazySetOutput"), ["llvm"], timeout=120)
+    assert verdict.finding is None and optimized.outside_contract == "" and optimized.fired == ("LazySetOutput",)
+
+
+def test_a_side_closer_to_numpy_is_not_blamed_for_differing_from_a_less_precise_original():
+    program = Program((Param((3,), "float16", -4, 4, [1.0, 2.0, 3.0]), Node("exp", (0,), {})), (1,))
+    numpy_out = np.exp(np.array([1.0, 2.0, 3.0], "float16"))
+    original = Outcome("ok", outputs={"llvm": [numpy_out + np.float16(3)]})  # within numpy's wider tolerance
+    passes = specs("ToMixedPrecision")
+    right = Outcome("ok", outputs={"llvm": [numpy_out.copy()]})
+    verdict = judge(program, passes, original, right, numpy_outputs=[numpy_out])
+    assert verdict.finding is None and "matches numpy" in verdict.incomparable
+    wrong = Outcome("ok", outputs={"llvm": [-numpy_out]})
+    assert judge(program, passes, original, wrong, numpy_outputs=[numpy_out]).finding.kind == "wrong-result"
