@@ -39,15 +39,21 @@ def sequence_violation(passes: Sequence[PassSpec]) -> str:
         pass_info = info(spec)
         missing = [name for name in pass_info.requires if name not in ran]
         if missing:
-            return f"{spec.text} needs {', '.join(missing)} to have run first ({pass_info.source})"
+            return f"{spec.text} needs {', '.join(missing)} to have run first ({_cited(pass_info)})"
         if PHASES[phase] not in pass_info.phases:
             after = f" (after {ran[-1]})" if ran else ""
             return (f"{spec.text} belongs to the {'/'.join(pass_info.phases)} phase of TVM's pipelines, but runs "
-                    f"here on a {PHASES[phase]} module{after} ({pass_info.source})")
+                    f"here on a {PHASES[phase]} module{after} ({_cited(pass_info)})")
         if pass_info.enters is not None:
             phase = max(phase, PHASES.index(pass_info.enters))
         ran.append(spec.name)
     return ""
+
+
+def _cited(pass_info) -> str:
+    """The first source a pass's contract cites, for a one-line message (``passfuzz passes
+    --sources`` prints them all)."""
+    return pass_info.source.split("; ")[0]
 
 
 def arrange(passes: Sequence[PassSpec]) -> list[PassSpec]:
@@ -94,31 +100,108 @@ def _tensor_types(func: relax.Function) -> list:
 
 def _float32_only(mod: tvm.IRModule) -> str:
     for gv, func in _relax_functions(mod):
-        for ty in _tensor_types(func):
-            if ty.dtype != "float32":
-                return f"{gv.name_hint} holds a {ty.dtype} tensor"
+        for dtype in (str(ty.dtype) for ty in _tensor_types(func)):
+            if dtype.startswith(("float", "bfloat")) and dtype != "float32":
+                return f"{gv.name_hint} holds a {dtype} tensor"
+        for call in _calls(func):
+            if isinstance(call.op, tvm.ir.Op) and call.op.name in _ALWAYS_FLOAT16_OPS:
+                dtypes = [str(arg.ty.dtype) for arg in call.args if isinstance(arg.ty, relax.TensorType)]
+                if any(dtype != "float32" for dtype in dtypes):
+                    return f"{gv.name_hint} applies {call.op.name} to {'/'.join(dtypes)} tensors"
     return ""
 
 
-def _prim_func_bodies_are_root_blocks(mod: tvm.IRModule) -> str:
+# The ops whose mixed-precision policy is kAlways: ToMixedPrecision sets their out_dtype whatever
+# their input dtype (to_mixed_precision.cc:484-488), so only float32 operands are in its contract.
+_ALWAYS_FLOAT16_OPS = {"relax.matmul", "relax.outer", "relax.nn.conv1d", "relax.nn.conv2d", "relax.nn.conv3d",
+                       "relax.nn.conv1d_transpose", "relax.nn.conv2d_transpose", "relax.nn.conv3d_transpose",
+                       "relax.nn.attention", "relax.nn.attention_bias", "relax.nn.attention_var_len"}
+
+
+def _calls(func: relax.Function) -> list:
+    found = []
+    relax.analysis.post_order_visit(func.body, lambda e: found.append(e) if isinstance(e, relax.Call) else None)
+    return found
+
+
+def _primfunc_root_block(mod: tvm.IRModule) -> str:
     for gv, func in mod.functions.items():
         if isinstance(func, tvm.tirx.PrimFunc) and not isinstance(func.body, tvm.s_tir.stmt.SBlockRealize):
             return f"the body of PrimFunc {gv.name_hint} is a {type(func.body).__name__}, not a root block"
     return ""
 
 
-def _one_public_function(mod: tvm.IRModule) -> str:
-    public = sorted(gv.name_hint for gv, func in _relax_functions(mod) if func.attrs is not None
-                    and "global_symbol" in func.attrs)
-    return "" if len(public) <= 1 else f"it has {len(public)} public Relax functions ({', '.join(public)})"
+def _is_public(func) -> bool:
+    return isinstance(func, relax.Function) and func.attrs is not None and "global_symbol" in func.attrs
+
+
+def _public_functions_not_called(mod: tvm.IRModule) -> str:
+    for gv, func in _relax_functions(mod):
+        for callee in relax.analysis.all_global_vars(func):
+            if callee.name_hint in {g.name_hint for g in mod.functions} and _is_public(mod[callee]):
+                return f"{gv.name_hint} calls the public function {callee.name_hint}"
+    return ""
+
+
+def _no_dataflow_blocks(mod: tvm.IRModule) -> str:
+    for gv, func in _relax_functions(mod):
+        found = []
+        relax.analysis.post_order_visit(func.body, lambda e: found.append(e) if isinstance(e, relax.SeqExpr) and any(
+            isinstance(block, relax.DataflowBlock) for block in e.blocks) else None)
+        if found:
+            return f"{gv.name_hint} has a dataflow block"
+    return ""
+
+
+def _purity_removed(mod: tvm.IRModule) -> str:
+    for gv, func in _relax_functions(mod):
+        if func.is_pure and not (func.attrs is not None and func.attrs.get("relax.force_pure")):
+            return f"{gv.name_hint} is pure and not force_pure"
+    return ""
+
+
+def _no_builtin_alloc_tensor(mod: tvm.IRModule) -> str:
+    for gv, func in _relax_functions(mod):
+        if any(isinstance(c.op, tvm.ir.Op) and c.op.name == "relax.builtin.alloc_tensor" for c in _calls(func)):
+            return f"{gv.name_hint} still calls relax.builtin.alloc_tensor"
+    return ""
+
+
+def _no_local_functions(mod: tvm.IRModule) -> str:
+    for gv, func in _relax_functions(mod):
+        found = []
+        relax.analysis.post_order_visit(func.body, lambda e: found.append(e) if isinstance(e, relax.Function) else None)
+        if found:
+            return f"{gv.name_hint} defines a local function"
+    return ""
+
+
+def _gradient_target(mod: tvm.IRModule) -> str:
+    func = mod["main"] if "main" in {gv.name_hint for gv in mod.functions} else None
+    if not isinstance(func, relax.Function):
+        return "there is no Relax function main"
+    blocks = func.body.blocks
+    if len(blocks) != 1 or not isinstance(blocks[0], relax.DataflowBlock):
+        return "main's body is not exactly one dataflow block"
+    target = func.body.body.ty
+    if not (isinstance(target, relax.TensorType) and target.ndim == 0 and str(target.dtype).startswith("float")):
+        return "main's result is not a 0-d float tensor"
+    return ""
 
 
 # key -> (what the contract says, the check: '' when the module satisfies it, else what breaks it)
 PRECONDITIONS: dict[str, tuple[str, Callable[[tvm.IRModule], str]]] = {
-    "float32_only": ("assumes an fp32-only module", _float32_only),
-    "root_block_prim_funcs": ("asserts every PrimFunc body is a root block", _prim_func_bodies_are_root_blocks),
-    "one_public_function": ("rewrites every public function: meant for one standalone function",
-                            _one_public_function),
+    "float32_only": ("assumes an fp32-only module (float32 floats; matmul, conv and attention on float32)",
+                     _float32_only),
+    "primfunc_root_block": ("asserts every PrimFunc body is a root block", _primfunc_root_block),
+    "public_functions_not_called": ("rewrites every public function and not their callers: meant for a "
+                                    "standalone function", _public_functions_not_called),
+    "no_dataflow_blocks": ("expects no dataflow blocks (ToNonDataflow ran)", _no_dataflow_blocks),
+    "purity_removed": ("expects impure or force_pure functions (RemovePurityChecking ran)", _purity_removed),
+    "no_builtin_alloc_tensor": ("rejects relax.builtin.alloc_tensor (LowerAllocTensor lowers it first)",
+                                _no_builtin_alloc_tensor),
+    "no_local_functions": ("rejects local functions (LambdaLift lifts them first)", _no_local_functions),
+    "gradient_target": ("differentiates one dataflow block ending in a 0-d float target", _gradient_target),
 }
 
 
@@ -137,5 +220,5 @@ def module_violation(spec: PassSpec, mod: tvm.IRModule) -> str:
         says, check = PRECONDITIONS[key]
         problem = check(mod)
         if problem:
-            return f"{spec.text} {says} ({pass_info.source}), but {problem}"
+            return f"{spec.text} {says} ({_cited(pass_info)}), but {problem}"
     return ""

@@ -42,3 +42,6 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
+    except BrokenPipeError:  # `passfuzz passes | head`: the reader has what it wanted
+        sys.stdout = None  # nothing left to flush at exit
+        return 0
