@@ -47,9 +47,11 @@ def replay_one(path: Path, timeout: float) -> tuple[str, str]:
         return "ERROR", f"the original module no longer runs: {verdict.generator_defect}"
     if verdict.finding is None:
         return "FIXED", verdict.incomparable or "the optimized module matches the original"
+    misuse = f" [outside the pass contracts: {verdict.finding.outside_contract}]" \
+        if verdict.finding.outside_contract else ""
     if verdict.finding.fingerprint == entry.record["fingerprint"]:
-        return "REPRODUCES", verdict.finding.message
-    return "CHANGED", f"now {verdict.finding.signature}: {verdict.finding.message}"
+        return "REPRODUCES", verdict.finding.message + misuse
+    return "CHANGED", f"now {verdict.finding.signature}: {verdict.finding.message}{misuse}"
 
 
 def run(args: argparse.Namespace) -> int:
