@@ -8,6 +8,7 @@ from tvm import relax
 from passfuzz.calling import choose_adapter
 from passfuzz.engine import check
 from passfuzz.oracle import Verdict
+from passfuzz.pass_catalogue import with_prerequisites
 from passfuzz.passes import resolve, resolve_list
 from passfuzz.program import Node, Param, Program
 from passfuzz.relax_build import build_module
@@ -57,7 +58,7 @@ def test_unknown_signature_change_is_incomparable_not_compared():
     ("BundleModelParams,BundleModelParams", "main(inputs, tuple) (bundled)"),
 ])
 def test_each_calling_convention_is_compared_through_its_adapter(passes, adapter):
-    verdict, optimized = check(LIFTABLE, resolve_list(passes), ["llvm"], timeout=120)
+    verdict, optimized = check(LIFTABLE, with_prerequisites(resolve_list(passes)), ["llvm"], timeout=120)
     assert optimized is not None and optimized.changed, verdict
     assert verdict.finding is None and not verdict.incomparable and not verdict.generator_defect, verdict
     assert optimized.adapter.name == adapter
