@@ -199,8 +199,9 @@ def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo, passes: Sequen
 def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome,
           build: Build = PLAIN_BUILD, numpy_outputs: Sequence[np.ndarray] | None = None) -> Verdict:
     """``numpy_outputs``: the reference's outputs, flattened. When the two sides' values differ
-    but the optimized side's match numpy (within the reference tolerance), the original is the
-    less precise side (a pass that computes in a wider type on purpose): no pass is blamed."""
+    but the optimized side's match numpy (within the reference tolerance) and are at least as
+    close to it wherever the sides disagree, the original is the less precise side (a pass that
+    computes in a wider type on purpose): no pass is blamed."""
     if not original.ok or optimized.stage == "build":
         failed = original if not original.ok else optimized
         return Verdict(generator_defect=f"failed to {failed.stage}: {failed.status} {failed.error}")
@@ -228,8 +229,9 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
         for i, (a, b) in enumerate(zip(expected, got)):
             index, info = tensors[i]
             what, difference = compare_arrays(a, b, info, passes, rounding=rounding[index])
-            if what == "values" and numpy_outputs is not None and not compare_arrays(
-                    numpy_outputs[i], b, info, passes, ("numpy", "optimized"), REFERENCE_SLACK, rounding[index])[0]:
+            if what == "values" and numpy_outputs is not None and _closer_to_numpy(a, b, numpy_outputs[i]) \
+                    and not compare_arrays(numpy_outputs[i], b, info, passes, ("numpy", "optimized"), REFERENCE_SLACK,
+                                           rounding[index])[0]:
                 closer_to_numpy = f"{target}: output {i} differs from the original's, but matches numpy's: {difference}"
                 continue
             if what:
@@ -248,6 +250,16 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
     if closer_to_numpy:
         return Verdict(incomparable=closer_to_numpy)
     return target_verdict(program, optimized, passes, build)
+
+
+def _closer_to_numpy(original: np.ndarray, optimized: np.ndarray, want: np.ndarray) -> bool:
+    """Is every element the sides disagree on at least as close to numpy's on the optimized side?"""
+    x, y, z = (np.asarray(v).astype("float64") for v in (original, optimized, want))
+    if x.shape != y.shape or y.shape != z.shape:
+        return False
+    differ = x != y
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(np.abs(y - z)[differ] <= np.abs(x - z)[differ]))
 
 
 def target_slack(targets: Sequence[str]) -> float:

@@ -148,3 +148,7 @@ def test_a_side_closer_to_numpy_is_not_blamed_for_differing_from_a_less_precise_
     assert verdict.finding is None and "matches numpy" in verdict.incomparable
     wrong = Outcome("ok", outputs={"llvm": [-numpy_out]})
     assert judge(program, passes, original, wrong, numpy_outputs=[numpy_out]).finding.kind == "wrong-result"
+    # within numpy's wide tolerance too, but farther from numpy than the original: blamed
+    exact = Outcome("ok", outputs={"llvm": [numpy_out.copy()]})
+    farther = Outcome("ok", outputs={"llvm": [numpy_out + np.float16(3)]})
+    assert judge(program, passes, exact, farther, numpy_outputs=[numpy_out]).finding.kind == "wrong-result"
