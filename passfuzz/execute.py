@@ -22,8 +22,8 @@ from .calling import PLAIN, Adapter, choose_adapter
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
-from .relax_build import build_module, to_numpy
-from .standalone import load, to_tvm
+from .relax_build import build_module
+from .standalone import has_closures, load, numpy_outputs, to_tvm
 from .targets import needs_fresh_process
 
 
@@ -36,6 +36,7 @@ class Outcome:
     changed: bool | None = None  # did the passes change the module (optimized side only)
     fired: tuple[str, ...] = ()  # the passes that changed the module they were given
     adapter: Adapter | None = None  # how the optimized module was called
+    closures: bool = False  # the optimized module had local functions, lifted before compiling
     log: str = ""  # the child's stderr tail and traceback, for the report
 
     @property
@@ -69,7 +70,9 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         if adapter is None:
             return {"incomparable": "main's signature changed and no calling adapter is known", "changed": changed,
                     "fired": fired}
-        isolate.note("adapter", adapter)  # a reproducer of a failing compile or run must call main this way
+        # A reproducer of a failing compile or run must call main this way, and lift closures too.
+        isolate.note("adapter", adapter)
+        isolate.note("closures", has_closures(mod))
     outputs = {}
     args = program.arguments()
     for target in targets:
@@ -79,8 +82,9 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         tensors = [to_tvm(a, device) for a in args]
         state = adapter.prepare(program, tensors)
         vm = relax.VirtualMachine(executable, device)
-        outputs[target] = to_numpy(adapter.call(vm, program, tensors, state))
-    return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired}
+        outputs[target] = numpy_outputs(adapter.call(vm, program, tensors, state))
+    return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired,
+            "closures": passes is not None and has_closures(mod)}
 
 
 def fired_passes(program: Program, passes: Sequence[PassSpec]) -> list[str]:
@@ -117,10 +121,11 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
         child = isolate.run_forked(lambda: _run_side(program, passes, targets, build), timeout)
     if child.status != "ok":
         return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
-                       log=child.stderr_tail, adapter=child.notes.get("adapter"))
+                       log=child.stderr_tail, adapter=child.notes.get("adapter"),
+                       closures=child.notes.get("closures", False))
     value = child.value
     if "incomparable" in value:
         return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],
                        fired=tuple(value["fired"]))
     return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"], adapter=value["adapter"],
-                   fired=tuple(value["fired"]))
+                   fired=tuple(value["fired"]), closures=value["closures"])

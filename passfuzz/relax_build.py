@@ -284,11 +284,3 @@ def _is_static(ty) -> bool:
     shape = getattr(ty, "shape", None)
     return isinstance(ty, relax.TensorType) and isinstance(shape, relax.ShapeExpr) and \
         all(isinstance(d, tvm.tirx.IntImm) for d in shape.values)
-
-
-def to_numpy(value) -> list[np.ndarray]:
-    """Flatten a VM result (a tensor or nested tuples of tensors) into numpy arrays."""
-    if hasattr(value, "numpy"):
-        return [value.numpy()]
-    return [array for item in value for array in to_numpy(item)]
-
