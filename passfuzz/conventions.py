@@ -2,23 +2,23 @@
 
 ``calling.Adapter`` decides which convention applies and calls the module through these
 functions; ``reproducer.py`` copies into a script the ones its finding's adapter needs, so a
-script calls the module exactly as passfuzz did. Values the VM hands to a callback are copied at
-once: the VM reuses their storage.
+script calls the module exactly as passfuzz did (hence the one-line docstrings). Values the VM
+hands to a callback are copied at once: the VM reuses their storage. ``lazy_weights`` registers
+the globals before the VM is created, which looks them up.
 """
 
 import tvm
 
 
 def copy_value(value):
-    """A copy of a tensor or (nested) tuple the VM handed to a callback. LazySetOutput hands over
-    a tuple returned through a variable as one output."""
+    """A copy of a tensor, or of a (nested) tuple of them as LazySetOutput may hand over."""
     if hasattr(value, "numpy"):
         return tvm.runtime.tensor(value.numpy())
     return [copy_value(item) for item in value]
 
 
 class Collected(dict):
-    """Values a callback hands over by index (``set_item``, ``fset_output``), copied."""
+    """Values a callback hands over by index (set_item, fset_output), copied: the VM reuses them."""
 
     def put(self, index, value):
         self[int(index)] = copy_value(value)
@@ -28,9 +28,7 @@ class Collected(dict):
 
 
 def lazy_weights(weights):
-    """LazyTransformParams' convention: its ``transform_params()`` reads weight i through the global
-    ``get_item(i)`` and writes result i through ``set_item(i, value)``. Registers both (before the
-    VM is created, which looks them up) and returns where the results land."""
+    """LazyTransformParams: transform_params() reads get_item(i), writes set_item(i, value)."""
     results = Collected()
     tvm.register_global_func("get_item", lambda index: weights[int(index)], override=True)
     tvm.register_global_func("set_item", results.put, override=True)
@@ -38,5 +36,5 @@ def lazy_weights(weights):
 
 
 def param_getter(weights):
-    """LazyGetInput's convention: ``main`` reads weight i through ``fget_param(i, name)``."""
+    """LazyGetInput: main reads weight i through fget_param(i, name)."""
     return lambda index, name: weights[int(index)]

@@ -143,8 +143,8 @@ class _Script:
 
     def text(self, module: str) -> str:
         message = self.finding.message.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-        header = (f'"""{self.finding.kind} {self.title} (passfuzz {self.finding.kind}-{self.finding.fingerprint}).\n\n'
-                  f"{message}\n\nExits 1 while the bug reproduces, 0 once it is fixed.\n\"\"\"\n")
+        header = (f'"""passfuzz {self.finding.kind}-{self.finding.fingerprint}: {self.finding.kind} {self.title}.\n\n'
+                  f"{message}\nExits 1 while the bug reproduces, 0 once it is fixed.\n\"\"\"\n")
         blocks = self.helpers + (["\n".join(self.parent)] if self.parent else []) + [module, "\n".join(self.lines)]
         body = "\n\n" + "\n\n\n".join(blocks) + "\n"
         return header + self._imports(body) + body
@@ -167,8 +167,12 @@ class _Script:
         return text
 
 
-def _literal(value) -> str:
-    return f"[\n{''.join(f'    {_array_literal(a)},{chr(10)}' for a in value)}]"
+def _literal(values) -> str:
+    """A list of arrays as Python source: on one line when it is short."""
+    items = [_array_literal(a) for a in values]
+    if sum(len(item) + 2 for item in items) <= 90:
+        return f"[{', '.join(items)}]"
+    return "[\n" + "".join(f"    {item},\n" for item in items) + "]"
 
 
 def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str,
@@ -216,10 +220,14 @@ class _Sides:
         self.adapter, self.closures = adapter, closures
         self.arguments = program.arguments()
 
-    def pass_lines(self, passes: Sequence[PassSpec] | None = None) -> list[str]:
+    def pass_lines(self, passes: Sequence[PassSpec] | None = None, keep_original: bool = False) -> list[str]:
+        """``mod = P(...)`` per pass; ``keep_original``: on a copy of Module, which is compiled too."""
         passes = self.passes if passes is None else passes
-        return [f"mod = {p.for_program(self.program).python_expr()}({'mod' if i else 'Module'})"
-                for i, p in enumerate(passes)] or ["mod = Module"]
+        lines = [f"mod = {p.for_program(self.program).python_expr()}({'mod' if i else 'Module'})"
+                 for i, p in enumerate(passes)] or ["mod = Module"]
+        if keep_original and passes:
+            lines[0] = lines[0].replace("(Module)", "(Module.clone())  # a pass may update its input in place")
+        return lines
 
     def arguments_lines(self) -> list[str]:
         return [f"arguments = {_literal(self.arguments)}"]
@@ -256,8 +264,11 @@ class _Sides:
         returned = "outputs.in_order()" if setter else last.removeprefix("result = ")
         if setter:
             call.append(last)
+        executable = "executable"
+        if not optimized and lines[0].startswith("executable = "):  # no compile error expected here
+            executable, lines = lines[0].removeprefix("executable = "), []
         return lines + [f"args = [{convert} for a in arguments]"] + before + \
-            [f"vm = relax.VirtualMachine(executable, {device})"] + call + [f"{result} = numpy_outputs({returned})"]
+            [f"vm = relax.VirtualMachine({executable}, {device})"] + call + [f"{result} = numpy_outputs({returned})"]
 
     def _call(self, script: _Script, adapter: Adapter) -> tuple[list[str], list[str]]:
         """(lines before the VM is created, lines that call it into ``result``): adapter.call as glue."""
@@ -283,7 +294,7 @@ class _Sides:
         slots, tensors = [], 0
         for slot in adapter.slots:
             if slot == "tensor":
-                slots.append(f"{weights}[{tensors}]")
+                slots.append(f"{weights}[{tensors}]" if weights == "weights" else f"args[{n + tensors}]")
                 tensors += 1
             elif slot == "tuple":  # BundleModelParams
                 slots.append("[" * adapter.tuple_wrap + weights + "]" * adapter.tuple_wrap)
@@ -310,10 +321,14 @@ def _comparison(script: _Script, tolerances: list, dtypes: list[str], what: str)
     """``actual`` against ``expected``, as oracle.compare_arrays judges: count, dtype and shape,
     then integers exactly and floats by np.testing.assert_allclose in float64."""
     count = len(tolerances)
-    script.add("try:", f'    assert len(actual) == {count}, f"{count} output(s) expected, {{len(actual)}} returned"',
-               "    for got, want in zip(actual, expected):",
-               '        assert (got.dtype, got.shape) == (want.dtype, want.shape), '
-               'f"{want.dtype}{want.shape} became {got.dtype}{got.shape}"')
+    script.add("try:", f'    assert len(actual) == {count}, f"{count} output(s) expected, {{len(actual)}} returned"')
+    if count == 1:
+        script.add('    assert (actual[0].dtype, actual[0].shape) == (expected[0].dtype, expected[0].shape), '
+                   'f"{expected[0].dtype}{expected[0].shape} became {actual[0].dtype}{actual[0].shape}"')
+    else:
+        script.add("    for got, want in zip(actual, expected):",
+                   '        assert (got.dtype, got.shape) == (want.dtype, want.shape), '
+                   'f"{want.dtype}{want.shape} became {got.dtype}{got.shape}"')
     for i, (limits, dtype) in enumerate(zip(tolerances, dtypes)):
         if limits is None:
             script.add(f"    np.testing.assert_array_equal(actual[{i}], expected[{i}], err_msg='output {i}')")
@@ -355,6 +370,7 @@ def _crash(script: _Script, sides: _Sides, stage: str, timeout: float) -> None:
         f'    print(f"BUG REPRODUCES ({kind}): {stage}: {{fate}}" if fate.startswith({prefix!r}) '
         f'else f"fixed: no {kind} at {stage} ({{fate or \'it exits 0\'}})")',
         f"    sys.exit(1 if fate.startswith({prefix!r}) else 0)"]
+    script.add(f"signal.alarm({int(max(1, timeout))})  # the child's time limit, as passfuzz's for one side")
     passes = sides.passes
     if head == "pass":  # the passes up to the one that crashed
         passes = passes[:next(i for i, p in enumerate(passes) if p.text == name) + 1]
@@ -370,7 +386,8 @@ def _crash(script: _Script, sides: _Sides, stage: str, timeout: float) -> None:
 def _differential(script: _Script, sides: _Sides, tolerances: list) -> None:
     script.add(*sides.arguments_lines(),
                "try:  # the optimized module first: compiling the original first can hide a bug",
-               *[f"    {line}" for line in sides.pass_lines() + sides.run_lines(script, "mod", True, "actual")],
+               *[f"    {line}" for line in sides.pass_lines(keep_original=True)
+                 + sides.run_lines(script, "mod", True, "actual")],
                "except Exception as error:")
     script.verdict("{type(error).__name__}:")
     script.add(*sides.run_lines(script, "Module", False, "expected"))
@@ -382,7 +399,8 @@ def _gradient(script: _Script, sides: _Sides, noise: float) -> None:
     script.need(_FINITE_DIFFERENCES)
     script.add(*sides.arguments_lines(),
                "try:  # the optimized module first: compiling the original first can hide a bug",
-               *[f"    {line}" for line in sides.pass_lines() + sides.run_lines(script, "mod", True, "actual")],
+               *[f"    {line}" for line in sides.pass_lines(keep_original=True)
+                 + sides.run_lines(script, "mod", True, "actual")],
                "    loss, *gradients = actual",
                "except Exception as error:")
     script.verdict("{type(error).__name__}:")

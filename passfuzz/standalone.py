@@ -129,12 +129,16 @@ def load(mod, target, build=None):
 
 
 def run_child(argv, timeout):
-    """Run ``argv`` (a script re-running itself with an argument) in a fresh process: '' when it
-    exits 0, else how it ended: "died of SIGSEGV", "no result after 60 s", or "exited with
-    status 1: " and the last line it wrote to stderr."""
+    """Run ``argv`` (a script re-running itself with an argument) in a fresh process, which arms
+    ``signal.alarm(timeout)`` once it has imported TVM: '' when it exits 0, else how it ended:
+    "died of SIGSEGV", "no result after 60 s", or "exited with status 1: " and the last line
+    it wrote to stderr. Importing TVM takes seconds, so the parent waits that much longer before
+    it gives up on a child that never armed its alarm."""
     try:
-        child = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        child = subprocess.run(argv, capture_output=True, text=True, timeout=timeout + 60)
     except subprocess.TimeoutExpired:
+        return f"no result after {timeout + 60:g} s"
+    if child.returncode == -signal.SIGALRM:
         return f"no result after {timeout:g} s"
     if child.returncode < 0:
         return f"died of {signal.Signals(-child.returncode).name}"
