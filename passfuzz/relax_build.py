@@ -17,7 +17,6 @@ analysis knows.
 
 from __future__ import annotations
 
-import numpy as np
 import tvm
 from tvm import relax
 # Reproducer scripts parse TVMScript, and the parser imports parts of TVM that some passes use

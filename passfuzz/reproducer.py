@@ -138,7 +138,8 @@ class _Script:
         (inside an ``except ... as error`` block)."""
         line = "[:1]" if first_line else "[-1:]"
         f = "f" if "{" in what else ""
-        self.add(f'    print({f}"BUG REPRODUCES ({self.finding.kind}): {what}", *str(error).strip().splitlines(){line})',
+        self.add(f'    print({f}"BUG REPRODUCES ({self.finding.kind}): {what}",'
+                 f' *str(error).strip().splitlines(){line})',
                  "    sys.exit(1)")
 
     def text(self, module: str) -> str:
@@ -225,8 +226,9 @@ class _Sides:
         passes = self.passes if passes is None else passes
         lines = [f"mod = {p.for_program(self.program).python_expr()}({'mod' if i else 'Module'})"
                  for i, p in enumerate(passes)] or ["mod = Module"]
-        if keep_original and passes:
-            lines[0] = lines[0].replace("(Module)", "(Module.clone())  # a pass may update its input in place")
+        if keep_original:  # a pass, or the build's pipeline, may update its input in place
+            lines[0] = lines[0].replace("(Module)", "(Module.clone())").replace("= Module", "= Module.clone()") + \
+                "  # passes may update their input in place"
         return lines
 
     def arguments_lines(self) -> list[str]:
@@ -337,7 +339,8 @@ def _comparison(script: _Script, tolerances: list, dtypes: list[str], what: str)
             script.add(f"    np.testing.assert_allclose(actual[{i}]{f64}, expected[{i}]{f64}, rtol={limits[0]!r}, "
                        f"atol={limits[1]!r}, equal_nan=True, err_msg='output {i}')")
     script.add("except AssertionError as error:",
-               f'    print("BUG REPRODUCES ({script.finding.kind}):{(" " + what) if what else ""}", " ".join(str(error).split()))',
+               f'    print("BUG REPRODUCES ({script.finding.kind}):{(" " + what) if what else ""}",'
+               ' " ".join(str(error).split()))',
                "    sys.exit(1)")
 
 
@@ -433,7 +436,8 @@ def _targets(script: _Script, sides: _Sides, targets: Sequence[str], timeout: fl
                f"expected, fate = outputs_in_child(__file__, {first!r}, {int(max(1, timeout))})",
                f"actual, other_fate = outputs_in_child(__file__, {second!r}, {int(max(1, timeout))})",
                "if fate or other_fate:",
-               f'    print(f"BUG REPRODUCES ({script.finding.kind}): the module fails on {first} ({{fate or \'ok\'}}) or '
+               f'    print(f"BUG REPRODUCES ({script.finding.kind}): the module fails on {first} '
+               f'({{fate or \'ok\'}}) or '
                f'{second} ({{other_fate or \'ok\'}}); the targets cannot be compared")',
                "    sys.exit(1)")
     _comparison(script, _tolerances(sides.program, sides.passes, target_slack(targets[:2])),
