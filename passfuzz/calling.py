@@ -19,7 +19,7 @@ Gradient adds ``main_adjoint`` beside an unchanged ``main``: the module is then 
 ``main_adjoint`` with main's arguments (ADJOINT), which returns (loss, (gradients...)); what
 that is compared with is passfuzz.gradient's business.
 
-Values the VM hands to a callback are copied at once: the VM reuses their storage. When ``main``
+The calls themselves go through passfuzz.conventions, which reproducer scripts copy. When ``main``
 changed in a way none of this explains, the pair is incomparable and never compared.
 """
 
@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import tvm
 from tvm import relax
 
+from .conventions import Collected, lazy_weights, param_getter
 from .program import Program
 
 _TRANSFORMS = ("main_transform_params", "transform_params")
@@ -59,18 +60,20 @@ class Adapter:
         """Before the VM is created: register the globals a lazy transform calls. ``args`` are
         the VM's arguments (tensors: get_item hands them to TVM as they are, and a numpy array
         of bfloat16 cannot cross into TVM by itself)."""
-        state: dict = {"weights_out": {}, "outputs": {}}
+        state: dict = {"outputs": Collected()}
         if self.lazy_transform:
-            _, weights = self._split(program, args)
-            tvm.register_global_func("get_item", lambda i: weights[int(i)], override=True)
-            tvm.register_global_func("set_item", lambda i, value: state["weights_out"].__setitem__(
-                int(i), tvm.runtime.tensor(value.numpy())), override=True)
+            state["weights_out"] = lazy_weights(self.split(program, args)[1])
         return state
 
-    def _split(self, program: Program, args: list) -> tuple[list, list]:
+    def input_count(self, program: Program, arguments: int) -> int:
+        """How many of the Program's ``arguments`` (their count) this convention passes as inputs."""
+        if self.inputs is not None:
+            return self.inputs
+        return program.num_input if program.num_input is not None else arguments
+
+    def split(self, program: Program, args: list) -> tuple[list, list]:
         """(inputs, weights) of the Program's arguments, as this convention sees them."""
-        n = self.inputs if self.inputs is not None else \
-            (program.num_input if program.num_input is not None else len(args))
+        n = self.input_count(program, len(args))
         return list(args[:n]), list(args[n:])
 
     def call(self, vm, program: Program, args: list, state: dict):
@@ -78,10 +81,10 @@ class Adapter:
             return vm[ADJOINT_FUNCTION](*args)
         if self.transform is None and self.slots is None:
             return vm["main"](*args)
-        inputs, weights = self._split(program, args)
+        inputs, weights = self.split(program, args)
         if self.lazy_transform:
             vm[self.transform]()
-            weights = [state["weights_out"][i] for i in sorted(state["weights_out"])]
+            weights = state["weights_out"].in_order()
         elif self.transform:
             weights = list(vm[self.transform](_wrap(weights, self.transform_wrap)))
         if self.slots is None:
@@ -90,12 +93,12 @@ class Adapter:
         remaining = iter(weights)
         filled = {
             "tuple": lambda: _wrap(weights, self.tuple_wrap),
-            "getter": lambda: (lambda index, name: weights[int(index)]),
-            "setter": lambda: (lambda index, value: outputs.__setitem__(int(index), _copy(value))),
+            "getter": lambda: param_getter(weights),
+            "setter": lambda: outputs.put,
         }
         result = vm["main"](*inputs, *[next(remaining) if slot == "tensor" else filled[slot]()
                                        for slot in self.slots])
-        return [outputs[i] for i in sorted(outputs)] if "setter" in self.slots else result
+        return outputs.in_order() if "setter" in self.slots else result
 
 
 PLAIN = Adapter()
@@ -125,14 +128,6 @@ def _nesting(ty) -> int:
 def _tuple_fields(ty) -> list:
     inner = _unwrap(ty)[1]
     return list(inner.fields) if isinstance(inner, relax.TupleType) else [inner]
-
-
-def _copy(value):
-    """A copy of a tensor or (nested) tuple the VM handed to a callback: it reuses the storage.
-    LazySetOutput hands over a tuple returned through a variable as one output."""
-    if hasattr(value, "numpy"):
-        return tvm.runtime.tensor(value.numpy())
-    return [_copy(item) for item in value]
 
 
 def _types(params, symbols: dict[str, int] | None = None) -> list[str]:

@@ -40,8 +40,8 @@ from .oracle import Finding, Verdict, judge, probe_program, reference_verdict, t
 from .passes import PassSpec
 from .program import Program
 from .reduce import Reducer
-from .relax_build import build_module
-from .reproducer import module_script, render_report, render_script
+from .report import environment, render_report
+from .reproducer import module_text, render_script
 
 @dataclass
 class FuzzConfig:
@@ -204,19 +204,17 @@ class Fuzzer:
             "tvm_version": tvm.__version__, "passfuzz_version": __version__,
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "seed": self.seed, "shrunk": shrunk, "program": program.to_json(),
-            # With Gradient, the module that ran is the program's float64 twin (passfuzz.gradient).
-            "module": module_script(build_module(gradient.promote(program) if gradient.involved(passes) else program)),
-            "log": finding.log[-4000:],
+            "module": module_text(program, passes), "log": finding.log[-4000:], "environment": environment(),
         }
-        script = render_script(program, passes, finding, record["module"], targets, self.config.timeout,
-                               optimized.adapter if optimized is not None else None, self.config.build)
-        report = render_report({**record, "program_summary": program.summary()})
+        script = render_script(program, passes, finding, record["module"], targets, self.config.timeout, optimized,
+                               self.config.build)
         if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
-            path = corpus.save(self.config.corpus_dir / corpus.OUTSIDE_CONTRACT, {**record, "outside_contract":
-                               finding.outside_contract}, script, report)
+            record["outside_contract"] = finding.outside_contract
+            path = corpus.save(self.config.corpus_dir / corpus.OUTSIDE_CONTRACT, record, script,
+                               render_report(record, script))
             self.stats.outside_contract[fid] = str(path)
         else:
-            path = corpus.save(self.config.corpus_dir, record, script, report)
+            path = corpus.save(self.config.corpus_dir, record, script, render_report(record, script))
             (self.stats.findings if finding.blamed else self.stats.unblamed)[fid] = str(path)
         return path
 

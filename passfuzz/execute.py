@@ -23,8 +23,8 @@ from .contracts import module_violation
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
-from .relax_build import build_module, to_numpy
-from .standalone import load, to_tvm
+from .relax_build import build_module
+from .standalone import has_closures, load, numpy_outputs, to_tvm
 from .targets import needs_fresh_process
 
 
@@ -38,6 +38,7 @@ class Outcome:
     fired: tuple[str, ...] = ()  # the passes that changed the module they were given
     adapter: Adapter | None = None  # how the optimized module was called
     outside_contract: str = ""  # the first pass that received a module its contract does not accept
+    closures: bool = False  # the optimized module had local functions, lifted before compiling
     log: str = ""  # the child's stderr tail and traceback, for the report
 
     @property
@@ -75,7 +76,9 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         if adapter is None:
             return {"incomparable": "main's signature changed and no calling adapter is known", "changed": changed,
                     "fired": fired, "outside_contract": outside_contract}
-        isolate.note("adapter", adapter)  # a reproducer of a failing compile or run must call main this way
+        # A reproducer of a failing compile or run must call main this way, and lift closures too.
+        isolate.note("adapter", adapter)
+        isolate.note("closures", has_closures(mod))
     outputs = {}
     args = program.arguments()
     for target in targets:
@@ -85,9 +88,9 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         tensors = [to_tvm(a, device) for a in args]
         state = adapter.prepare(program, tensors)
         vm = relax.VirtualMachine(executable, device)
-        outputs[target] = to_numpy(adapter.call(vm, program, tensors, state))
+        outputs[target] = numpy_outputs(adapter.call(vm, program, tensors, state))
     return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired,
-            "outside_contract": outside_contract}
+            "outside_contract": outside_contract, "closures": passes is not None and has_closures(mod)}
 
 
 def fired_passes(program: Program, passes: Sequence[PassSpec]) -> list[str]:
@@ -125,10 +128,12 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
     if child.status != "ok":
         return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
                        log=child.stderr_tail, adapter=child.notes.get("adapter"),
-                       outside_contract=child.notes.get("outside_contract", ""))
+                       outside_contract=child.notes.get("outside_contract", ""),
+                       closures=child.notes.get("closures", False))
     value = child.value
     if "incomparable" in value:
         return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],
                        fired=tuple(value["fired"]), outside_contract=value["outside_contract"])
     return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"], adapter=value["adapter"],
-                   fired=tuple(value["fired"]), outside_contract=value["outside_contract"])
+                   fired=tuple(value["fired"]), outside_contract=value["outside_contract"],
+                   closures=value["closures"])

@@ -85,7 +85,7 @@ def _child(fn: Callable[[], Any], write_fd: int, stderr_fd: int) -> None:
         value = fn()
         message = ("ok", value)
     except BaseException as exc:  # noqa: BLE001 - everything is reported to the parent
-        message = ("error", f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=4))
+        message = ("error", f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=-6))
     try:
         _send(write_fd, message)
     finally:

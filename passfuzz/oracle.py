@@ -4,8 +4,9 @@ A failure of the *original* side is never a pass bug: it is a generator defect, 
 kept apart. Otherwise the optimized side either failed (the pass raised, left an ill-formed
 module, broke compilation, crashed or hung at run time) or its outputs are compared with the
 original's: count, shape and dtype exactly, integers and bools exactly, floats within a
-dtype-aware tolerance whose absolute part scales with the output's static bound, and NaN
-positions must agree.
+dtype-aware tolerance whose absolute part scales with the output's static bound, and NaN and
+infinity positions must agree (``np.testing.assert_allclose``'s criterion, which reproducer
+scripts call).
 
 Before any pass is judged, the original side is held against the catalogue's numpy semantics
 (``reference_verdict``). A disagreement there is a ``reference-mismatch``: a codegen or
@@ -170,6 +171,15 @@ def tolerance(dtype: str, bound: float, passes: Sequence[PassSpec] = (), slack: 
     return rtol, rtol * max(1.0, bound)
 
 
+def close_floats(actual: np.ndarray, desired: np.ndarray, rtol: float, atol: float) -> np.ndarray:
+    """Per element, the criterion of ``np.testing.assert_allclose(actual, desired, rtol, atol,
+    equal_nan=True)`` (reproducer scripts call that): ``|actual - desired| <= atol + rtol *
+    |desired|`` for finite ``desired``, infinities and NaNs in the same places. In float64, so a
+    float16 or bfloat16 value is judged without rounding the difference."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.isclose(actual.astype("float64"), desired.astype("float64"), rtol=rtol, atol=atol, equal_nan=True)
+
+
 def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo, passes: Sequence[PassSpec] = (),
                    names: tuple[str, str] = ("original", "optimized"), slack: float = 1.0,
                    rounding: str = "") -> tuple[str, str]:
@@ -182,13 +192,9 @@ def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo, passes: Sequen
         return "dtype", f"dtype {a.dtype} became {b.dtype}"
     if not is_float(a.dtype.name):
         bad = a != b
-    else:
-        x, y = a.astype("float64"), b.astype("float64")
+    else:  # np.testing.assert_allclose(b, a, rtol, atol, equal_nan=True), as reproducer scripts judge
         rtol, atol = tolerance(rounding or a.dtype.name, info.magnitude, passes, slack)
-        nan_x, nan_y = np.isnan(x), np.isnan(y)
-        with np.errstate(invalid="ignore"):
-            close = (x == y) | (np.abs(x - y) <= atol + rtol * np.abs(x))
-        bad = (nan_x != nan_y) | (~close & ~nan_x)
+        bad = ~close_floats(b, a, rtol, atol)
     if not bad.any():
         return "", ""
     where = tuple(int(i) for i in np.argwhere(bad)[0])

@@ -78,13 +78,21 @@ class PassSpec:
         return PassSpec(self.text, self.name, (program.symbol_values(),))
 
     def python_expr(self) -> str:
-        """How the reproducer script builds this pass."""
+        """How a reproducer script builds this pass (a custom one after ``python_import``)."""
         arguments = ", ".join([_python_literal(a) for a in self.args] +
                               [f"{k}={_python_literal(v)}" for k, v in self.kwargs])
         if self.is_builtin:
             return f"relax.transform.{self.name}({arguments})"
+        attr = self.name.split(":", 1)[1]
+        return attr if isinstance(self._target(), tvm.transform.Pass) else f"{attr}({arguments})"
+
+    @property
+    def python_import(self) -> str:
+        """The import a reproducer script needs for this pass ('' for TVM's own)."""
+        if self.is_builtin:
+            return ""
         module_name, attr = self.name.split(":", 1)
-        return f"_custom_pass({module_name!r}, {attr!r}{', ' if arguments else ''}{arguments})"
+        return f"from {module_name} import {attr}"
 
 
 def _python_literal(value) -> str:

@@ -17,7 +17,6 @@ analysis knows.
 
 from __future__ import annotations
 
-import numpy as np
 import tvm
 from tvm import relax
 # Reproducer scripts parse TVMScript, and the parser imports parts of TVM that some passes use
@@ -284,11 +283,3 @@ def _is_static(ty) -> bool:
     shape = getattr(ty, "shape", None)
     return isinstance(ty, relax.TensorType) and isinstance(shape, relax.ShapeExpr) and \
         all(isinstance(d, tvm.tirx.IntImm) for d in shape.values)
-
-
-def to_numpy(value) -> list[np.ndarray]:
-    """Flatten a VM result (a tensor or nested tuples of tensors) into numpy arrays."""
-    if hasattr(value, "numpy"):
-        return [value.numpy()]
-    return [array for item in value for array in to_numpy(item)]
-

@@ -1,14 +1,24 @@
-"""Render a finding as a standalone script (tvm + numpy only) and as a markdown bug report.
+"""Render a finding as a standalone script (tvm + numpy only), written for the reader of a bug report.
 
-The script holds the original module as TVMScript with its constants inlined as numpy arrays
-(``script(show_meta=True)`` segfaults on tensor constants, so the metadata references are
-replaced by value), the arguments inline, the pass list, and a forked runner so that a crash
-or hang on the optimized side is reported rather than suffered. It prints one line and exits
-1 while the bug reproduces, 0 once it is fixed. A reference mismatch has no passes: its script
-holds the numpy-computed outputs (EXPECTED) and compares the unoptimized module with them. A
-target mismatch runs the module (optimized, if passes or a build made it) on both TARGETS, each
-in a forked child of a process that has touched no device (forking after CUDA is initialised is
-unsafe), and compares the two.
+A script is the original module as TVMScript (constants inline: ``script(show_meta=True)``
+segfaults on tensor constants, so metadata references are replaced by value), then the few
+straight-line calls its kind needs, and one printed line: "BUG REPRODUCES (kind): ..." with exit
+status 1, or "fixed: ..." with 0.
+
+- pass-error / ill-formed: the passes (the failing one inside ``try``), then ``well_formed``.
+- compile-error / runtime-error / wrong-result: the optimized module compiled and called (through
+  the adapter passfuzz used, when a pass changed ``main``), then the original, then a dtype/shape
+  check and ``np.testing.assert_allclose`` with the oracle's rtol/atol (the oracle judges floats
+  by the same criterion, ``oracle.close_floats``). Gradient: ``main_adjoint`` against central
+  differences of ``main`` (passfuzz.finite_differences, copied).
+- crash / hang: the script re-runs itself in a child process (``standalone.run_child``) to read
+  the signal or the timeout; the crashing call is the child's last.
+- reference-mismatch: numpy's outputs inline against the unoptimized module.
+- target-mismatch: each target in a child process of its own (``standalone.outputs_in_child``).
+
+Everything a script runs beyond TVM's and numpy's API is real code of passfuzz.standalone and
+passfuzz.conventions (which passfuzz calls for the same job), copied with ``inspect.getsource``
+only when the script needs it; this module writes glue only.
 """
 
 from __future__ import annotations
@@ -21,15 +31,16 @@ import numpy as np
 import tvm
 from tvm import relax
 
-from . import finite_differences, gradient, standalone
-from .builds import PLAIN_BUILD, Build, parse_build
-from .calling import PLAIN, Adapter
-from .catalogue import RTOL, is_float
+from . import conventions, finite_differences, gradient, standalone
+from .builds import PLAIN_BUILD, Build
+from .calling import ADJOINT, PLAIN, Adapter
+from .catalogue import is_float
+from .execute import Outcome
 from .graph import analyse, evaluate, output_leaves, rounding_dtypes
 from .oracle import REFERENCE_SLACK, Finding, target_slack, tolerance
-from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
+from .relax_build import build_module
 
 
 # Scalar constants of these dtypes print inline (R.const(1, "int8")); every other constant,
@@ -81,266 +92,357 @@ def module_script(mod: tvm.IRModule) -> str:
     for special in ("nan", "inf", "-inf"):
         text = text.replace(f'R.const("{special}"', f'R.const(float("{special}")')
     lines = [line for line in text.splitlines()  # the script imports what it needs itself
-             if not line.startswith("# from tvm.") and "Metadata omitted" not in line]
+             if not line.startswith(("# from tvm.", "# from typing")) and "Metadata omitted" not in line]
     return "\n".join(lines).strip() + "\n"
 
 
-_RUNNER = '''
-def isolated(fn, timeout):
-    """fn() in a forked child: ("ok", value), ("error", message), ("crash", signal) or ("hang", "")."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_end)
-        signal.alarm(timeout)
-        try:
-            message = ("ok", fn())
-        except Exception as exc:
-            message = ("error", f"{type(exc).__name__}: " + (str(exc).strip().splitlines() or [""])[0])
-        with os.fdopen(write_end, "wb") as pipe:
-            pickle.dump(message, pipe)
-        os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if data:
-        return pickle.loads(data)
-    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
-        return ("hang", f"no result after {timeout} s")
-    return ("crash", signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else "exited")
+def module_text(program: Program, passes: Sequence[PassSpec]) -> str:
+    """The module a finding's passes ran on, as TVMScript: with Gradient, the program's float64
+    twin (passfuzz.gradient)."""
+    return module_script(build_module(gradient.promote(program) if gradient.involved(passes) else program))
 
 
-def _custom_pass(module, attr, *args, **kwargs):
-    sys.path.insert(0, os.getcwd())
-    obj = getattr(importlib.import_module(module), attr)
-    return obj if isinstance(obj, tvm.transform.Pass) else obj(*args, **kwargs)
+# What a script copies, per need: (name, source). Only tvm, numpy and the standard library are
+# imported by what is copied.
+def _source(*functions) -> str:
+    return "\n\n\n".join(inspect.getsource(f).rstrip() for f in functions)
 
 
-def run(mod, target, adapter=None, build=None):
-    """Compile mod for target under build (see load) and call main as the original is called.
-    adapter = (transform, lazy, slots, wrap, tuple_wrap, inputs) says how a pass changed main
-    (the same rules as passfuzz.calling.Adapter)."""
-    executable, device = load(mod, target, build)
-    args = [to_tvm(a, device) for a in ARGS]
-    transform, lazy, slots, wrap, tuple_wrap, n = adapter if isinstance(adapter, tuple) else \
-        (None, False, None, 0, 0, None)
-    n = NUM_INPUT if n is None else n
-    transformed = {}
-    if lazy:  # the weight transform reads each weight with get_item and writes with set_item
-        tvm.register_global_func("get_item", lambda i: args[n + int(i)], override=True)
-        tvm.register_global_func("set_item", lambda i, v: transformed.__setitem__(
-            int(i), tvm.runtime.tensor(v.numpy())), override=True)
-    vm = relax.VirtualMachine(executable, device)
-    if adapter == "adjoint":  # Gradient: main_adjoint returns (loss, (gradients...))
-        return flatten(vm["main_adjoint"](*args))
-    if transform is None and slots is None:
-        return flatten(vm["main"](*args))
-    inputs, weights = args[:n], args[n:]
-    if lazy:
-        vm[transform]()
-        weights = [transformed[i] for i in sorted(transformed)]
-    elif transform:
-        weights = list(vm[transform](nest(weights, wrap)))
-    if slots is None:
-        return flatten(vm["main"](*inputs, *weights))
-    outputs, remaining = {}, iter(weights)
-    make = {"tensor": lambda: next(remaining), "tuple": lambda: nest(weights, tuple_wrap),
-            "getter": lambda: (lambda i, name: weights[int(i)]),
-            "setter": lambda: (lambda i, v: outputs.__setitem__(int(i), flatten(v)))}  # copies: storage is reused
-    result = vm["main"](*inputs, *[make[slot]() for slot in slots])
-    return [a for i in sorted(outputs) for a in outputs[i]] if "setter" in slots else flatten(result)
+_LOAD = (f"GPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n"
+         + _source(standalone.kind_of, standalone.target_config, standalone.has_closures, standalone.is_plain,
+                   standalone.load))
+_FINITE_DIFFERENCES = inspect.getsource(finite_differences).split("import numpy as np\n", 1)[1].strip()
+# Crash and hang scripts: how a child re-running the script ended.
+_FATE_PREFIX = {"crash": "died of", "hang": "no result"}
 
 
-def nest(weights, depth):
-    for _ in range(depth):
-        weights = [weights]
-    return weights
+class _Script:
+    """A script under construction: helpers copied, lines of glue, imports derived from both."""
+
+    def __init__(self, finding: Finding, title: str):
+        self.finding, self.title = finding, title
+        self.helpers: list[str] = []
+        self.parent: list[str] = []  # before the module: a crash script's parent never parses it
+        self.lines: list[str] = []
+        self.custom_imports: list[str] = []
+
+    def need(self, source: str) -> None:
+        if source not in self.helpers:
+            self.helpers.append(source)
+
+    def add(self, *lines: str) -> None:
+        self.lines.extend(lines)
+
+    def verdict(self, what: str, *, first_line: bool = True) -> None:
+        """Print "BUG REPRODUCES (kind): what" and the error's first (or last) line, and exit 1
+        (inside an ``except ... as error`` block)."""
+        line = "[:1]" if first_line else "[-1:]"
+        f = "f" if "{" in what else ""
+        self.add(f'    print({f}"BUG REPRODUCES ({self.finding.kind}): {what}",'
+                 f' *str(error).strip().splitlines(){line})',
+                 "    sys.exit(1)")
+
+    def text(self, module: str) -> str:
+        message = self.finding.message.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+        header = (f'"""passfuzz {self.finding.kind}-{self.finding.fingerprint}: {self.finding.kind} {self.title}.\n\n'
+                  f"{message}\nExits 1 while the bug reproduces, 0 once it is fixed.\n\"\"\"\n")
+        blocks = self.helpers + (["\n".join(self.parent)] if self.parent else []) + [module, "\n".join(self.lines)]
+        body = "\n\n" + "\n\n\n".join(blocks) + "\n"
+        return header + self._imports(body) + body
+
+    def _imports(self, code: str) -> str:
+        def uses(name: str) -> bool:
+            return re.search(rf"(?<![\w.]){re.escape(name)}[.(]", code) is not None
+        stdlib = [f"import {m}" for m in ("os", "pickle", "shutil", "signal", "subprocess", "sys", "tempfile")
+                  if uses(m)]
+        if "TypeVar(" in code:  # TVMScript declares symbolic shape variables with TypeVar
+            stdlib.append("from typing import TypeVar")
+        third = [line for name, line in (("ml_dtypes", "import ml_dtypes"), ("np", "import numpy as np"),
+                                         ("tvm", "import tvm"), ("relax", "from tvm import relax"),
+                                         ("I", "from tvm.script import ir as I"),
+                                         ("R", "from tvm.script import relax as R"),
+                                         ("T", "from tvm.script import tirx as T")) if uses(name)]
+        text = "\n".join(stdlib) + "\n\n" + "\n".join(third) + "\n"
+        if self.custom_imports:  # a pass of the user's own, found from the current directory as passfuzz did
+            text += '\nsys.path.insert(0, "")\n' + "\n".join(sorted(set(self.custom_imports))) + "\n"
+        return text
 
 
-def flatten(value):
-    return [value.numpy().copy()] if hasattr(value, "numpy") else [a for item in value for a in flatten(item)]
-
-
-def optimized(target):
-    mod = Module
-    for name, make_pass, check_well_formed in PASSES:
-        try:
-            mod = make_pass()(mod)
-        except Exception as exc:
-            raise RuntimeError(f"pass {name} raised {type(exc).__name__}: " + str(exc).strip().splitlines()[0])
-        if check_well_formed and not relax.analysis.check_well_formed(mod):
-            raise RuntimeError(f"the module is ill-formed after {name}")
-    return run(mod, target, ADAPTER, BUILD)
-
-
-def differences(expected, got, names=("original", "optimized")):
-    if len(expected) != len(got):
-        return f"{len(expected)} outputs became {len(got)}"
-    for i, (a, b, (rtol, atol)) in enumerate(zip(expected, got, TOLERANCES)):
-        if a.shape != b.shape or a.dtype != b.dtype:
-            return f"output {i}: {a.dtype}{list(a.shape)} became {b.dtype}{list(b.shape)}"
-        x, y = a.astype("float64"), b.astype("float64")
-        with np.errstate(invalid="ignore"):
-            close = (x == y) | (np.abs(x - y) <= atol + rtol * np.abs(x)) | (np.isnan(x) & np.isnan(y))
-        if not close.all():
-            where = tuple(int(k) for k in np.argwhere(~close)[0])
-            return (f"output {i}: {int((~close).sum())} of {close.size} elements differ, first at {list(where)}: "
-                    f"{names[0]} {a[where].item()!r}, {names[1]} {b[where].item()!r}")
-    return ""
-
-
-def check_reference():
-    status, value = isolated(lambda: run(Module, TARGET, None), TIMEOUT)
-    if status != "ok":
-        print(f"the unoptimized module itself fails now ({status}: {value}); no comparison with numpy")
-        return 1
-    difference = differences(EXPECTED, value, ("numpy", "tvm"))
-    if difference:
-        print(f"BUG REPRODUCES ({KIND}): the unoptimized module differs from numpy: {difference}")
-        return 1
-    print("fixed: the unoptimized module matches the numpy reference")
-    return 0
-
-
-def check_targets():
-    results = [isolated(lambda target=target: optimized(target), TIMEOUT) for target in TARGETS]
-    for target, (status, value) in zip(TARGETS, results):
-        if status != "ok":
-            print(f"the module fails on {target} now ({status}: {value}); the targets cannot be compared")
-            return 1
-    difference = differences(results[0][1], results[1][1], TARGETS)
-    if difference:
-        print(f"BUG REPRODUCES ({KIND}): {TARGETS[1]} disagrees with {TARGETS[0]}: {difference}")
-        return 1
-    print(f"fixed: the module gives the same outputs on {TARGETS[0]} and {TARGETS[1]}")
-    return 0
-
-
-def main():
-    if EXPECTED is not None:
-        return check_reference()
-    if GRADIENT_NOISE is not None:
-        return check_gradient()
-    if KIND == "target-mismatch":
-        return check_targets()
-    # The optimized side runs first, in a child of a process that has compiled nothing yet: some
-    # bugs hide once compiling has imported more of TVM.
-    status, value = isolated(lambda: optimized(TARGET), TIMEOUT)
-    expected = run(Module, TARGET, None)
-    if status != "ok":
-        print(f"BUG REPRODUCES ({KIND}): optimized side {status}: {value}")
-        return 1
-    difference = differences(expected, value)
-    if difference:
-        print(f"BUG REPRODUCES ({KIND}): {difference}")
-        return 1
-    print("fixed: the optimized module compiles, runs and matches the original")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-'''
-
-
-_GRADIENT_CHECK = '''
-
-def check_gradient():
-    """Gradient: main_adjoint's loss and gradients against central differences of the original
-    main (the same module, unoptimized, run by TVM on perturbed arguments)."""
-    status, value = isolated(lambda: optimized(TARGET), TIMEOUT)
-    if status != "ok":
-        print(f"BUG REPRODUCES ({KIND}): optimized side {status}: {value}")
-        return 1
-    executable, device = load(Module, TARGET)
-    vm = relax.VirtualMachine(executable, device)
-    loss = lambda arrays: float(vm["main"](*[to_tvm(a, device) for a in arrays]).numpy())
-    problem = gradient_mismatch(loss, ARGS, value[0], value[1:], GRADIENT_NOISE)
-    if problem:
-        print(f"BUG REPRODUCES ({KIND}): main_adjoint: {problem}")
-        return 1
-    print("fixed: main_adjoint's loss and gradients match central differences of main")
-    return 0
-'''
+def _literal(values) -> str:
+    """A list of arrays as Python source: on one line when it is short."""
+    items = [_array_literal(a) for a in values]
+    if sum(len(item) + 2 for item in items) <= 90:
+        return f"[{', '.join(items)}]"
+    return "[\n" + "".join(f"    {item},\n" for item in items) + "]"
 
 
 def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str,
-                  targets: Sequence[str], timeout: float, adapter: Adapter | None, build: Build = PLAIN_BUILD) -> str:
-    """``targets``: where the finding shows; the first is TARGET, both are TARGETS for a target mismatch."""
+                  targets: Sequence[str], timeout: float, optimized: Outcome | None,
+                  build: Build = PLAIN_BUILD) -> str:
+    """The reproducer of ``finding``. ``targets``: where it shows (both, for a target mismatch);
+    ``optimized``: the optimized side's Outcome, when one ran (its adapter says how main was
+    called); ``timeout``: how long a crash or hang script waits for its child."""
+    kind, stage = finding.kind, finding.stage
+    title = describe([p.text for p in passes], build) or "in the unoptimized module"
+    if kind == "target-mismatch":
+        title = f"between {' and '.join(targets[:2])} {title}"
+    elif kind != "reference-mismatch":
+        title += f" on {targets[0]}"
+    script = _Script(finding, title)
+    script.custom_imports = [p.python_import for p in passes if p.python_import]
+    adapter = optimized.adapter if optimized is not None and optimized.adapter is not None else PLAIN
+    closures = optimized.closures if optimized is not None else False
     if gradient.involved(passes):  # the float64 twin ran; its gradients are checked, not main's outputs
-        noise = gradient.noise(program)
-        program = gradient.promote(program)
-        return _script(program, passes, finding, mod_script, targets, timeout, "adjoint", build,
-                       [], "None", noise)
+        twin = gradient.promote(program)
+        sides = _Sides(twin, passes, targets[0], build, ADJOINT, False)
+    else:
+        sides = _Sides(program, passes, targets[0], build, adapter, closures)
+    if kind in ("pass-error", "ill-formed"):
+        _pass_failure(script, sides, kind)
+    elif kind in ("crash", "hang"):
+        _crash(script, sides, stage, timeout)
+    elif kind == "reference-mismatch":
+        _reference(script, sides, program)
+    elif kind == "target-mismatch":
+        _targets(script, sides, targets, timeout)
+    elif gradient.involved(passes):
+        _gradient(script, sides, gradient.noise(program))
+    else:
+        _differential(script, sides, _tolerances(program, passes, 1.0))
+    return script.text(mod_script.rstrip())
+
+
+class _Sides:
+    """The glue that builds, compiles and calls one side of a finding."""
+
+    def __init__(self, program: Program, passes: Sequence[PassSpec], target: str, build: Build,
+                 adapter: Adapter, closures: bool):
+        self.program, self.passes, self.target, self.build = program, passes, target, build
+        self.adapter, self.closures = adapter, closures
+        self.arguments = program.arguments()
+
+    def pass_lines(self, passes: Sequence[PassSpec] | None = None, keep_original: bool = False) -> list[str]:
+        """``mod = P(...)`` per pass; ``keep_original``: on a copy of Module, which is compiled too."""
+        passes = self.passes if passes is None else passes
+        lines = [f"mod = {p.for_program(self.program).python_expr()}({'mod' if i else 'Module'})"
+                 for i, p in enumerate(passes)] or ["mod = Module"]
+        if keep_original:  # a pass, or the build's pipeline, may update its input in place
+            lines[0] = lines[0].replace("(Module)", "(Module.clone())").replace("= Module", "= Module.clone()") + \
+                "  # passes may update their input in place"
+        return lines
+
+    def arguments_lines(self) -> list[str]:
+        return [f"arguments = {_literal(self.arguments)}"]
+
+    def compile_lines(self, script: _Script, module: str, optimized: bool,
+                      target: str | None = None) -> tuple[list[str], str, str]:
+        """(lines that compile ``module`` into ``executable`` as passfuzz did, the device, how an
+        argument ``a`` is converted for it). ``target``: an expression standing for the target
+        (a target mismatch runs one script per target)."""
+        build = self.build.as_dict() if optimized else {}
+        lift = self.closures if optimized else standalone.has_closures(build_module(self.program))
+        if target is None and standalone.is_plain(self.target, build):
+            compiled = f"relax.transform.LambdaLift()({module})" if lift else module
+            tuples = any(isinstance(a, tuple) for a in self.arguments)  # tuple and shape parameters
+            if tuples:
+                script.need(_source(standalone.to_tvm))
+            return ([f"executable = tvm.compile({compiled}, {self.target!r})"], "tvm.cpu()",
+                    "to_tvm(a)" if tuples else "tvm.runtime.tensor(a)")
+        script.need(_LOAD)
+        script.need(_source(standalone.to_tvm))
+        return [f"executable, device = load({module}, {target or repr(self.target)}, {build!r})"], "device", \
+            "to_tvm(a, device)"
+
+    def run_lines(self, script: _Script, module: str, optimized: bool, result: str,
+                  target: str | None = None) -> list[str]:
+        """Compile ``module`` and call it as passfuzz did, leaving its outputs (numpy) in ``result``;
+        the call into ``result`` is the last line but one."""
+        adapter = self.adapter if optimized else PLAIN
+        lines, device, convert = self.compile_lines(script, module, optimized, target)
+        script.need(_source(standalone.numpy_outputs))
+        before, call = self._call(script, adapter)
+        setter = "setter" in (adapter.slots or ())
+        *call, last = call
+        returned = "outputs.in_order()" if setter else last.removeprefix("result = ")
+        if setter:
+            call.append(last)
+        executable = "executable"
+        if not optimized and lines[0].startswith("executable = "):  # no compile error expected here
+            executable, lines = lines[0].removeprefix("executable = "), []
+        return lines + [f"args = [{convert} for a in arguments]"] + before + \
+            [f"vm = relax.VirtualMachine({executable}, {device})"] + call + [f"{result} = numpy_outputs({returned})"]
+
+    def _call(self, script: _Script, adapter: Adapter) -> tuple[list[str], list[str]]:
+        """(lines before the VM is created, lines that call it into ``result``): adapter.call as glue."""
+        if adapter.adjoint:
+            return [], ['result = vm["main_adjoint"](*args)']
+        if adapter.transform is None and adapter.slots is None:
+            return [], ['result = vm["main"](*args)']
+        n = adapter.input_count(self.program, len(self.arguments))
+        before, call = [], []
+        weights = f"args[{n}:]"
+        if adapter.lazy_transform:  # LazyTransformParams: weights through get_item, results through set_item
+            script.need(_source(conventions.copy_value, conventions.Collected, conventions.lazy_weights))
+            before.append(f"transformed = lazy_weights(args[{n}:])")
+            call += [f'vm[{adapter.transform!r}]()', "weights = transformed.in_order()"]
+            weights = "weights"
+        elif adapter.transform:  # LiftTransformParams: the weights as one tuple (nested per BundleModelParams)
+            nested = "[" * adapter.transform_wrap + f"args[{n}:]" + "]" * adapter.transform_wrap
+            call.append(f'weights = vm[{adapter.transform!r}]({nested})')
+            weights = "weights"
+        if adapter.slots is None:
+            call.append(f'result = vm["main"](*args[:{n}], *{weights})')
+            return before, call
+        slots, tensors = [], 0
+        for slot in adapter.slots:
+            if slot == "tensor":
+                slots.append(f"{weights}[{tensors}]" if weights == "weights" else f"args[{n + tensors}]")
+                tensors += 1
+            elif slot == "tuple":  # BundleModelParams
+                slots.append("[" * adapter.tuple_wrap + weights + "]" * adapter.tuple_wrap)
+            elif slot == "getter":  # LazyGetInput
+                script.need(_source(conventions.param_getter))
+                slots.append(f"param_getter({weights})")
+            else:  # LazySetOutput: main hands its outputs to fset_output
+                script.need(_source(conventions.copy_value, conventions.Collected))
+                call.append("outputs = Collected()")
+                slots.append("outputs.put")
+        call.append(f'result = vm["main"](*args[:{n}], {", ".join(slots)})')
+        return before, call
+
+
+def _tolerances(program: Program, passes: Sequence[PassSpec], slack: float) -> list[tuple[float, float] | None]:
+    """Per output tensor, the (rtol, atol) the oracle compares it with; None: exactly."""
     infos = analyse(program, check_values=False)
-    against_numpy = finding.kind == "reference-mismatch"
-    across = finding.kind == "target-mismatch"
-    slack = REFERENCE_SLACK if against_numpy else target_slack(targets) if across else 1.0
-    tolerances = []
     rounding = rounding_dtypes(program, infos)
-    for index, info in output_leaves(program, infos):
-        tolerances.append(tolerance(rounding[index], info.magnitude, passes, slack) if is_float(info.dtype)
-                          else (0.0, 0.0))
-    expected = "None"
-    if against_numpy:
-        expected = "[" + "".join(f"\n    {_array_literal(a)}," for a in evaluate(program)) + "\n]"
-    adapter_value = None if adapter is None or adapter == PLAIN else \
-        (adapter.transform, adapter.lazy_transform, adapter.slots, adapter.transform_wrap, adapter.tuple_wrap,
-         adapter.inputs)
-    return _script(program, passes, finding, mod_script, targets, timeout, adapter_value, build, tolerances,
-                   expected, None)
+    return [tolerance(rounding[index], info.magnitude, passes, slack) if is_float(info.dtype) else None
+            for index, info in output_leaves(program, infos)]
 
 
-def _script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str,
-            targets: Sequence[str], timeout: float, adapter_value, build: Build, tolerances: list, expected: str,
-            gradient_noise: float | None) -> str:
-    against_numpy = finding.kind == "reference-mismatch"
-    across = finding.kind == "target-mismatch"
-    args = "".join(f"\n    {_array_literal(a)}," for a in program.arguments())
-    checking, pass_lines = True, []
-    for p in passes:
-        checking = checking and pass_info(p).well_formed_after
-        pass_lines.append(f"({p.text!r}, lambda: {p.for_program(program).python_expr()}, {checking})")
-    passes_text = "".join(f"\n    {line}," for line in pass_lines)
-    what = "of the unoptimized module" if against_numpy else describe([p.text for p in passes], build)
-    if across:
-        what = f"between {' and '.join(targets)} " + (what or "on the unoptimized module")
-    header = (f'"""passfuzz reproducer {finding.kind}-{finding.fingerprint}: {finding.kind} {what}.\n\n'
-              f'{finding.message}\n\n'
-              f'Needs only tvm and numpy. Exits 1 while the bug reproduces, 0 once it is fixed.\n"""\n')
-    body = (f"KIND = {finding.kind!r}\nTARGET = {targets[0]!r}\nTARGETS = {list(targets)!r}\n"
-            f"TIMEOUT = {int(max(1, timeout))}\n"
-            f"NUM_INPUT = {program.num_input!r}\n"
-            f"ARGS = [{args}\n]\n"
-            f"PASSES = [  # (name, constructor, check well_formed after it){passes_text}\n]\n"
-            f"ADAPTER = {adapter_value!r}  # how the passes changed main: (transform, lazy, parameters, wraps)\n"
-            f"TOLERANCES = {[(float(r), float(a)) for r, a in tolerances]!r}  # (rtol, atol) per output\n"
-            f"EXPECTED = {expected}  # numpy's outputs, for a reference mismatch only\n"
-            f"GRADIENT_NOISE = {gradient_noise!r}  # Gradient only: rounding bound of one loss evaluation\n"
-            f"BUILD = {build.as_dict()!r}  # how the optimized side is compiled (see load)\n\n\n"
-            + mod_script + _LOADER + "\n" + (_FINITE_DIFFERENCES + _GRADIENT_CHECK if gradient_noise is not None
-                                              else "") + _RUNNER)
-    bfloat16 = "import ml_dtypes\n" if "ml_dtypes.bfloat16" in body else ""
-    # TVMScript declares symbolic shape variables with TypeVar.
-    typevar = "from typing import TypeVar\n" if "TypeVar(" in body else ""
-    return (header +
-            "import importlib\nimport os\nimport pickle\nimport shutil\nimport signal\nimport sys\nimport tempfile\n"
-            f"{typevar}\n{bfloat16}import numpy as np\nimport tvm\nfrom tvm import relax\n"
-            "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tirx as T\n\n"
-            + body)
+def _comparison(script: _Script, tolerances: list, dtypes: list[str], what: str) -> None:
+    """``actual`` against ``expected``, as oracle.compare_arrays judges: count, dtype and shape,
+    then integers exactly and floats by np.testing.assert_allclose in float64."""
+    count = len(tolerances)
+    script.add("try:", f'    assert len(actual) == {count}, f"{count} output(s) expected, {{len(actual)}} returned"')
+    if count == 1:
+        script.add('    assert (actual[0].dtype, actual[0].shape) == (expected[0].dtype, expected[0].shape), '
+                   'f"{expected[0].dtype}{expected[0].shape} became {actual[0].dtype}{actual[0].shape}"')
+    else:
+        script.add("    for got, want in zip(actual, expected):",
+                   '        assert (got.dtype, got.shape) == (want.dtype, want.shape), '
+                   'f"{want.dtype}{want.shape} became {got.dtype}{got.shape}"')
+    for i, (limits, dtype) in enumerate(zip(tolerances, dtypes)):
+        if limits is None:
+            script.add(f"    np.testing.assert_array_equal(actual[{i}], expected[{i}], err_msg='output {i}')")
+        else:
+            f64 = "" if dtype == "float64" else '.astype("float64")'
+            script.add(f"    np.testing.assert_allclose(actual[{i}]{f64}, expected[{i}]{f64}, rtol={limits[0]!r}, "
+                       f"atol={limits[1]!r}, equal_nan=True, err_msg='output {i}')")
+    script.add("except AssertionError as error:",
+               f'    print("BUG REPRODUCES ({script.finding.kind}):{(" " + what) if what else ""}",'
+               ' " ".join(str(error).split()))',
+               "    sys.exit(1)")
 
 
-# The one implementation of compiling a side, copied into every script (see passfuzz.standalone).
-_LOADER = (f"\n\nGPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n" + inspect.getsource(standalone.kind_of) + "\n\n"
-           + inspect.getsource(standalone.target_config) + "\n\n"
-           + inspect.getsource(standalone.to_tvm) + "\n\n"
-           + inspect.getsource(standalone.has_closures) + "\n\n"
-           + inspect.getsource(standalone.load) + "\n")
+def _output_dtypes(program: Program) -> list[str]:
+    return [info.dtype for _, info in output_leaves(program, analyse(program, check_values=False))]
 
 
-# Gradient scripts judge gradients with the same code as passfuzz (see passfuzz.finite_differences).
-_FINITE_DIFFERENCES = "\n\n" + inspect.getsource(finite_differences).split("import numpy as np\n", 1)[1]
+def _pass_failure(script: _Script, sides: _Sides, kind: str) -> None:
+    *earlier, last = sides.pass_lines()
+    name = sides.passes[-1].text
+    if kind == "pass-error":
+        script.add(*earlier, "try:", f"    {last}", "except Exception as error:")
+        script.verdict(f"{name} raised {{type(error).__name__}}:")
+        script.add(f'print("fixed: {name} no longer raises")')
+    else:
+        script.add(*earlier, last, "try:", "    relax.analysis.well_formed(mod)  # raises on the first violation",
+                   "except Exception as error:")
+        script.verdict(f"the module is ill-formed after {name}:", first_line=False)
+        script.add(f'print("fixed: the module is well formed after {name}")')
+
+
+def _crash(script: _Script, sides: _Sides, stage: str, timeout: float) -> None:
+    kind = script.finding.kind
+    head, _, name = stage.partition(":")
+    prefix = _FATE_PREFIX[kind]
+    script.need(_source(standalone.run_child))
+    script.parent = [
+        'if sys.argv[1:] != ["child"]:  # run this script again in a child process and read how it ends',
+        f'    fate = run_child([sys.executable, __file__, "child"], {int(max(1, timeout))})',
+        f'    print(f"BUG REPRODUCES ({kind}): {stage}: {{fate}}" if fate.startswith({prefix!r}) '
+        f'else f"fixed: no {kind} at {stage} ({{fate or \'it exits 0\'}})")',
+        f"    sys.exit(1 if fate.startswith({prefix!r}) else 0)"]
+    script.add(f"signal.alarm({int(max(1, timeout))})  # the child's time limit, as passfuzz's for one side")
+    passes = sides.passes
+    if head == "pass":  # the passes up to the one that crashed
+        passes = passes[:next(i for i, p in enumerate(passes) if p.text == name) + 1]
+    script.add(*sides.pass_lines(passes))
+    if head == "well-formed":
+        script.add("relax.analysis.well_formed(mod)")
+    elif head == "compile":
+        script.add(*sides.compile_lines(script, "mod", True)[0])
+    elif head == "run":
+        script.add(*sides.arguments_lines(), *sides.run_lines(script, "mod", True, "actual"))
+
+
+def _differential(script: _Script, sides: _Sides, tolerances: list) -> None:
+    script.add(*sides.arguments_lines(),
+               "try:  # the optimized module first: compiling the original first can hide a bug",
+               *[f"    {line}" for line in sides.pass_lines(keep_original=True)
+                 + sides.run_lines(script, "mod", True, "actual")],
+               "except Exception as error:")
+    script.verdict("{type(error).__name__}:")
+    script.add(*sides.run_lines(script, "Module", False, "expected"))
+    _comparison(script, tolerances, _output_dtypes(sides.program), "")
+    script.add('print("fixed: the optimized module compiles, runs and matches the original")')
+
+
+def _gradient(script: _Script, sides: _Sides, noise: float) -> None:
+    script.need(_FINITE_DIFFERENCES)
+    script.add(*sides.arguments_lines(),
+               "try:  # the optimized module first: compiling the original first can hide a bug",
+               *[f"    {line}" for line in sides.pass_lines(keep_original=True)
+                 + sides.run_lines(script, "mod", True, "actual")],
+               "    loss, *gradients = actual",
+               "except Exception as error:")
+    script.verdict("{type(error).__name__}:")
+    compiled, device, convert = sides.compile_lines(script, "Module", False)
+    script.add(*compiled, f"vm = relax.VirtualMachine(executable, {device})",
+               f'main = lambda arrays: float(vm["main"](*[{convert} for a in arrays]).numpy())',
+               f"problem = gradient_mismatch(main, arguments, loss, gradients, {noise!r})  # central differences",
+               "if problem:",
+               f'    print("BUG REPRODUCES ({script.finding.kind}): main_adjoint:", problem)',
+               "    sys.exit(1)",
+               'print("fixed: main_adjoint\'s loss and gradients match central differences of main")')
+
+
+def _reference(script: _Script, sides: _Sides, program: Program) -> None:
+    script.add(f"expected = {_literal(evaluate(program))}  # numpy's outputs", *sides.arguments_lines(),
+               *sides.run_lines(script, "Module", False, "actual"))
+    _comparison(script, _tolerances(program, (), REFERENCE_SLACK), _output_dtypes(program),
+                "the unoptimized module differs from numpy:")
+    script.add('print("fixed: the unoptimized module matches numpy")')
+
+
+def _targets(script: _Script, sides: _Sides, targets: Sequence[str], timeout: float) -> None:
+    first, second = targets[:2]
+    script.need(_source(standalone.run_child, standalone.outputs_in_child))
+    script.add("if len(sys.argv) == 3:  # a child: the outputs on target sys.argv[1], pickled to sys.argv[2]",
+               *[f"    {line}" for line in sides.pass_lines() + sides.arguments_lines()
+                 + sides.run_lines(script, "mod", True, "outputs", target="sys.argv[1]")],
+               '    with open(sys.argv[2], "wb") as file:', "        pickle.dump(outputs, file)",
+               "    sys.exit(0)",
+               f"expected, fate = outputs_in_child(__file__, {first!r}, {int(max(1, timeout))})",
+               f"actual, other_fate = outputs_in_child(__file__, {second!r}, {int(max(1, timeout))})",
+               "if fate or other_fate:",
+               f'    print(f"BUG REPRODUCES ({script.finding.kind}): the module fails on {first} '
+               f'({{fate or \'ok\'}}) or '
+               f'{second} ({{other_fate or \'ok\'}}); the targets cannot be compared")',
+               "    sys.exit(1)")
+    _comparison(script, _tolerances(sides.program, sides.passes, target_slack(targets[:2])),
+                _output_dtypes(sides.program), f"{second} disagrees with {first}:")
+    script.add(f'print("fixed: the module gives the same outputs on {first} and {second}")')
 
 
 def describe(passes: Sequence[str], build: Build = PLAIN_BUILD) -> str:
@@ -349,123 +451,3 @@ def describe(passes: Sequence[str], build: Build = PLAIN_BUILD) -> str:
     if build.text:
         text = f"{text} compiled with {build.text}".strip()
     return text
-
-
-def _expected_behaviour(record: dict) -> str:
-    if any(PassSpec(p).name == gradient.PASS_NAME for p in record["passes"]):
-        return ("The module is well formed and compiles, and `main_adjoint` returns `main`'s loss and its\n"
-                "gradients: within rounding and truncation error of central finite differences of `main`\n"
-                "(float64, step 1e-4; the script computes them and says how large an error it allows).")
-    return ("The optimized module is well formed, compiles, runs, and returns the same outputs as the original\n"
-            f"(integers and bools exactly; floats within a relative tolerance of {_tolerance_note()}).")
-
-
-def _tolerance_note() -> str:
-    return " or ".join(f"{rtol:g} ({dtype})" for dtype, rtol in RTOL.items())
-
-
-def render_report(record: dict) -> str:
-    """A markdown bug report, ready to paste into an issue."""
-    if record["kind"] == "reference-mismatch":
-        return _reference_report(record)
-    if record["kind"] == "target-mismatch":
-        return _target_report(record)
-    build = parse_build(record.get("build", ""))
-    applying = " and ".join(filter(None, [
-        "applying " + ", ".join(f"`{p}`" for p in record["passes"]) if record["passes"] else "",
-        f"compiling with `{build.text}`" if build.text else ""]))
-    title = describe(record["passes"], build)
-    return f"""# [Bug][Relax] {record['kind']} {title}
-
-passfuzz found that {applying} makes the module below diverge from the original (plain build)
-on target `{', '.join(record['targets'])}`.
-
-## Actual behaviour
-
-```
-{record['message']}
-```
-
-## Expected behaviour
-
-{_expected_behaviour(record)}
-
-## Reproduce
-
-Save the attached `{record['id']}.py` and run `python {record['id']}.py`: it needs only `tvm` and
-`numpy`, prints one line, and exits 1 while the bug is present (0 once fixed).
-
-""" + _module_and_environment(record)
-
-
-def _reference_report(record: dict) -> str:
-    return f"""# [Bug][Relax] unoptimized module differs from numpy on `{', '.join(record['targets'])}`
-
-passfuzz found that the module below, compiled with no pass applied, returns values that differ
-from the numpy semantics of its ops (passfuzz's op catalogue; the program summary names the ops).
-This is a legalization or codegen bug of TVM, or a mistake in passfuzz's catalogue: check the op's
-documented semantics before filing.
-
-## Actual behaviour
-
-```
-{record['message']}
-```
-
-## Expected behaviour
-
-The same values as numpy (integers and bools exactly; floats within {REFERENCE_SLACK:g} times a
-relative tolerance of {_tolerance_note()}).
-
-## Reproduce
-
-Save the attached `{record['id']}.py` and run `python {record['id']}.py`: it needs only `tvm` and
-`numpy`, holds numpy's outputs inline, prints one line, and exits 1 while the bug is present.
-
-""" + _module_and_environment(record)
-
-
-def _target_report(record: dict) -> str:
-    build = parse_build(record.get("build", ""))
-    first, second = record["targets"][:2]
-    how = describe(record["passes"], build) or "with no pass applied (plain build)"
-    return f"""# [Bug][Relax] `{second}` and `{first}` disagree on the same module
-
-passfuzz found that the module below, {how}, returns different outputs when compiled for
-`{first}` and for `{second}`: the same module must compute the same values on every device, so
-one target's compilation (its pipeline, scheduling or codegen) is wrong.
-
-## Actual behaviour
-
-```
-{record['message']}
-```
-
-## Expected behaviour
-
-The same outputs on both targets (integers and bools exactly; floats within a relative tolerance
-of {_tolerance_note()}, widened {target_slack((first, second)):g} times between
-these target kinds).
-
-## Reproduce
-
-Save the attached `{record['id']}.py` and run `python {record['id']}.py` on a machine with both
-targets: it needs only `tvm` and `numpy`, runs the module on each target in its own process,
-prints one line, and exits 1 while the outputs disagree (0 once fixed).
-
-""" + _module_and_environment(record)
-
-
-def _module_and_environment(record: dict) -> str:
-    return f"""## Module
-
-```python
-{record['module'].rstrip()}
-```
-
-## Environment
-
-- TVM {record['tvm_version']}, target `{', '.join(record['targets'])}`
-- found by passfuzz {record['passfuzz_version']}; fingerprint `{record['fingerprint']}` ({record['signature']})
-- program: {record['program_summary']}
-"""

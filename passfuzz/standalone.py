@@ -1,9 +1,11 @@
-"""Compiling and loading one side, exactly as passfuzz and its reproducer scripts both do it.
+"""Compiling, running and isolating one side, exactly as passfuzz and its reproducer scripts do it.
 
 Reproducer scripts run with tvm and numpy alone, so this module imports nothing from passfuzz:
-``reproducer.py`` copies ``GPU_KINDS``, ``kind_of``, ``target_config``, ``to_tvm``, ``has_closures`` and
-``load`` into every script and ``execute.py`` calls them, so a script can never compile a module or
-pass its arguments differently from the run that found the bug.
+``reproducer.py`` copies into a script the functions it needs (``inspect.getsource``) and passfuzz
+calls the same functions, so a script can never compile a module, pass its arguments or read its
+outputs differently from the run that found the bug. A plain build for a CPU target
+(``is_plain``) is ``tvm.compile(mod, target)``, which a script writes out as that call instead of
+copying ``load``.
 
 A target is a string as on TVM's old command line, "llvm -mcpu=skylake -mattr=+avx2,+fma" or
 "cuda -arch=sm_80": TVM 0.27 takes only JSON-like dicts, and ``target_config`` turns the string
@@ -11,7 +13,11 @@ into one, typed by the target kind's option schema.
 """
 
 import os
+import pickle
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 
 import tvm
@@ -74,11 +80,27 @@ def has_closures(mod):
     return any(found)
 
 
+def is_plain(target, build=None):
+    """Is this the plain build (``tvm.compile(mod, target)``) for a CPU target without options?"""
+    return not build and target in ("llvm", "c")
+
+
+def numpy_outputs(value):
+    """The VM's result (a tensor or nested tuples of tensors) as a flat list of numpy arrays."""
+    if hasattr(value, "numpy"):
+        return [value.numpy()]
+    return [array for item in value for array in numpy_outputs(item)]
+
+
 def load(mod, target, build=None):
     """(executable, device): ``mod`` compiled for ``target`` (a target string such as "llvm" or
     "cuda -arch=sm_80") under ``build``, a dict of passfuzz.builds.Build fields (None or {} for the
     plain build). GPU kinds always compile with their default pipeline: it schedules every kernel
     onto threads (dlight), without which no GPU kernel passes VerifyMemory."""
+    if has_closures(mod):  # the build pipeline cannot lower local functions
+        mod = relax.transform.LambdaLift()(mod)
+    if is_plain(target, build):
+        return tvm.compile(mod, target), tvm.cpu(0)
     build = build or {}
     kind = kind_of(target)
     config = target_config(target)
@@ -90,8 +112,6 @@ def load(mod, target, build=None):
         if llvm_options.get("mcpu") == "host":
             llvm_options["mcpu"] = tvm.target.codegen.llvm_get_system_cpu()
         config.update(llvm_options)
-    if has_closures(mod):  # the build pipeline cannot lower local functions
-        mod = relax.transform.LambdaLift()(mod)
     tgt = tvm.target.Target(config)
     target_pipeline = kind in GPU_KINDS or build.get("pipeline") == "target"
     pipeline = relax.get_default_pipeline(tgt) if target_pipeline else "default"
@@ -106,3 +126,39 @@ def load(mod, target, build=None):
             shutil.rmtree(directory, ignore_errors=True)  # a loaded library stays mapped
     device = tvm.cpu(0) if kind in ("llvm", "c") else tvm.runtime.device(kind, 0)
     return executable, device
+
+
+def run_child(argv, timeout):
+    """Run ``argv`` (a script re-running itself with an argument) in a fresh process, which arms
+    ``signal.alarm(timeout)`` once it has imported TVM: '' when it exits 0, else how it ended:
+    "died of SIGSEGV", "no result after 60 s", or "exited with status 1: " and the last line
+    it wrote to stderr. Importing TVM takes seconds, so the parent waits that much longer before
+    it gives up on a child that never armed its alarm."""
+    try:
+        child = subprocess.run(argv, capture_output=True, text=True, timeout=timeout + 60)
+    except subprocess.TimeoutExpired:
+        return f"no result after {timeout + 60:g} s"
+    if child.returncode == -signal.SIGALRM:
+        return f"no result after {timeout:g} s"
+    if child.returncode < 0:
+        return f"died of {signal.Signals(-child.returncode).name}"
+    if child.returncode > 0:
+        last = (child.stderr.strip().splitlines() or [""])[-1]
+        return f"exited with status {child.returncode}: {last}"
+    return ""
+
+
+def outputs_in_child(script, target, timeout):
+    """(outputs, '') of ``script`` run as ``script target path`` in a fresh process, which
+    pickles its outputs on ``target`` to ``path``; (None, how it ended) when it fails. Each target
+    gets a process of its own: a GPU runtime does not survive a fork once initialised."""
+    directory = tempfile.mkdtemp(prefix="passfuzz-")
+    try:
+        path = os.path.join(directory, "outputs.pickle")
+        fate = run_child([sys.executable, script, target, path], timeout)
+        if fate:
+            return None, fate
+        with open(path, "rb") as file:
+            return pickle.load(file), ""
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)

@@ -89,3 +89,58 @@ def raise_after_legalize(mod, ctx):
     if any(isinstance(func, tvm.tirx.PrimFunc) for func in mod.functions.values()):
         raise RuntimeError("cannot handle call_tir")
     return mod
+
+
+@tvm.transform.module_pass(opt_level=0, name="LeaveUnchanged")
+def leave_unchanged(mod, ctx):
+    """The fixed twin of the planted raising, ill-forming, crashing and hanging passes: what each
+    of them does, once fixed, to a module it has nothing to rewrite in."""
+    return mod
+
+
+def _multiply_to_fma(always: bool):
+    @mutator
+    class Rewrite(PyExprMutator):
+        def visit_call_(self, call):
+            call = super().visit_call_(call)
+            if isinstance(call.op, tvm.ir.Op) and call.op.name == "relax.multiply" and always:
+                zeros = relax.op.zeros(call.ty.shape, call.ty.dtype)
+                return relax.op.ewise_fma(call.args[0], call.args[1], zeros)
+            return call
+
+    @tvm.transform.module_pass(opt_level=0, name="MultiplyAsFma" if always else "MultiplyAsFmaFixed")
+    def rewrite(mod, ctx):
+        for gv, func in list(mod.functions.items()):
+            if isinstance(func, relax.Function):
+                mod[gv] = Rewrite(mod).visit_expr(func)
+        return mod
+
+    return rewrite
+
+
+# Planted compile error: fuses a * b into ewise_fma(a, b, zeros), an op with no legalization, so
+# the module is well formed but does not compile (operands of one shape only). The fixed pass
+# leaves multiplies alone.
+multiply_as_fma = _multiply_to_fma(always=True)
+multiply_as_fma_fixed = _multiply_to_fma(always=False)
+
+
+def scaled_negative(factor: float):
+    """A pass that computes -x as x * -factor: off by (factor - 1) relative, to put a rewrite
+    just inside or just outside the oracle's tolerance."""
+    @mutator
+    class Rewrite(PyExprMutator):
+        def visit_call_(self, call):
+            call = super().visit_call_(call)
+            if isinstance(call.op, tvm.ir.Op) and call.op.name == "relax.negative":
+                return relax.op.multiply(call.args[0], relax.const(-factor, call.ty.dtype))
+            return call
+
+    @tvm.transform.module_pass(opt_level=0, name="ScaledNegative")
+    def rewrite(mod, ctx):
+        for gv, func in list(mod.functions.items()):
+            if isinstance(func, relax.Function):
+                mod[gv] = Rewrite(mod).visit_expr(func)
+        return mod
+
+    return rewrite

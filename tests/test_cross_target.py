@@ -119,9 +119,13 @@ def test_planted_c_target_defect_is_found_shrunk_and_reproduced(tmp_path, c_targ
 
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     script = str(path.with_suffix(".py"))
-    with_bug = subprocess.run([sys.executable, "-c", "import tests.planted_target, runpy; "
-                               f"runpy.run_path({script!r}, run_name='__main__')"],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    # The script runs each target in a fresh process of its own: the planted defect reaches them
+    # through sitecustomize, which every Python process imports at start.
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / "sitecustomize.py").write_text("import tests.planted_target\n")
+    with_bug = subprocess.run([sys.executable, script], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                              env=dict(env, PYTHONPATH=f"{planted}{os.pathsep}{ROOT}"))
     assert with_bug.returncode == 1, with_bug
     assert with_bug.stdout.startswith("BUG REPRODUCES (target-mismatch): c disagrees with llvm")
     fixed = subprocess.run([sys.executable, script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)

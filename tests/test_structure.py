@@ -23,7 +23,7 @@ from strategies import relax_programs
 
 from .catalogue_support import F
 from .conftest import ROOT
-from .test_reproducer import run_script, saved_wrong_result
+from .test_reproducer import fixed_twin, run_script, saved_wrong_result
 
 KNOWN = known_fingerprints(ROOT / "corpus")  # e.g. CanonicalizeBindings across dataflow blocks
 STRUCTURE = ["tuple", "tuple_get_item", "call", "if"]
@@ -133,6 +133,5 @@ def test_planted_bug_inside_a_branch_and_a_private_function_is_found_and_reprodu
     script, _ = saved_wrong_result(program, "tests.planted_passes:permute_as_reshape", tmp_path)
     result = run_script(script)
     assert result.returncode == 1 and result.stdout.startswith("BUG REPRODUCES (wrong-result)"), result
-    script.write_text(script.read_text().replace("'permute_as_reshape')", "'permute_as_reshape_fixed')"))
-    result = run_script(script)
+    result = run_script(fixed_twin(script, "permute_as_reshape", "permute_as_reshape_fixed"))
     assert result.returncode == 0 and result.stdout.startswith("fixed"), result

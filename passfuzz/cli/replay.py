@@ -1,4 +1,5 @@
-"""``passfuzz replay [PATH ...]``: re-check saved reproducers against the installed TVM."""
+"""``passfuzz replay [--rewrite] [PATH ...]``: re-check saved reproducers against the installed TVM,
+and with ``--rewrite`` regenerate the script and report of each one that still reproduces."""
 
 from __future__ import annotations
 
@@ -19,11 +20,15 @@ def parser() -> argparse.ArgumentParser:
                    help="records (.json) or directories of them (default: ./corpus)")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time limit for one side of one replay (default 60)")
+    p.add_argument("--rewrite", action="store_true",
+                   help="regenerate the .py and .md (and refresh the record's log and environment) of each "
+                        "finding that still reproduces with the same fingerprint; the others are left alone")
     return p
 
 
-def replay_one(path: Path, timeout: float) -> tuple[str, str]:
-    """(status, detail) with status one of REPRODUCES, CHANGED, FIXED, ERROR."""
+def replay_one(path: Path, timeout: float, rewrite: bool = False) -> tuple[str, str]:
+    """(status, detail) with status one of REPRODUCES, CHANGED, FIXED, ERROR. With ``rewrite``, a
+    finding that REPRODUCES has its files regenerated from this run (atomically)."""
     from ..builds import BuildError, parse_build
     from ..corpus import CorpusError, load
     from ..engine import check
@@ -42,16 +47,35 @@ def replay_one(path: Path, timeout: float) -> tuple[str, str]:
     if entry.record["kind"] == "target-mismatch" and targets != entry.record["targets"]:
         skipped = [f"{t} ({unavailable_reason(t)})" for t in entry.record["targets"] if t not in targets]
         return "ERROR", f"{path}: compares targets, and these cannot run here: {'; '.join(skipped)}"
-    verdict, _ = check(entry.program, passes, targets, timeout, build)
+    verdict, optimized = check(entry.program, passes, targets, timeout, build)
     if verdict.generator_defect:
         return "ERROR", f"the original module no longer runs: {verdict.generator_defect}"
     if verdict.finding is None:
         return "FIXED", verdict.incomparable or "the optimized module matches the original"
     misuse = f" [outside the pass contracts: {verdict.finding.outside_contract}]" \
         if verdict.finding.outside_contract else ""
-    if verdict.finding.fingerprint == entry.record["fingerprint"]:
-        return "REPRODUCES", verdict.finding.message + misuse
-    return "CHANGED", f"now {verdict.finding.signature}: {verdict.finding.message}{misuse}"
+    if verdict.finding.fingerprint != entry.record["fingerprint"]:
+        return "CHANGED", f"now {verdict.finding.signature}: {verdict.finding.message}{misuse}"
+    if rewrite:
+        _rewrite(entry, verdict.finding, optimized, targets, timeout, build)
+        return "REPRODUCES", f"rewritten: {verdict.finding.message}{misuse}"
+    return "REPRODUCES", verdict.finding.message + misuse
+
+
+def _rewrite(entry, finding, optimized, targets: list[str], timeout: float, build) -> None:
+    """Regenerate a finding's script and report in the current form, from the run that just
+    reproduced it (its adapter, its log); the record keeps its identity and gains this run's
+    log and environment."""
+    from ..corpus import save
+    from ..report import environment, render_report
+    from ..reproducer import module_text, render_script
+
+    passes = list(finding.passes)
+    record = {**entry.record, "passes": [p.text for p in passes], "message": finding.message,
+              "log": finding.log[-4000:], "environment": environment(), "module": module_text(entry.program, passes)}
+    script = render_script(entry.program, passes, finding, record["module"], list(finding.targets) or targets[:1],
+                           timeout, optimized, build)
+    save(entry.path.parent, record, script, render_report(record, script))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     counts: dict[str, int] = {}
     for path in paths:
-        status, detail = replay_one(path, args.timeout)
+        status, detail = replay_one(path, args.timeout, args.rewrite)
         counts[status] = counts.get(status, 0) + 1
         print(f"{status:<10} {path}: {detail[:300]}", flush=True)
     print("passfuzz replay: " + ", ".join(f"{n} {s.lower()}" for s, n in sorted(counts.items())))
