@@ -25,6 +25,7 @@ from passfuzz import conventions, standalone
 from passfuzz.catalogue import ValueInfo
 from passfuzz.engine import FuzzConfig, Fuzzer, check
 from passfuzz.oracle import Finding, compare_arrays, tolerance
+from passfuzz.pass_catalogue import with_prerequisites
 from passfuzz.passes import resolve_list
 from passfuzz.program import Node, Param, Program
 from passfuzz.relax_build import build_module
@@ -62,8 +63,9 @@ def run_scripts(*paths):
 
 def saved(program, pass_list: str, directory, kind: str, timeout: float = 120):
     """Check ``program`` under ``pass_list``, which must give a finding of ``kind``, and save it to
-    ``directory``: (its reproducer script, the optimized side's outcome)."""
-    passes = resolve_list(pass_list)
+    ``directory``: (its reproducer script, the optimized side's outcome). The passes run after
+    their prerequisites, as on the command line."""
+    passes = with_prerequisites(resolve_list(pass_list))
     verdict, optimized = check(program, passes, ["llvm"], timeout=timeout)
     assert verdict.finding is not None and verdict.finding.kind == kind, verdict
     fuzzer = Fuzzer(FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=directory, timeout=timeout))
