@@ -10,6 +10,7 @@ Facts come from a survey of every pass on this TVM (see the project's reference 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from .passes import PROGRAM_ARGUMENTS, PassSpec, builtin_pass_names
 
@@ -139,6 +140,17 @@ def with_prerequisites(passes: list[PassSpec]) -> list[PassSpec]:
                 expanded.append(PassSpec(name))
         expanded.append(spec)
     return expanded
+
+
+def sequence_allowed(passes: Sequence[PassSpec]) -> bool:
+    """Whether ``passes`` is a sequence passfuzz may run as it stands: every pass finds what it
+    needs already run before it. The reducer asks this of every shorter pass list it tries, so
+    that dropping a pass never leaves another without its prerequisite."""
+    for index, spec in enumerate(passes):
+        earlier = {p.name for p in passes[:index]}
+        if not set(info(spec).requires) <= earlier:
+            return False
+    return True
 
 
 def fuzzable_pool() -> list[str]:
