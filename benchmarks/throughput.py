@@ -48,9 +48,9 @@ def main() -> None:
     programs = []
     original_check = engine.check
 
-    def recording_check(program, *rest):
+    def recording_check(program, *rest, **options):
         programs.append(program)
-        return original_check(program, *rest)
+        return original_check(program, *rest, **options)
 
     engine.check = recording_check
     with tempfile.TemporaryDirectory() as corpus_dir:

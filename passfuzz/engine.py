@@ -39,7 +39,7 @@ from .graph import evaluate
 from .oracle import Finding, Verdict, judge, probe_program, reference_verdict, target_verdict
 from .passes import PassSpec
 from .program import Program
-from .reduce import Reducer
+from .reduce import Reducer, complexity
 from .report import environment, render_report
 from .reproducer import module_text, render_script
 
@@ -54,7 +54,8 @@ class FuzzConfig:
     exitfirst: bool = False
     timeout: float = 60.0  # per side of one example
     round_size: int = 50
-    reduce_seconds: float = 60.0
+    reduce_seconds: float = 40.0  # graph-level reduction of one finding (passfuzz.reduce)
+    shrink_seconds: float = 20.0  # Hypothesis' own shrinking, per new finding of a round
     shrink_grace: float = 300.0  # how long past --max-time a pending shrink may run
     max_nodes: int = 10
     pass_pool: list[str] = field(default_factory=list)
@@ -95,15 +96,29 @@ class Stats:
         self.defect_samples.extend(other.defect_samples[: 5 - len(self.defect_samples)])
 
 
+# While shrinking, a side may take this many times as long as the unoptimized side took before it
+# counts as hung (never less than the floor, never more than --timeout): a candidate that still
+# hangs then costs seconds, not the whole --timeout.
+SHRINK_TIMEOUT_FACTOR = 10.0
+SHRINK_TIMEOUT_FLOOR = 3.0
+
+
+def shrink_timeout(original_seconds: float, timeout: float) -> float:
+    return min(timeout, max(SHRINK_TIMEOUT_FLOOR, SHRINK_TIMEOUT_FACTOR * original_seconds))
+
+
 def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
-          timeout: float, build: Build = PLAIN_BUILD) -> tuple[Verdict, Outcome | None]:
+          timeout: float, build: Build = PLAIN_BUILD, shrinking: bool = False) -> tuple[Verdict, Outcome | None]:
     """Run both sides of one example and judge them. The original side is first held against
     the numpy reference, then across targets; if it disagrees, that is the verdict (no pass is
     judged on a suspect original). A finding that no single pass's stage explains (a wrong result, a compile or run
     failure) is pinned to the shortest prefix of the passes that shows the same kind, so the
     finding names the first bad pass; with a non-plain build the empty prefix counts too (the
-    build alone may be at fault)."""
+    build alone may be at fault). ``shrinking``: every later side gets ``shrink_timeout``."""
+    started = time.monotonic()
     original = run_side(program, None, targets, timeout)
+    if shrinking:
+        timeout = shrink_timeout(time.monotonic() - started, timeout)
     if not original.ok:
         return judge(program, passes, original, original), None
     reference = reference_verdict(program, original)
@@ -145,6 +160,16 @@ def _contract_checked(verdict: Verdict, optimized: Outcome) -> Verdict:
 
 class _StopFuzzing(KeyboardInterrupt):
     """Raised inside a round to end it at once (a KeyboardInterrupt, so Hypothesis aborts)."""
+
+
+class _StopShrinking(KeyboardInterrupt):
+    """Raised inside a round to end Hypothesis' shrinking: the smallest example seen of each new
+    finding goes on to the graph reducer, which is cheaper per step."""
+
+
+def _simplicity(program: Program, finding: Finding) -> tuple:
+    """Which of two examples of one finding is simpler (smaller is)."""
+    return len(finding.passes), complexity(program)
 
 
 class FindingError(Exception):
@@ -265,6 +290,8 @@ class Fuzzer:
     def _round(self, round_seed: int, max_examples: int) -> list[FindingError]:
         known = corpus.known_fingerprints(self.config.corpus_dir) | set(self.config.known_bugs)
         pending: dict[str, Path] = {}  # new in this round: saved unshrunk, shrinking now
+        smallest: dict[str, FindingError] = {}  # per pending fingerprint, the simplest example seen
+        shrink_deadline = [0.0]  # Hypothesis' shrinking budget: shrink_seconds per pending finding
 
         def example(program: Program, passes: list[PassSpec]) -> None:
             if self.interrupted:
@@ -273,21 +300,31 @@ class Fuzzer:
                 raise _StopFuzzing()
             if pending and self._out_of_time(self.config.shrink_grace):
                 raise _StopFuzzing()  # the unshrunk findings are already saved
+            if pending and time.monotonic() > shrink_deadline[0]:
+                raise _StopShrinking()
             if pending:
                 self.stats.shrink_runs += 1
             else:
                 self.stats.examples += 1
             verdict, optimized = check(program, passes, self.config.targets, self.config.timeout,
-                                       self.config.build)
+                                       self.config.build, shrinking=bool(pending))
             finding = self._count(program, verdict, optimized, passes, known, shrinking=bool(pending))
             self.notify("example", {"stats": self.stats})
+            if pending and verdict.finding is not None and verdict.finding.fingerprint not in pending \
+                    and verdict.finding.fingerprint in known | corpus.known_fingerprints(self.config.corpus_dir):
+                raise _StopShrinking()  # a known bug (or one another worker saved meanwhile) is not shrunk here
             if finding is None:
                 return
             if finding.fingerprint not in pending:
                 pending[finding.fingerprint] = self.save(finding, program, list(finding.passes), shrunk=False,
                                                          optimized=optimized)
+                shrink_deadline[0] = max(shrink_deadline[0], time.monotonic()) + self.config.shrink_seconds
                 self.notify("new", {"finding": finding, "path": pending[finding.fingerprint]})
-            raise _finding_error(finding.fingerprint)(finding, program)
+            error = _finding_error(finding.fingerprint)(finding, program)
+            best = smallest.get(finding.fingerprint)
+            if best is None or _simplicity(program, finding) < _simplicity(best.program, best.finding):
+                smallest[finding.fingerprint] = error
+            raise error
 
         configure = settings(
             database=None, max_examples=max_examples, deadline=None, derandomize=False,
@@ -308,6 +345,8 @@ class Fuzzer:
         test = configure(seed(round_seed)(test))
         try:
             test()
+        except _StopShrinking:
+            return list(smallest.values())
         except _StopFuzzing:  # run() tells which budget ran out
             return []
         except BaseException as exc:  # noqa: BLE001 - findings come back as (groups of) FindingError
@@ -318,21 +357,37 @@ class Fuzzer:
         return []
 
     def _finish(self, error: FindingError) -> None:
-        """Reduce a shrunk finding at graph level and save it over its first sighting."""
-        fp, passes = error.finding.fingerprint, list(error.finding.passes)
+        """Reduce a shrunk finding (its passes and its Program, passfuzz.reduce) and save it over
+        its first sighting. Every run here is a shrink run, with its time limit derived from the
+        unoptimized side's (``shrink_timeout``)."""
+        fp = error.finding.fingerprint
 
-        def same_bug(candidate: Program) -> bool:
+        def run(program: Program, passes: Sequence[PassSpec]) -> tuple[Verdict, Outcome | None]:
             if self.interrupted:
                 raise KeyboardInterrupt
             self.stats.shrink_runs += 1
-            verdict, _ = check(candidate, passes, self.config.targets, self.config.timeout, self.config.build)
+            return check(program, list(passes), self.config.targets, self.config.timeout, self.config.build,
+                         shrinking=True)
+
+        def same_bug(program: Program, passes: Sequence[PassSpec]) -> bool:
+            verdict, _ = run(program, passes)
             return verdict.finding is not None and verdict.finding.fingerprint == fp
 
-        reduced = Reducer(same_bug, self.config.reduce_seconds).reduce(error.program)
-        verdict, optimized = check(reduced, passes, self.config.targets, self.config.timeout, self.config.build)
-        finding = verdict.finding if verdict.finding and verdict.finding.fingerprint == fp else error.finding
-        path = self.save(finding, reduced, list(finding.passes), shrunk=True, optimized=optimized)
-        self.notify("saved", {"finding": finding, "path": path, "program": reduced})
+        passes = tuple(error.finding.passes)
+        verdict, optimized = run(error.program, passes)
+        reproduced = verdict.finding is not None and verdict.finding.fingerprint == fp
+        fired = optimized.fired if optimized is not None else ()
+        unchanged = [p.text for p in passes if p.text not in fired] if reproduced else []
+        program, passes = error.program, passes
+        if reproduced:
+            program, passes = Reducer(same_bug, self.config.reduce_seconds).reduce(program, passes, unchanged)
+            if (program, passes) != (error.program, tuple(error.finding.passes)):
+                verdict, optimized = run(program, passes)
+        finding = verdict.finding if verdict.finding and verdict.finding.fingerprint == fp else None
+        if finding is None:  # no longer reproduces (flaky): keep Hypothesis' example as it was seen
+            finding, program, optimized = error.finding, error.program, None
+        path = self.save(finding, program, list(finding.passes), shrunk=True, optimized=optimized)
+        self.notify("saved", {"finding": finding, "path": path, "program": program})
 
     def _on_sigint(self, signum, frame) -> None:
         # The first Ctrl-C only sets a flag, checked between examples: raised at an arbitrary

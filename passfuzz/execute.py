@@ -35,7 +35,7 @@ class Outcome:
     error: str = ""  # one line: "InternalError: ...", "SIGSEGV", "no result after 60 s"
     outputs: dict[str, list[np.ndarray]] = field(default_factory=dict)  # per target
     changed: bool | None = None  # did the passes change the module (optimized side only)
-    fired: tuple[str, ...] = ()  # the passes that changed the module they were given
+    fired: tuple[str, ...] = ()  # the passes that changed the module they were given (up to a failure)
     adapter: Adapter | None = None  # how the optimized module was called
     outside_contract: str = ""  # the first pass that received a module its contract does not accept
     closures: bool = False  # the optimized module had local functions, lifted before compiling
@@ -66,6 +66,7 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
             mod = spec.for_program(program).instantiate()(mod)
             if tvm_ffi.structural_hash(mod) != before:
                 fired.append(spec.text)
+                isolate.note("fired", tuple(fired))  # known even if a later pass fails
             checking = checking and pass_info(spec).well_formed_after
             if checking:
                 isolate.mark(f"well-formed:{spec.text}")
@@ -127,7 +128,7 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
         child = isolate.run_forked(lambda: _run_side(program, passes, targets, build), timeout)
     if child.status != "ok":
         return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
-                       log=child.stderr_tail, adapter=child.notes.get("adapter"),
+                       log=child.stderr_tail, adapter=child.notes.get("adapter"), fired=child.notes.get("fired", ()),
                        outside_contract=child.notes.get("outside_contract", ""),
                        closures=child.notes.get("closures", False))
     value = child.value

@@ -1,14 +1,23 @@
 """Passes with planted defects (and their corrected twins) that the end-to-end tests fuzz.
 
 They are real Relax passes written the way a pass author would write one, named on the
-command line as ``tests.planted_passes:<name>``.
+command line as ``tests.planted_passes:<name>``. ``MINIMAL_OPS`` gives, next to each planted
+bug, the op count of a hand-written minimal Program that shows it (``benchmarks/reduction.py``
+holds the reducer's results against it).
 """
 
 import ctypes
 
 import tvm
+import tvm_ffi
 from tvm import relax
 from tvm.relax.expr_functor import PyExprMutator, mutator
+
+MINIMAL_OPS: dict[str, int] = {}
+
+
+def _is_op(expr, name: str) -> bool:
+    return isinstance(expr, relax.Call) and isinstance(expr.op, tvm.ir.Op) and expr.op.name == name
 
 
 def _keeps_element_order(shape, axes) -> bool:
@@ -43,6 +52,7 @@ def _permute_to_reshape(always: bool):
 # Planted bug: treats every permute_dims as a reshape. Right only when the permutation keeps
 # the order of the dims longer than 1 (e.g. it only moves unit dims), wrong otherwise.
 permute_as_reshape = _permute_to_reshape(always=True)
+MINIMAL_OPS["permute_as_reshape"] = 1  # permute_dims of a 2x2 tensor
 # The corrected pass: the same rewrite, only where it is valid.
 permute_as_reshape_fixed = _permute_to_reshape(always=False)
 
@@ -59,10 +69,16 @@ def segfault_on_negative(mod, ctx):
     return mod
 
 
+MINIMAL_OPS["segfault_on_negative"] = 1  # negative
+
+
 @tvm.transform.module_pass(opt_level=0, name="RaiseAlways")
 def raise_always(mod, ctx):
     """Planted pass error: refuses any module (like a pass with a broken precondition check)."""
     raise ValueError("unsupported pattern in block 3")
+
+
+MINIMAL_OPS["raise_always"] = 0  # main returning its parameter
 
 
 @tvm.transform.module_pass(opt_level=0, name="DropBindings")
@@ -75,11 +91,17 @@ def drop_bindings(mod, ctx):
     return mod
 
 
+MINIMAL_OPS["drop_bindings"] = 0  # main returning its parameter
+
+
 @tvm.transform.module_pass(opt_level=0, name="SpinForever")
 def spin_forever(mod, ctx):
     """Planted hang."""
     while True:
         pass
+
+
+MINIMAL_OPS["spin_forever"] = 0  # main returning its parameter
 
 
 @tvm.transform.module_pass(opt_level=0, name="RaiseAfterLegalize")
@@ -144,3 +166,48 @@ def scaled_negative(factor: float):
         return mod
 
     return rewrite
+
+
+MINIMAL_OPS["raise_after_legalize"] = 1  # any op LegalizeOps turns into a PrimFunc (negative)
+
+
+@mutator
+class _DropTransposeOfSquare(PyExprMutator):
+    def visit_call_(self, call):
+        call = super().visit_call_(call)
+        if _is_op(call, "relax.matmul") and isinstance(call.args[1], relax.Var):
+            bound = self.lookup_binding(call.args[1])
+            if _is_op(bound, "relax.permute_dims") and \
+                    tvm_ffi.structural_equal(bound.args[0].ty.shape, call.args[1].ty.shape):
+                return relax.op.matmul(call.args[0], bound.args[0])
+        return call
+
+
+@tvm.transform.module_pass(opt_level=0, name="MatmulDropTranspose")
+def matmul_drop_transpose(mod, ctx):
+    """Planted wrong rewrite of a two-op pattern: ``matmul(a, permute_dims(b))`` becomes
+    ``matmul(a, b)`` whenever the permuted shape equals the original (a square b), as if every
+    square matrix were symmetric."""
+    for gv, func in list(mod.functions.items()):
+        if isinstance(func, relax.Function):
+            mod[gv] = _DropTransposeOfSquare(mod).visit_expr(func)
+    return mod
+
+
+MINIMAL_OPS["matmul_drop_transpose"] = 2  # matmul(x, permute_dims(y)), y 2x2 (linear emits it too: 1)
+
+
+@tvm.transform.module_pass(opt_level=0, name="RaiseOnIf")
+def raise_on_if(mod, ctx):
+    """Planted pass error inside control flow: refuses any function holding an R.If, the way a
+    pass that assumes straight-line code would."""
+    found = []
+    for func in mod.functions.values():
+        if isinstance(func, relax.Function):
+            relax.analysis.post_order_visit(func.body, lambda e: found.append(e) if isinstance(e, relax.If) else None)
+    if found:
+        raise RuntimeError("control flow is not supported")
+    return mod
+
+
+MINIMAL_OPS["raise_on_if"] = 1  # an if whose branches return their operand

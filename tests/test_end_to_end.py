@@ -112,6 +112,17 @@ def test_random_sequences_shrink_to_the_passes_the_bug_needs(run_cli, tmp_path):
     assert record["signature"].startswith(f"pass-error | {PLANTED}raise_after_legalize |")
 
 
+def test_passes_that_change_nothing_are_dropped_from_the_saved_finding(run_cli, tmp_path):
+    # Normalize and CanonicalizeBindings change nothing here; LegalizeOps is what the bug needs.
+    named = f"Normalize,LegalizeOps,CanonicalizeBindings,{PLANTED}raise_after_legalize"
+    result = run_cli("--passes", named, "--max-examples", "20", "--seed", "4", "-x", "--corpus", str(tmp_path))
+    assert result.returncode == 1, result.stderr
+    [record] = records(tmp_path)
+    assert record["shrunk"] and record["passes"] == ["LegalizeOps", f"{PLANTED}raise_after_legalize"]
+    script = (tmp_path / f"{record['id']}.py").read_text()
+    assert "Normalize" not in script and "CanonicalizeBindings" not in script
+
+
 def test_planted_legalization_bug_is_a_reference_mismatch_that_blames_no_pass(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     planted = [sys.executable, "-c", "import tests.planted_legalization, sys; from passfuzz.cli import main; sys.exit(main())"]

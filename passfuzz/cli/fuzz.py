@@ -81,8 +81,11 @@ def parser() -> argparse.ArgumentParser:
                         "past it the side counts as hung (default 60)")
     p.add_argument("--max-nodes", type=int, default=10, metavar="N",
                    help="most ops drawn per program, helper nodes aside (default 10)")
-    p.add_argument("--reduce-time", type=float, default=60.0, metavar="SECONDS",
-                   help="time for graph-level reduction of each finding after Hypothesis has shrunk it (default 60)")
+    p.add_argument("--shrink-time", type=float, default=20.0, metavar="SECONDS",
+                   help="time for Hypothesis' shrinking of each new finding, before graph-level reduction (default 20)")
+    p.add_argument("--reduce-time", type=float, default=40.0, metavar="SECONDS",
+                   help="time for reducing each finding's passes and program after Hypothesis has shrunk it "
+                        "(default 40)")
     return p
 
 
@@ -105,7 +108,7 @@ def config_from(args: argparse.Namespace, console: Console):
         value = getattr(args, name)
         if value is not None and value < 1:
             raise UsageError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
-    for name in ("max_time", "timeout", "reduce_time"):
+    for name in ("max_time", "timeout", "shrink_time", "reduce_time"):
         value = getattr(args, name)
         if value is not None and value <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
@@ -196,8 +199,8 @@ def config_from(args: argparse.Namespace, console: Console):
         max_examples = DEFAULT_MAX_EXAMPLES
     return FuzzConfig(passes=passes, targets=targets, corpus_dir=args.corpus, max_examples=max_examples,
                       max_time=args.max_time, seed=args.seed, exitfirst=args.exitfirst, timeout=args.timeout,
-                      reduce_seconds=args.reduce_time, max_nodes=args.max_nodes, pass_pool=pool,
-                      max_passes=args.max_passes, build=build, ops=ops,
+                      shrink_seconds=args.shrink_time, reduce_seconds=args.reduce_time, max_nodes=args.max_nodes,
+                      pass_pool=pool, max_passes=args.max_passes, build=build, ops=ops,
                       known_bugs=tuple(bug.fingerprint for bug in known), dtypes=generation_dtypes(passes or []))
 
 
