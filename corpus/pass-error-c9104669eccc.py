@@ -16,7 +16,7 @@ class Module:
     @R.function
     def main(x0: R.Tensor((1,), dtype="float32")) -> R.Tensor((1, 3), dtype="float32"):
         with R.dataflow():
-            lv: R.Tensor((1, 3), dtype="float32") = R.outer(x0, R.const(np.array([3.3462233543395996, 0.9077215790748596, 6.103515625e-05], dtype='float32'), 'float32'))
+            lv: R.Tensor((1, 3), dtype="float32") = R.outer(x0, R.const(np.array([0.0, 0.0, 0.0], dtype='float32'), 'float32'))
             gv: R.Tensor((1, 3), dtype="float32") = lv
             R.output(gv)
         return gv

@@ -356,7 +356,7 @@ class Fuzzer:
             return found
         return []
 
-    def _finish(self, error: FindingError) -> None:
+    def reduce_and_save(self, error: FindingError) -> Path:
         """Reduce a shrunk finding (its passes and its Program, passfuzz.reduce) and save it over
         its first sighting. Every run here is a shrink run, with its time limit derived from the
         unoptimized side's (``shrink_timeout``)."""
@@ -388,6 +388,7 @@ class Fuzzer:
             finding, program, optimized = error.finding, error.program, None
         path = self.save(finding, program, list(finding.passes), shrunk=True, optimized=optimized)
         self.notify("saved", {"finding": finding, "path": path, "program": program})
+        return path
 
     def _on_sigint(self, signum, frame) -> None:
         # The first Ctrl-C only sets a flag, checked between examples: raised at an arbitrary
@@ -415,7 +416,7 @@ class Fuzzer:
                 round_number += 1
                 size = self.config.round_size if left is None else min(self.config.round_size, left)
                 for error in self._round(round_seed, size):
-                    self._finish(error)
+                    self.reduce_and_save(error)
                 if self.interrupted:
                     raise KeyboardInterrupt
                 if self.config.exitfirst and self.stats.findings:  # only a bug of what was named stops -x

@@ -23,12 +23,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rewrite", action="store_true",
                    help="regenerate the .py and .md (and refresh the record's log and environment) of each "
                         "finding that still reproduces with the same fingerprint; the others are left alone")
+    p.add_argument("--reduce", action="store_true",
+                   help="with --rewrite: first reduce the finding again (its passes and its program, keeping its "
+                        "fingerprint), so a record saved by an older passfuzz gets today's reduction")
+    p.add_argument("--reduce-time", type=float, default=60.0, metavar="SECONDS",
+                   help="with --reduce: time for reducing each finding (default 60)")
     return p
 
 
-def replay_one(path: Path, timeout: float, rewrite: bool = False) -> tuple[str, str]:
+def replay_one(path: Path, timeout: float, rewrite: bool = False,
+               reduce_seconds: float | None = None) -> tuple[str, str]:
     """(status, detail) with status one of REPRODUCES, CHANGED, FIXED, ERROR. With ``rewrite``, a
-    finding that REPRODUCES has its files regenerated from this run (atomically)."""
+    finding that REPRODUCES has its files regenerated from this run (atomically), after being
+    reduced again for ``reduce_seconds`` when that is given."""
     from ..builds import BuildError, parse_build
     from ..corpus import CorpusError, load
     from ..engine import check
@@ -56,10 +63,22 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False) -> tuple[str, 
         if verdict.finding.outside_contract else ""
     if verdict.finding.fingerprint != entry.record["fingerprint"]:
         return "CHANGED", f"now {verdict.finding.signature}: {verdict.finding.message}{misuse}"
+    if rewrite and reduce_seconds is not None:
+        _reduce(entry, verdict.finding, targets, timeout, build, reduce_seconds)
+        return "REPRODUCES", f"reduced and rewritten: {verdict.finding.message}{misuse}"
     if rewrite:
         _rewrite(entry, verdict.finding, optimized, targets, timeout, build)
         return "REPRODUCES", f"rewritten: {verdict.finding.message}{misuse}"
     return "REPRODUCES", verdict.finding.message + misuse
+
+
+def _reduce(entry, finding, targets: list[str], timeout: float, build, reduce_seconds: float) -> None:
+    """Reduce the finding as a fuzzing run reduces a new one, and save it over its record."""
+    from ..engine import FindingError, FuzzConfig, Fuzzer
+
+    config = FuzzConfig(passes=list(finding.passes), targets=targets, corpus_dir=entry.path.parent, timeout=timeout,
+                        reduce_seconds=reduce_seconds, build=build, seed=entry.record.get("seed"))
+    Fuzzer(config).reduce_and_save(FindingError(finding, entry.program))
 
 
 def _rewrite(entry, finding, optimized, targets: list[str], timeout: float, build) -> None:
@@ -81,6 +100,10 @@ def _rewrite(entry, finding, optimized, targets: list[str], timeout: float, buil
 def run(args: argparse.Namespace) -> int:
     from ..corpus import CorpusError, entries
 
+    if args.reduce and not args.rewrite:
+        raise UsageError("--reduce goes with --rewrite (a reduced finding is saved over its record)")
+    if args.reduce_time <= 0:
+        raise UsageError(f"--reduce-time must be positive, got {args.reduce_time:g}")
     try:
         paths = entries(args.paths or [Path("corpus")])
     except CorpusError as exc:
@@ -90,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     counts: dict[str, int] = {}
     for path in paths:
-        status, detail = replay_one(path, args.timeout, args.rewrite)
+        status, detail = replay_one(path, args.timeout, args.rewrite,
+                                    args.reduce_time if args.reduce else None)
         counts[status] = counts.get(status, 0) + 1
         print(f"{status:<10} {path}: {detail[:300]}", flush=True)
     print("passfuzz replay: " + ", ".join(f"{n} {s.lower()}" for s, n in sorted(counts.items())))
