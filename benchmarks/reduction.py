@@ -5,7 +5,8 @@ empty corpus, on llvm); the time runs from the moment its first example fails to
 reduced reproducer is saved, which is Hypothesis' bounded shrinking (``--shrink-time``) plus the
 reducer (``--reduce-time``). Some bugs are fuzzed behind passes that change nothing, which the
 reduced record must have dropped. The reduced op count is set against the hand-written minimal
-one (``planted_passes.MINIMAL_OPS``).
+one (``planted_passes.MINIMAL_OPS``); elements counts the arguments' elements (shapes are
+Hypothesis' to shrink: the reducer keeps them).
 
     PYTHONPATH=. python benchmarks/reduction.py [--shrink-time S] [--reduce-time S] [--bugs a,b]
 
@@ -20,6 +21,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from passfuzz import engine
 from passfuzz.passes import resolve_list
@@ -72,6 +75,7 @@ def measure(bug: Bug, args) -> dict:
             "sighted": times["new"] - started, "seconds": times["saved"] - times["new"],
             "shrink_runs": stats.shrink_runs, "passes": (len(passes), len(saved["finding"].passes)),
             "ops": len(saved["program"].nodes), "minimal": MINIMAL_OPS[bug.name],
+            "elements": sum(int(np.prod(p.shape)) for _, p in saved["program"].params),
             "program": saved["program"].summary()}
 
 
@@ -87,7 +91,7 @@ def main() -> None:
 
     print(f"shrink {args.shrink_time:g} s + reduce {args.reduce_time:g} s per finding; timeout {args.timeout:g} s")
     print(f"{'bug':24} {'kind':13} {'sighted':>8} {'to saved':>9} {'runs':>5} {'passes':>7} {'ops':>4} "
-          f"{'minimal':>7}  reduced program")
+          f"{'minimal':>7} {'elements':>8}  reduced program")
     seconds = []
     for bug in chosen:
         row = measure(bug, args)
@@ -97,7 +101,7 @@ def main() -> None:
         seconds.append(row["seconds"])
         print(f"{row['bug']:24} {row['kind']:13} {row['sighted']:7.1f}s {row['seconds']:8.1f}s "
               f"{row['shrink_runs']:5d} {row['passes'][0]:>3}->{row['passes'][1]:<3} {row['ops']:4d} "
-              f"{row['minimal']:7d}  {row['program']}", flush=True)
+              f"{row['minimal']:7d} {row['elements']:8d}  {row['program']}", flush=True)
     if seconds:
         print(f"median time from first sighting to saved reproducer: {statistics.median(seconds):.1f} s "
               f"over {len(seconds)} bugs (max {max(seconds):.1f} s)")

@@ -54,8 +54,8 @@ class FuzzConfig:
     exitfirst: bool = False
     timeout: float = 60.0  # per side of one example
     round_size: int = 50
-    reduce_seconds: float = 40.0  # graph-level reduction of one finding (passfuzz.reduce)
-    shrink_seconds: float = 20.0  # Hypothesis' own shrinking, per new finding of a round
+    reduce_seconds: float = 50.0  # reduction of one finding's passes and Program (passfuzz.reduce)
+    shrink_seconds: float = 10.0  # Hypothesis' own shrinking, per new finding of a round
     shrink_grace: float = 300.0  # how long past --max-time a pending shrink may run
     max_nodes: int = 10
     pass_pool: list[str] = field(default_factory=list)

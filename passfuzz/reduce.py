@@ -110,18 +110,15 @@ class Reducer:
             candidate = tuple(p for i, p in enumerate(passes) if i not in idle)
             if not sequence_violation(candidate) and self._try(program, candidate):
                 passes = candidate
-        order = sorted(range(len(passes)), key=lambda i: (passes[i].text not in unchanged, i))
-        kept = list(passes)
-        for spec in [passes[i] for i in order]:
+        alive = list(range(len(passes)))  # positions in ``passes`` still in the list
+        for i in sorted(alive, key=lambda i: (passes[i].text not in unchanged, i)):
             if self._out_of_time():
                 break
-            i = next(k for k, p in enumerate(kept) if p is spec)
-            if not droppable(i, tuple(kept)):
-                continue
-            candidate = tuple(kept[:i] + kept[i + 1:])
-            if not sequence_violation(candidate) and self._try(program, candidate):
-                kept = list(candidate)
-        return tuple(kept)
+            current, position = tuple(passes[k] for k in alive), alive.index(i)
+            candidate = current[:position] + current[position + 1:]
+            if droppable(position, current) and not sequence_violation(candidate) and self._try(program, candidate):
+                alive.remove(i)
+        return tuple(passes[k] for k in alive)
 
     def _reduce_program(self, program: Program, passes: Passes) -> Program:
         progress = True

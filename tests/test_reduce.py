@@ -36,8 +36,9 @@ def test_keeps_what_the_bug_needs_and_zeroes_the_values():
 def test_values_go_to_ones_where_zeros_lose_the_bug_and_stay_in_range():
     positive = Param((3,), "int32", 2, 8, [7, 5, 3])  # 0 is out of range: its nearest value is 2
     program = Program((X, positive, Node("negative", (0,)), Node("negative", (1,))), (2, 3))
-    nonzero = lambda p, _: all(v.value != [[0.0, 0.0], [0.0, 0.0]] for v in p.values if isinstance(v, Param))  # noqa: E731
-    reduced, _ = reduce(program, lambda p, _: len(p.nodes) == 2 and nonzero(p, _))
+    zeros = [[0.0, 0.0], [0.0, 0.0]]
+    nonzero = lambda p: all(v.value != zeros for v in p.values if isinstance(v, Param))  # noqa: E731
+    reduced, _ = reduce(program, lambda p, _: len(p.nodes) == 2 and nonzero(p))
     assert reduced.values[0].value == [[0.0, 0.0], [0.0, 1.0]]  # one element is all the bug needs
     assert reduced.values[1].value == [2.0, 2.0, 2.0] and reduced.values[1].dtype == "float32"
 

@@ -81,11 +81,11 @@ def parser() -> argparse.ArgumentParser:
                         "past it the side counts as hung (default 60)")
     p.add_argument("--max-nodes", type=int, default=10, metavar="N",
                    help="most ops drawn per program, helper nodes aside (default 10)")
-    p.add_argument("--shrink-time", type=float, default=20.0, metavar="SECONDS",
-                   help="time for Hypothesis' shrinking of each new finding, before graph-level reduction (default 20)")
-    p.add_argument("--reduce-time", type=float, default=40.0, metavar="SECONDS",
+    p.add_argument("--shrink-time", type=float, default=10.0, metavar="SECONDS",
+                   help="time for Hypothesis' shrinking of each new finding, before its reduction (default 10)")
+    p.add_argument("--reduce-time", type=float, default=50.0, metavar="SECONDS",
                    help="time for reducing each finding's passes and program after Hypothesis has shrunk it "
-                        "(default 40)")
+                        "(default 50)")
     return p
 
 
