@@ -12,7 +12,8 @@ computed (non-zero) values of such cuts. This reducer makes those moves greedily
 The pass list and the Program are reduced in turn until neither shrinks: dropping a pass can
 make a node unnecessary (it only fed that pass's pattern), and dropping a node can make a pass
 unnecessary. Passes the optimized side reports as not having changed the module go first, all
-at once, then one by one; every shorter list must stay inside the pass contracts (``contracts.sequence_violation``).
+at once, then one by one; every shorter list must stay inside the pass contracts
+(``contracts.sequence_violation``).
 The last pass stays (it names the bug: the fingerprint keys on it), unless it is repeated.
 
 The Program is reduced by *moves*, each a family of candidates (biggest wins first): drop what
@@ -116,7 +117,8 @@ class Reducer:
                 break
             current, position = tuple(passes[k] for k in alive), alive.index(i)
             candidate = current[:position] + current[position + 1:]
-            if droppable(position, current) and not sequence_violation(candidate) and self._try(program, candidate):
+            if droppable(position, current) and not sequence_violation(candidate) \
+                    and self._try(program, candidate):
                 alive.remove(i)
         return tuple(passes[k] for k in alive)
 
