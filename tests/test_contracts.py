@@ -152,3 +152,12 @@ def test_a_side_closer_to_numpy_is_not_blamed_for_differing_from_a_less_precise_
     exact = Outcome("ok", outputs={"llvm": [numpy_out.copy()]})
     farther = Outcome("ok", outputs={"llvm": [numpy_out + np.float16(3)]})
     assert judge(program, passes, exact, farther, numpy_outputs=[numpy_out]).finding.kind == "wrong-result"
+
+
+def test_a_named_sequence_out_of_pipeline_order_is_warned_about_once(run_cli, tmp_path):
+    result = run_cli("--passes", "AttachGlobalSymbol,FoldConstant", "--max-examples", "2", "--seed", "1",
+                     "--corpus", str(tmp_path), timeout=300)
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "outside the pass contracts" in line]
+    assert len(warnings) == 1 and "FoldConstant belongs to" in warnings[0], result.stderr
+    assert str(tmp_path / OUTSIDE_CONTRACT) in warnings[0]
