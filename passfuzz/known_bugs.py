@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 
 from .corpus import CorpusError, atomic_write, entries
+from .gradient import names_one_bug
 
 BASELINE_FORMAT = 1
 
@@ -71,11 +72,14 @@ def shipped(tvm_version: str) -> tuple[KnownBug, ...]:
 
 def from_corpus(directory: Path) -> list[KnownBug]:
     """The baseline a triaged corpus directory defines: each record, described by its line in the
-    directory's README.md table (``| `id` | passes | what | upstream |``)."""
+    directory's README.md table (``| `id` | passes | what | upstream |``), except a record whose
+    fingerprint stands for more than one bug (a wrong gradient: passfuzz.gradient)."""
     lines = _readme_lines(directory / "README.md")
     bugs = []
     for path in entries([directory]):
         record = json.loads(path.read_text(encoding="utf-8"))
+        if not names_one_bug(record["signature"]):
+            continue  # a fingerprint for every wrong gradient of its passes would hide new ones
         what, upstream = lines.get(record["id"], ("", ""))
         bugs.append(KnownBug(record["id"], record["kind"], record["fingerprint"], tuple(record["passes"]), what,
                              "" if upstream.startswith("not filed") else upstream))

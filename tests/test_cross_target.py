@@ -110,7 +110,8 @@ def _cli(tmp_path, planted: bool, examples: int):
 @pytest.mark.slow
 def test_planted_c_target_defect_is_found_shrunk_and_reproduced(tmp_path, c_target):
     result = _cli(tmp_path, planted=True, examples=100)  # seed 1 finds it in the second round
-    assert result.returncode == 1, result.stderr
+    # A bug of the c codegen on the unoptimized module blames no named pass: listed apart, exit 0.
+    assert result.returncode == 0 and "1 new bug of TVM's plain build" in result.stderr, result.stderr
     [path] = sorted(tmp_path.glob("*.json"))
     record = json.loads(path.read_text())
     assert record["kind"] == "target-mismatch" and record["passes"] == [] and record["targets"] == ["llvm", "c"]

@@ -108,7 +108,7 @@ class Console:
             lines.append("no new finding")
         if stats.unblamed:
             lines.append(f"{len(stats.unblamed)} new bug{'s' * (len(stats.unblamed) > 1)} of TVM's plain build, "
-                         "blaming no pass (the unoptimized module is already wrong):")
+                         "blaming no pass (the unoptimized module is already wrong, against numpy or across targets):")
             lines += [f"  {path}    reproduce: python {path[:-5]}.py" for _, path in sorted(stats.unblamed.items())]
         if stats.outside_contract:
             lines.append(f"{len(stats.outside_contract)} finding{'s' * (len(stats.outside_contract) > 1)} outside the "
