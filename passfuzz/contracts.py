@@ -92,9 +92,8 @@ def _tensor_types(func: relax.Function) -> list:
             for field in ty.fields:
                 collect(field)
 
-    for param in func.params:
-        collect(param.ty)
-    relax.analysis.post_order_visit(func.body, lambda e: collect(e.ty) if isinstance(e, relax.Var) else None)
+    for var in [*func.params, *_nodes(func, relax.Var)]:
+        collect(var.ty)
     return found
 
 
@@ -118,10 +117,15 @@ _ALWAYS_FLOAT16_OPS = {"relax.matmul", "relax.outer", "relax.nn.conv1d", "relax.
                        "relax.nn.attention", "relax.nn.attention_bias", "relax.nn.attention_var_len"}
 
 
-def _calls(func: relax.Function) -> list:
+def _nodes(func: relax.Function, kind) -> list:
+    """Every expression of type ``kind`` in ``func``'s body, nested functions and branches included."""
     found = []
-    relax.analysis.post_order_visit(func.body, lambda e: found.append(e) if isinstance(e, relax.Call) else None)
+    relax.analysis.post_order_visit(func.body, lambda e: found.append(e) if isinstance(e, kind) else None)
     return found
+
+
+def _calls(func: relax.Function) -> list:
+    return _nodes(func, relax.Call)
 
 
 def _primfunc_root_block(mod: tvm.IRModule) -> str:
@@ -145,10 +149,7 @@ def _public_functions_not_called(mod: tvm.IRModule) -> str:
 
 def _no_dataflow_blocks(mod: tvm.IRModule) -> str:
     for gv, func in _relax_functions(mod):
-        found = []
-        relax.analysis.post_order_visit(func.body, lambda e: found.append(e) if isinstance(e, relax.SeqExpr) and any(
-            isinstance(block, relax.DataflowBlock) for block in e.blocks) else None)
-        if found:
+        if any(isinstance(block, relax.DataflowBlock) for seq in _nodes(func, relax.SeqExpr) for block in seq.blocks):
             return f"{gv.name_hint} has a dataflow block"
     return ""
 
@@ -169,9 +170,7 @@ def _no_builtin_alloc_tensor(mod: tvm.IRModule) -> str:
 
 def _no_local_functions(mod: tvm.IRModule) -> str:
     for gv, func in _relax_functions(mod):
-        found = []
-        relax.analysis.post_order_visit(func.body, lambda e: found.append(e) if isinstance(e, relax.Function) else None)
-        if found:
+        if _nodes(func, relax.Function):
             return f"{gv.name_hint} defines a local function"
     return ""
 
