@@ -85,7 +85,8 @@ def flatten(value) -> list[np.ndarray]:
 
 def check_symbols(program: Program) -> None:
     """The symbolic typing is consistent: one dimension name per dim, a name stands for one
-    concrete size, and every shape parameter defines names the tensor parameters use."""
+    concrete size, every shape parameter defines names the tensor parameters use, and every
+    primitive parameter is such a name, defined before any parameter uses it."""
     sizes: dict[str, int] = {}
     for i, param in program.params:
         where = f"values[{i}].dims"
@@ -103,6 +104,17 @@ def check_symbols(program: Program) -> None:
     for k, names in enumerate(program.shape_params):
         if not names or any(name not in sizes for name in names):
             raise ProgramError(f"shape_params[{k}]: names no symbolic dimension of a tensor parameter")
+    shaped = {name for names in program.shape_params for name in names}
+    input_names = {name for _, p in program.params if p.role == "input" for name in p.dims}
+    for k, prim in enumerate(program.prim_params):
+        where = f"prim_params[{k}]"
+        if prim.role not in ("input", "weight") or prim.name not in sizes or prim.name in shaped or \
+                [p.name for p in program.prim_params].count(prim.name) > 1:
+            raise ProgramError(f"{where}: an input or weight naming a symbolic dimension of a tensor "
+                               "parameter, once, and not an R.Shape parameter's too")
+        if prim.role == "weight" and prim.name in input_names:
+            # main takes the weights after the inputs, and a variable is defined where first used
+            raise ProgramError(f"{where}: a weight cannot define a variable an input uses")
 
 
 class ProgramSketch:

@@ -21,6 +21,10 @@ parameter may name a symbolic variable per dimension (``dims``; the same name is
 variable, so those dimensions are equal), or be typed with an unknown rank (``unknown_rank``).
 ``shape_params`` are ``R.Shape([...])`` parameters that define such variables too; ``main`` takes
 them after the tensor inputs (they count as inputs), and their arguments are the concrete dims.
+``prim_params`` are ``R.Prim("int64")`` parameters (printed back as ``n: T.int64``): in TVM 0.27
+such a parameter *is* the symbolic variable, so it defines it for the tensor parameters after it,
+and its argument is a Python int. It is an input or a weight; ``main`` takes it just before the
+first parameter of its role whose type names it (the variable must be defined before it is used).
 """
 
 from __future__ import annotations
@@ -68,10 +72,18 @@ Value = Union[Param, Node]
 
 
 @dataclass(frozen=True)
+class PrimParam:
+    """An ``R.Prim("int64")`` parameter of ``main``: the symbolic variable ``name`` itself."""
+    name: str
+    role: str = "input"  # "input" or "weight"
+
+
+@dataclass(frozen=True)
 class Program:
     values: tuple[Value, ...]
     outputs: tuple[int, ...]
     shape_params: tuple[tuple[str, ...], ...] = ()  # R.Shape([names]) parameters of main, after the inputs
+    prim_params: tuple[PrimParam, ...] = ()  # R.Prim("int64") parameters, each before its variable's first use
 
     # -- views -------------------------------------------------------------------------
     def signature(self) -> list:
@@ -99,8 +111,30 @@ class Program:
     @property
     def num_input(self) -> int | None:
         """The ``num_input`` attribute of ``main``; None when the program has no weights."""
-        roles = [self.entry_role(e) for e in self.signature()]
-        return roles.count("input") + len(self.shape_params) if "weight" in roles else None
+        roles = [role for role, _, _ in self.main_parameters()]
+        return roles.count("input") if "weight" in roles else None
+
+    def main_parameters(self) -> list[tuple[str, str, Any]]:
+        """Every parameter of ``main`` in order, as (role, kind, what): ("tensor", an entry of
+        ``signature()``), ("shape", its names) or ("prim", a PrimParam). Inputs come first, the
+        R.Shape parameters close them, then the weights; a primitive parameter sits just before
+        the first parameter of its role that names its variable (else at the end of its role's
+        tensors)."""
+        tensors = {"input": [], "weight": []}
+        for entry in self.signature():
+            tensors[self.entry_role(entry)].append(entry)
+        ordered: list[tuple[str, str, Any]] = []
+        for role in ("input", "weight"):
+            prims = [p for p in self.prim_params if p.role == role]
+            for entry in tensors[role]:
+                names = {n for i in _flat([entry]) for n in self.values[i].dims}
+                ordered += [(role, "prim", p) for p in prims if p.name in names]
+                prims = [p for p in prims if p.name not in names]
+                ordered.append((role, "tensor", entry))
+            ordered += [(role, "prim", p) for p in prims]
+            if role == "input":
+                ordered += [("input", "shape", names) for names in self.shape_params]
+        return ordered
 
     def entry_role(self, entry) -> str:
         """"input" or "weight": the role of an entry of ``signature()`` (a tuple holds inputs)."""
@@ -119,16 +153,15 @@ class Program:
         return [v for v in self.values if isinstance(v, Node)]
 
     def arguments(self) -> list:
-        """The concrete arguments of ``main``, in its parameter order: an array per tensor
-        parameter, a (nested) tuple of arrays per tuple parameter, and a tuple of ints per shape
-        parameter (after the inputs)."""
+        """The concrete arguments of ``main``, in its parameter order (``main_parameters``): an
+        array per tensor parameter, a (nested) tuple of arrays per tuple parameter, a tuple of
+        ints per shape parameter and an int per primitive parameter."""
         def argument(entry):
             return tuple(argument(e) for e in entry) if isinstance(entry, tuple) else self.values[entry].array()
-        entries = self.signature()
-        inputs = [argument(e) for e in entries if self.entry_role(e) == "input"]
-        weights = [argument(e) for e in entries if self.entry_role(e) == "weight"]
         symbols = self.symbol_values()
-        return inputs + [tuple(symbols[name] for name in names) for names in self.shape_params] + weights
+        return [argument(what) if kind == "tensor" else tuple(symbols[name] for name in what) if kind == "shape"
+                else symbols[what.name] for _, kind, what in self.main_parameters()]
+
     def symbol_values(self) -> dict[str, int]:
         """The concrete value of every symbolic variable in the parameters' types."""
         return {name: size for _, p in self.params for name, size in zip(p.dims, p.shape) if name}
@@ -139,7 +172,7 @@ class Program:
 
     @property
     def symbolic(self) -> bool:
-        return bool(self.shape_params) or any(p.symbolic for _, p in self.params)
+        return bool(self.shape_params or self.prim_params) or any(p.symbolic for _, p in self.params)
 
     def op_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -163,6 +196,8 @@ class Program:
         doc = {"values": values, "outputs": list(self.outputs)}
         if self.shape_params:
             doc["shape_params"] = [list(names) for names in self.shape_params]
+        if self.prim_params:
+            doc["prim_params"] = [{"name": p.name, "role": p.role} for p in self.prim_params]
         return doc
 
     @staticmethod
@@ -182,7 +217,9 @@ class Program:
                 else:
                     raise ProgramError(f"{where}.kind: expected 'param' or 'op', got {v['kind']!r}")
             program = Program(tuple(values), tuple(int(o) for o in doc["outputs"]),
-                              tuple(tuple(str(n) for n in names) for names in doc.get("shape_params", ())))
+                              tuple(tuple(str(n) for n in names) for names in doc.get("shape_params", ())),
+                              tuple(PrimParam(str(p["name"]), str(p.get("role", "input")))
+                                    for p in doc.get("prim_params", ())))
         except ProgramError:
             raise
         except (KeyError, TypeError, ValueError) as exc:
@@ -205,12 +242,15 @@ class Program:
             if isinstance(v, Node):
                 v = Node(v.op, tuple(renumber[a] for a in v.args), v.attrs)
             values.append(v)
-        return Program(tuple(values), tuple(renumber[o] for o in self.outputs), self._live_shape_params(values))
+        return self.with_live_symbols(tuple(values), tuple(renumber[o] for o in self.outputs))
 
-    def _live_shape_params(self, values) -> tuple[tuple[str, ...], ...]:
-        """The shape parameters whose variables the remaining parameters still use."""
+    def with_live_symbols(self, values, outputs=None) -> "Program":
+        """A Program of ``values`` keeping the shape and primitive parameters whose variables
+        the tensor parameters among them still use."""
         used = {name for v in values if isinstance(v, Param) for name in v.dims if name}
-        return tuple(names for names in self.shape_params if set(names) <= used)
+        return Program(tuple(values), self.outputs if outputs is None else outputs,
+                       tuple(names for names in self.shape_params if set(names) <= used),
+                       tuple(p for p in self.prim_params if p.name in used))
 
     def node_ops(self) -> list[str]:
         """The op of every node, including those inside function bodies and branches."""

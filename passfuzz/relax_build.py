@@ -9,8 +9,9 @@ blocks, as Relax requires, and every dataflow value used after its block leaves 
 ``R.output``. A ``call`` without ``local`` calls a private function of the module, built before
 ``main``.
 
-Parameters may be typed with symbolic dims or an unknown rank (Program.dims, unknown_rank), and
-R.Shape parameters sit between the inputs and the weights. An op whose OpDef is ``symbolic``
+Parameters may be typed with symbolic dims or an unknown rank (Program.dims, unknown_rank),
+R.Shape parameters sit between the inputs and the weights, and R.Prim parameters before the
+first tensor parameter that uses their variable (Program.main_parameters). An op whose OpDef is ``symbolic``
 takes such operands as typed; every other op gets them ``match_cast`` to the static shape the
 analysis knows.
 """
@@ -45,18 +46,20 @@ def build_module(program: Program) -> tvm.IRModule:
                        for i, v in enumerate(program.values) if isinstance(v, Node)], infos)
     functions = _private_functions(bb, nodes, "f")
     exprs: dict[int, relax.Expr] = {}
-    inputs, weights = [], []
-    for entry in program.signature():
-        if isinstance(entry, tuple):
-            var = relax.Var(program.tuple_param_name(entry), _type(_leaf_types(infos, entry)))
-            _bind_leaves(var, entry, exprs)
+    params = []
+    for _, kind, what in program.main_parameters():
+        if kind == "prim":  # in TVM 0.27 the symbolic variable itself is the R.Prim parameter
+            params.append(symbols[what.name])
+        elif kind == "shape":
+            shapes = sum(isinstance(q.ty, relax.ShapeType) for q in params)
+            params.append(relax.Var(f"s{shapes}", relax.ShapeType([symbols[n] for n in what])))
+        elif isinstance(what, tuple):
+            params.append(relax.Var(program.tuple_param_name(what), _type(_leaf_types(infos, what))))
+            _bind_leaves(params[-1], what, exprs)
         else:
-            var = relax.Var(program.param_name(entry), param_type(program.values[entry], symbols))
-            exprs[entry] = var
-        (weights if program.entry_role(entry) == "weight" else inputs).append(var)
-    shape_params = [relax.Var(f"s{k}", relax.ShapeType([symbols[n] for n in names]))
-                    for k, names in enumerate(program.shape_params)]
-    with bb.function("main", inputs + shape_params + weights):
+            params.append(relax.Var(program.param_name(what), param_type(program.values[what], symbols)))
+            exprs[what] = params[-1]
+    with bb.function("main", params):
         result = _emit_body(bb, nodes, exprs, list(program.outputs), functions, "f", dataflow=True)
         bb.emit_func_output(result)
     mod = bb.get()

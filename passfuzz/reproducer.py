@@ -66,8 +66,10 @@ def _constants_in_print_order(mod: tvm.IRModule) -> list:
 
 
 def _array_literal(array) -> str:
-    """An argument as Python source: an array, a tuple of ints (an R.Shape parameter), or a tuple
-    of arrays (a tuple parameter)."""
+    """An argument as Python source: an array, an int (an R.Prim parameter), a tuple of ints (an
+    R.Shape parameter), or a tuple of arrays (a tuple parameter)."""
+    if isinstance(array, int):
+        return repr(array)
     if isinstance(array, tuple) and all(isinstance(item, int) for item in array):
         return repr(array)
     if isinstance(array, tuple):
@@ -243,7 +245,7 @@ class _Sides:
         lift = self.closures if optimized else standalone.has_closures(build_module(self.program))
         if target is None and standalone.is_plain(self.target, build):
             compiled = f"relax.transform.LambdaLift()({module})" if lift else module
-            tuples = any(isinstance(a, tuple) for a in self.arguments)  # tuple and shape parameters
+            tuples = any(not isinstance(a, np.ndarray) for a in self.arguments)  # not all tensors
             if tuples:
                 script.need(_source(standalone.to_tvm))
             return ([f"executable = tvm.compile({compiled}, {self.target!r})"], "tvm.cpu()",

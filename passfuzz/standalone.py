@@ -62,8 +62,10 @@ def target_config(target):
 
 def to_tvm(argument, device=None):
     """One of ``Program.arguments()`` as the VM takes it, on ``device`` (the CPU if None): a
-    tensor for an array, a shape for a tuple of ints (an R.Shape parameter), and a tuple of
-    those for a tuple parameter."""
+    tensor for an array, a shape for a tuple of ints (an R.Shape parameter), the int itself for
+    an R.Prim parameter, and a tuple of those for a tuple parameter."""
+    if isinstance(argument, int):
+        return argument
     if isinstance(argument, tuple) and all(isinstance(item, int) for item in argument):
         return tvm.runtime.ShapeTuple(argument)
     if isinstance(argument, tuple):
