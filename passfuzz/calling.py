@@ -45,6 +45,7 @@ class Adapter:
     tuple_wrap: int = 0  # extra tuple levels around the weights in main's tuple slot (bundled twice)
     inputs: int | None = None  # how many leading arguments stay inputs; None: the Program's num_input
     adjoint: bool = False  # call main_adjoint (Gradient) instead of main
+    dropped: tuple[int, ...] = ()  # positions of R.Prim arguments main no longer takes (a pass bound them)
 
     @property
     def name(self) -> str:
@@ -54,6 +55,8 @@ class Adapter:
                  f"{' (bundled)' if self.transform_wrap else ''}"] if self.transform else []
         if self.slots is not None:
             parts.append("main(inputs, " + ", ".join(self.slots) + ")" + (" (bundled)" * self.tuple_wrap))
+        if self.dropped:
+            parts.append("without argument(s) " + ", ".join(map(str, self.dropped)))
         return "; ".join(parts) or "plain"
 
     def prepare(self, program: Program, args: list) -> dict:
@@ -66,20 +69,27 @@ class Adapter:
         return state
 
     def input_count(self, program: Program, arguments: int) -> int:
-        """How many of the Program's ``arguments`` (their count) this convention passes as inputs."""
+        """How many of the arguments this convention passes (``passed``) are inputs; ``arguments``
+        is how many the Program has."""
         if self.inputs is not None:
             return self.inputs
-        return program.num_input if program.num_input is not None else arguments
+        n = program.num_input if program.num_input is not None else arguments
+        return n - sum(k < n for k in self.dropped)
+
+    def passed(self, args: list) -> list:
+        """The Program's arguments that ``main`` still takes."""
+        return [a for k, a in enumerate(args) if k not in self.dropped]
 
     def split(self, program: Program, args: list) -> tuple[list, list]:
         """(inputs, weights) of the Program's arguments, as this convention sees them."""
         n = self.input_count(program, len(args))
+        args = self.passed(args)
         return list(args[:n]), list(args[n:])
 
     def call(self, vm, program: Program, args: list, state: dict):
         if self.adjoint:
             return vm[ADJOINT_FUNCTION](*args)
-        if self.transform is None and self.slots is None:
+        if self.transform is None and self.slots is None and not self.dropped:
             return vm["main"](*args)
         inputs, weights = self.split(program, args)
         if self.lazy_transform:
@@ -147,6 +157,11 @@ def _type_text(ty, symbols: dict[str, int]) -> str:
     return f"{type(ty).__name__}[{', '.join(dims)}]{getattr(ty, 'dtype', '')}"
 
 
+def _is_prim(param) -> bool:
+    """An R.Prim parameter (in TVM 0.27, the symbolic variable itself)."""
+    return isinstance(param.ty, tvm.ir.PrimType)
+
+
 def _slot(param) -> str | None:
     if param.name == "fset_output":
         return "setter"
@@ -154,7 +169,7 @@ def _slot(param) -> str | None:
         return "getter"
     if isinstance(param.ty, relax.TupleType):
         return "tuple"
-    if isinstance(param.ty, relax.TensorType):
+    if isinstance(param.ty, relax.TensorType) or _is_prim(param):  # a weight passed as itself
         return "tensor"
     return None
 
@@ -174,23 +189,32 @@ def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: i
     transform = next((t for t in _TRANSFORMS if t in names and t not in before), None)
     if transform is None and _types(main.params, symbols) == _types(before_main.params, symbols):
         return PLAIN
+    # BindSymbolicVars, or BindParams of the weights that use it, binds an R.Prim parameter's
+    # variable to the value its argument has, and main stops taking it: that argument is left out.
+    # A prim weight moved with the others (into a transform, a tuple or a getter) is not dropped.
     n = num_input if num_input is not None else len(before_main.params)
+    moved = transform is not None or any(_slot(p) in ("tuple", "getter") for p in main.params)
+    kept = {p.name for p in main.params if _is_prim(p)}
+    dropped = tuple(k for k, p in enumerate(before_main.params)
+                    if _is_prim(p) and p.name not in kept and (k < n or not moved))
+    before_params = [p for k, p in enumerate(before_main.params) if k not in dropped]
+    n -= sum(k < n for k in dropped)
     inputs = None
     if num_input is None and main.params and main.params[0].name == "fget_param":
         n = inputs = 0  # without num_input, LazyGetInput takes every parameter as a weight
-    if _types(main.params[:n], symbols) != _types(before_main.params[:n], symbols):
+    if _types(main.params[:n], symbols) != _types(before_params[:n], symbols):
         return None
     slots = tuple(_slot(p) for p in main.params[n:])
     if None in slots or slots.count("tuple") + slots.count("getter") > 1 or slots.count("setter") > 1:
         return None
     bundled = "tuple" in slots or "getter" in slots
-    if transform is None and slots.count("tensor") not in ((0,) if bundled else (0, len(before_main.params) - n)):
+    if transform is None and slots.count("tensor") not in ((0,) if bundled else (0, len(before_params) - n)):
         return None  # weights neither all passed, nor all bound into the module (BindParams)
     lazy = transform is not None and len(optimized[transform].params) == 0
     if transform is not None and not lazy:
         first = optimized[transform].params[0].ty
         if not isinstance(first, relax.TupleType) or "getter" in slots or "setter" in slots or (
-                not _tuple_fields(first) and len(before_main.params) > n):
+                not _tuple_fields(first) and len(before_params) > n):
             # LazyGetInput or LazySetOutput ran before or after lifting and moved the weights or
             # outputs of main or of the transform into callbacks: composing those conventions
             # needs the pass-by-pass history, which is not tracked, so nothing is compared.
@@ -198,4 +222,5 @@ def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: i
     wrap = _nesting(optimized[transform].params[0].ty) if transform is not None and not lazy else 0
     tuple_wrap = next((_nesting(p.ty) for p, slot in zip(main.params[n:], slots) if slot == "tuple"), 0)
     plain_weights = set(slots) <= {"tensor"} and (transform is not None or slots)
-    return Adapter(transform, lazy, None if plain_weights else slots, wrap, tuple_wrap, inputs)
+    return Adapter(transform, lazy, None if plain_weights else slots, wrap, tuple_wrap, inputs,
+                   dropped=dropped)

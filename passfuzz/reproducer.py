@@ -278,10 +278,12 @@ class _Sides:
         """(lines before the VM is created, lines that call it into ``result``): adapter.call as glue."""
         if adapter.adjoint:
             return [], ['result = vm["main_adjoint"](*args)']
-        if adapter.transform is None and adapter.slots is None:
+        if adapter.transform is None and adapter.slots is None and not adapter.dropped:
             return [], ['result = vm["main"](*args)']
         n = adapter.input_count(self.program, len(self.arguments))
         before, call = [], []
+        if adapter.dropped:  # a pass bound these R.Prim parameters' variables: main no longer takes them
+            before.append(f"args = [a for k, a in enumerate(args) if k not in {adapter.dropped!r}]")
         weights = f"args[{n}:]"
         if adapter.lazy_transform:  # LazyTransformParams: weights through get_item, results through set_item
             script.need(_source(conventions.copy_value, conventions.Collected, conventions.lazy_weights))
