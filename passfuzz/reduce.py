@@ -153,7 +153,8 @@ def complexity(program: Program) -> tuple:
     ops = program.node_ops()
     values = len(program.values) + sum(len(region["values"]) for region in _all_regions(program))
     params = [p for _, p in program.params]
-    typing = len(program.shape_params) + sum(p.symbolic for p in params) + sum(bool(p.pack) for p in params)
+    typing = len(program.shape_params) + len(program.prim_params) + sum(p.symbolic for p in params) + \
+        sum(bool(p.pack) for p in params)
     other_dtypes = sum(p.dtype != "float32" for p in params)
     elements = sum(int(np.prod(p.shape, dtype=np.int64)) for p in params)
     return (len(ops) - ops.count("const"), values, len(program.outputs), typing, other_dtypes, elements,
@@ -425,16 +426,22 @@ def _region_without_unused(region: dict, n: int) -> dict:
 
 def _static(program: Program) -> Iterator[Program]:
     symbolic = [i for i, p in program.params if p.symbolic]
-    if not symbolic and not program.shape_params:
+    if not symbolic and not program.shape_params and not program.prim_params:
         return
     everything = [replace(v, dims=(), unknown_rank=False) if isinstance(v, Param) else v for v in program.values]
-    yield replace(program, values=tuple(everything), shape_params=())
+    yield replace(program, values=tuple(everything), shape_params=(), prim_params=())
     for i in symbolic:
         param = program.values[i]
         values = program.values[:i] + (replace(param, dims=(), unknown_rank=False),) + program.values[i + 1:]
-        yield replace(program, values=values).without_unused()  # drops the shape parameters left unused
+        yield program.with_live_symbols(values)  # drops the shape and prim parameters left unused
     for k in range(len(program.shape_params)):
         yield replace(program, shape_params=program.shape_params[:k] + program.shape_params[k + 1:])
+    for k, prim in enumerate(program.prim_params):
+        # The variable stays, defined by the tensors that use it; or it becomes static where it is used.
+        yield replace(program, prim_params=program.prim_params[:k] + program.prim_params[k + 1:])
+        inlined = [replace(v, dims=tuple("" if d == prim.name else d for d in v.dims)) if isinstance(v, Param) else v
+                   for v in program.values]
+        yield program.with_live_symbols(inlined)
 
 
 def _float32(program: Program) -> Iterator[Program]:

@@ -14,7 +14,7 @@ from passfuzz.catalogue import BY_NAME, DTYPES, OPS, OpError, is_int
 from passfuzz.catalogue.base import numpy_dtype, representable, valid
 from passfuzz.catalogue.motifs import motifs_within
 from passfuzz.graph import ProgramSketch
-from passfuzz.program import Node, Param, Program
+from passfuzz.program import Node, Param, PrimParam, Program
 
 # Declared element ranges of new parameters, simplest first. Positive ranges give divisors;
 # small integers make ties and repeated values frequent, which rewrite bugs often need.
@@ -78,8 +78,9 @@ def _param_spec(draw, dtypes: Sequence[str], max_rank: int):
 def _symbolic_typing(draw, program: Program) -> Program:
     """``program`` with some parameters typed symbolically: a dim becomes a variable (reusing
     one that stands for the same size, or a new one), a whole parameter may get an unknown rank,
-    and a variable may also be passed as an R.Shape parameter. Only the typing changes, so the
-    program stays valid; every choice shrinks toward the static typing."""
+    and a variable may also be passed as an R.Shape parameter or be an R.Prim parameter itself
+    (an input, or a weight when no input uses it). Only the typing changes, so the program stays
+    valid; every choice shrinks toward the static typing."""
     if draw(st.integers(0, 2)) != 2:  # one choice for the whole program keeps shrinking it cheap
         return program
     sizes: dict[str, int] = {}
@@ -99,8 +100,16 @@ def _symbolic_typing(draw, program: Program) -> Program:
         if any(dims):
             values[i] = replace(param, dims=tuple(dims))
     used = [name for v in values if isinstance(v, Param) for name in v.dims if name]
-    shape_params = tuple((name,) for name in dict.fromkeys(used) if draw(st.integers(0, 2)) == 2)
-    return replace(program, values=tuple(values), shape_params=shape_params)
+    by_inputs = {name for v in values if isinstance(v, Param) and v.role == "input" for name in v.dims}
+    shape_params, prim_params = [], []
+    for name in dict.fromkeys(used):
+        how = draw(st.integers(0, 3))  # 0, 1: defined by the tensors alone; 2: R.Shape; 3: R.Prim
+        if how == 2:
+            shape_params.append((name,))
+        elif how == 3:  # a weight may define it only if no input uses it (inputs come first)
+            role = "input" if name in by_inputs else draw(st.sampled_from(["input", "weight"]))
+            prim_params.append(PrimParam(name, role))
+    return replace(program, values=tuple(values), shape_params=tuple(shape_params), prim_params=tuple(prim_params))
 
 
 def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = DTYPES, min_nodes: int = 1,
@@ -122,7 +131,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     the motifs made of those ops.
     With ``symbolic``, some tensor parameters (not those inside a tuple) are typed with
     symbolic dims or an unknown rank, and some variables are passed as R.Shape parameters too
-    (see ``passfuzz.program``); the arguments always have the drawn shapes.
+    or R.Prim parameters (see ``passfuzz.program``); the arguments always have the drawn shapes.
 
     ``loss=True`` draws what ``relax.transform.Gradient`` differentiates: float32 tensor
     parameters, smooth ops and motifs only (``OpDef.smooth``; a proposal that adds any other
