@@ -93,9 +93,20 @@ def module_script(mod: tvm.IRModule) -> str:
                   lambda m: _const_literal(constants[int(m.group(1))].value.numpy()), text)
     for special in ("nan", "inf", "-inf"):
         text = text.replace(f'R.const("{special}"', f'R.const(float("{special}")')
+    text = re.sub(r"^ *def \w+\(.*$", _quoted_prim_dims, text, flags=re.MULTILINE)
     lines = [line for line in text.splitlines()  # the script imports what it needs itself
              if not line.startswith(("# from tvm.", "# from typing")) and "Metadata omitted" not in line]
     return "\n".join(lines).strip() + "\n"
+
+
+def _quoted_prim_dims(match: re.Match) -> str:
+    """A signature with an R.Prim parameter ``n: T.int64`` prints the tensors it types as
+    ``R.Tensor((n, 3))``, which the parser rejects (n is no Python name there; TVM 0.27); the
+    string form ``R.Tensor(("n", 3))`` parses to the same module."""
+    line = match.group(0)
+    for name in re.findall(r"\b(\w+): T\.int64\b", line):
+        line = re.sub(rf'(?<![\w".]){name}\b(?!\s*:)', f'"{name}"', line)
+    return line
 
 
 def module_text(program: Program, passes: Sequence[PassSpec]) -> str:

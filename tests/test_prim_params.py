@@ -24,6 +24,7 @@ from strategies import relax_programs
 
 from .test_reproducer import fixed_twin, run_scripts, saved_wrong_result
 
+ALL = {"axis": None, "keepdims": False}
 FAST = settings(deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 X = Param((2, 3), "float32", -4, 4, [[1.0, 2.0, 3.0], [0.0, -1.0, 2.0]])
@@ -59,7 +60,7 @@ def test_the_prim_parameter_is_the_variable_that_types_the_weight(role, num_inpu
 
 def test_a_prim_parameter_sits_before_the_first_parameter_of_its_role_that_uses_it():
     v = Param((3,), "float32", -4, 4, [0.0, 1.0, 2.0], dims=("m",))
-    program = Program((X, v, W, Node("sum", (2,)), Node("add", (1, 3))), (4,), (("m",),),
+    program = Program((X, v, W, Node("sum", (2,), {"axis": [0], "keepdims": False}), Node("add", (1, 3))), (4,), (("m",),),
                       (PrimParam("n", "weight"),))
     analyse(program)
     assert [kind for _, kind, _ in program.main_parameters()] == ["tensor", "tensor", "shape", "prim", "tensor"]
@@ -82,8 +83,8 @@ def test_inconsistent_prim_parameters_are_rejected(prims, shapes):
 def test_a_weight_cannot_define_a_variable_an_input_uses():
     x = Param((4,), "float32", -4, 4, [0.0] * 4, dims=("n",))
     with pytest.raises(ProgramError, match="weight"):
-        analyse(Program((x, W, Node("sum", (1,)), Node("add", (0, 2))), (3,), (), (PrimParam("n", "weight"),)))
-    analyse(Program((x, W, Node("sum", (1,)), Node("add", (0, 2))), (3,), (), (PrimParam("n", "input"),)))
+        analyse(Program((x, W, Node("sum", (1,), ALL), Node("add", (0, 2))), (3,), (), (PrimParam("n", "weight"),)))
+    analyse(Program((x, W, Node("sum", (1,), ALL), Node("add", (0, 2))), (3,), (), (PrimParam("n", "input"),)))
 
 
 @pytest.mark.parametrize("role", ["input", "weight"])
@@ -135,10 +136,13 @@ ADAPTERS = [
 ]
 # A prim *weight* moved into a tuple parameter (BundleModelParams, or the bundle LiftTransformParams
 # gives main_transform_params) is bound back with `n: T.int64 = model_params[0]` and the weight loses
-# its shape; TVM's VMShapeLower then segfaults while compiling (apache/tvm#20335, open). The shared
-# transform meets its own bug apart from this (global lifting refuses match_cast).
-TVM_CRASHES = {"BundleModelParams", "LiftTransformParams", "LiftTransformParams,BundleModelParams",
-               "BundleModelParams,BundleModelParams"}
+# its shape; TVM's VMShapeLower then segfaults while compiling (apache/tvm#20335, open).
+TVM_CRASHES = {"BundleModelParams", "LiftTransformParams", "LiftTransformParams(shared_transform=True)",
+               "LiftTransformParams,BundleModelParams", "BundleModelParams,BundleModelParams"}
+# LazyGetInput reads a prim weight through fget_param *after* the weights typed by it, into a fresh
+# variable (`n_1: T.int64 = R.match_cast(n_untyped, T.int64)`), and keeps num_input at 2: VMShapeLower
+# rejects the module ("Explicit binding for symbolic variable n must be a primitive expression").
+TVM_COMPILE_ERRORS = {"LazyGetInput"}
 
 
 @pytest.mark.parametrize("role", ["input", "weight"])
@@ -151,6 +155,9 @@ def test_each_calling_convention_takes_prim_parameters(role, passes, adapter):
     if role == "weight" and passes in TVM_CRASHES:
         assert verdict.finding is not None and verdict.finding.kind == "crash", verdict
         assert verdict.finding.stage == "compile:llvm"
+        return
+    if role == "weight" and passes in TVM_COMPILE_ERRORS:
+        assert verdict.finding is not None and verdict.finding.kind == "compile-error", verdict
         return
     if role == "weight" and "LazyTransformParams" in passes:
         # The lazy transform of a bundle holding an int: no adapter is known, so nothing is compared.
@@ -185,7 +192,7 @@ def test_reproducers_pass_the_prim_argument_as_an_int_and_leave_a_bound_one_out(
     plain, _ = saved_wrong_result(permuted("input"), "tests.planted_passes:permute_as_reshape", tmp_path / "a")
     bound, _ = saved_wrong_result(permuted("input"), "BindSymbolicVars,tests.planted_passes:permute_as_reshape",
                                   tmp_path / "b")
-    assert "n: T.int64" in plain.read_text() and ", 4, np.array(" in plain.read_text()
+    assert "n: T.int64" in plain.read_text() and "\n    4,\n" in plain.read_text()
     assert "args = [a for k, a in enumerate(args) if k not in (1,)]" in bound.read_text()
     twins = [fixed_twin(s, "permute_as_reshape", "permute_as_reshape_fixed") for s in (plain, bound)]
     results = run_scripts(plain, bound, *twins)
