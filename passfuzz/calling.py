@@ -193,10 +193,12 @@ def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: i
     # variable to the value its argument has, and main stops taking it: that argument is left out.
     # A prim weight moved with the others (into a transform, a tuple or a getter) is not dropped.
     n = num_input if num_input is not None else len(before_main.params)
-    moved = transform is not None or any(_slot(p) in ("tuple", "getter") for p in main.params)
     kept = {p.name for p in main.params if _is_prim(p)}
-    dropped = tuple(k for k, p in enumerate(before_main.params)
-                    if _is_prim(p) and p.name not in kept and (k < n or not moved))
+    gone = [k for k, p in enumerate(before_main.params) if _is_prim(p) and p.name not in kept]
+    # Only main's weights tell whether weights moved; an input may be a tuple of its own.
+    weights_now = main.params[n - sum(k < n for k in gone):]
+    moved = transform is not None or any(_slot(p) in ("tuple", "getter") for p in weights_now)
+    dropped = tuple(k for k in gone if k < n or not moved)
     before_params = [p for k, p in enumerate(before_main.params) if k not in dropped]
     n -= sum(k < n for k in dropped)
     inputs = None

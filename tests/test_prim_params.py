@@ -180,6 +180,18 @@ def test_binding_the_variable_leaves_its_argument_out_and_the_naive_call_fails()
     assert adapter.split(program, args)[0] == args[:1] and len(adapter.split(program, args)[1]) == 1
 
 
+def test_a_prim_weight_bound_away_is_dropped_even_when_an_input_is_a_tuple():
+    # main((x0,), n, w1): the input tuple is not a sign that the weights moved into a tuple.
+    program = Program((Param((2, 3), "float32", -4, 4, X.value, pack=(0, 0)), *lifted("weight").values[1:]),
+                      (4,), (), (PrimParam("n", "weight"),))
+    original = build_module(program)
+    bound = resolve("BindSymbolicVars").for_program(program).instantiate()(build_module(program))
+    adapter = choose_adapter(original, bound, program.num_input, program.symbol_values())
+    assert adapter is not None and adapter.dropped == (1,)
+    verdict, _ = check(program, [resolve("BindSymbolicVars")], ["llvm"], timeout=120)
+    assert verdict.finding is None and not verdict.incomparable, verdict
+
+
 @settings(FAST, max_examples=4)
 @given(relax_programs(max_nodes=4).filter(lambda p: any(q.role == "input" for q in p.prim_params)))
 def test_drawn_prim_inputs_agree_through_the_binding_and_bundling_adapters(program):
