@@ -5,7 +5,7 @@ Goal: every variant in at least 1% of the programs.
     python benchmarks/variants.py [--examples N] [--seed N] [--max-nodes N] [--confirm K]
 
 Nothing is compiled: programs are drawn exactly as the fuzzer draws them (relax_programs with
-its defaults) and each variant's detector reads the Program. ``--confirm K`` then applies each
+its defaults, in rounds of 50 under derived seeds) and each variant's detector reads the Program. ``--confirm K`` then applies each
 pass (after its prerequisites, in a forked child, like benchmarks/fire_rates.py) to up to K
 programs that contain one of its variants and prints how many it changed.
 """
@@ -13,10 +13,12 @@ programs that contain one of its variants and prints how many it changed.
 from __future__ import annotations
 
 import argparse
+import random
 import time
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
+from passfuzz.engine import FuzzConfig
 from passfuzz.pass_variants import PASS_VARIANTS, variants_in
 from strategies import relax_programs
 
@@ -24,17 +26,24 @@ GOAL = 0.01
 
 
 def draw(examples: int, draw_seed: int, max_nodes: int) -> list:
-    programs = []
+    """``examples`` programs drawn as the fuzzer draws them: rounds of ``FuzzConfig.round_size``
+    examples, each under a seed derived like ``Fuzzer``'s (one worker)."""
+    programs: list = []
+    round_number = 0
+    while len(programs) < examples:
+        round_seed = random.Random(f"{draw_seed}:0:{round_number}").randrange(2**32)
+        size = min(FuzzConfig.round_size, examples - len(programs))
 
-    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @seed(draw_seed)
-    @given(relax_programs(max_nodes=max_nodes))
-    def collect(program):
-        programs.append(program)
+        @settings(max_examples=size, database=None, deadline=None, phases=[Phase.generate],
+                  suppress_health_check=list(HealthCheck))
+        @seed(round_seed)
+        @given(relax_programs(max_nodes=max_nodes))
+        def collect(program):
+            programs.append(program)
 
-    collect()
-    return programs
+        collect()
+        round_number += 1
+    return programs[:examples]
 
 
 def shares(programs: list) -> tuple[dict[str, dict[str, float]], list[dict[str, set[str]]]]:

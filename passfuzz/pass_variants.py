@@ -510,15 +510,20 @@ FOLD_CONSTANT = (
 
 
 def _duplicates(s: Scan) -> list[tuple[int, int]]:
-    """Pairs of nodes with one op, operands and attributes (the key is structural,
-    eliminate_common_subexpr.cc:53-67,136-146); constants compare by value."""
+    """Pairs (kept, replaced) of nodes with one op, operands and attributes (the key is
+    structural, eliminate_common_subexpr.cc:53-67,136-146): constants compare by value, and a
+    replaced value stands for the one it was replaced by, so the repeat of a chain matches too
+    (143-144)."""
     seen: dict = {}
+    same: dict[int, int] = {}
     pairs = []
     for i, v in enumerate(s.values):
-        if isinstance(v, Node) and v.op not in ("const",):
-            key = (v.op, tuple(("c", repr(s.attrs(a))) if s.is_const(a) else a for a in v.args), repr(v.attrs))
+        if isinstance(v, Node) and v.op != "const":
+            key = (v.op, tuple(("c", repr(s.attrs(a))) if s.is_const(a) else same.get(a, a) for a in v.args),
+                   repr(v.attrs))
             if key in seen:
                 pairs.append((seen[key], i))
+                same[i] = seen[key]
             else:
                 seen[key] = i
     return pairs
@@ -537,9 +542,9 @@ ELIMINATE_COMMON_SUBEXPR = (
             _cse(lambda s, a, b: s.op(a) == "tuple")),
     Variant("duplicate_tuple_item", "a multi-result op read twice (split, batch_norm: call + TupleGetItem)",
             _CSE + "136-146", _cse(lambda s, a, b: s.op(a) in ("split", "batch_norm", "tuple_get_item", "topk", "median"))),
-    Variant("duplicate_chain", "duplicates whose operands are themselves duplicates (replaced in turn)",
-            _CSE + "113,143-144", lambda s: _any(1 for a, b in _duplicates(s) for c, d in _duplicates(s)
-                                                 if c in s.args(a) and d in s.args(b))),
+    Variant("duplicate_chain", "a duplicate that reads a replaced duplicate (it matches once that is replaced)",
+            _CSE + "113,143-144", lambda s: _any(1 for a, b in _duplicates(s) for _, d in _duplicates(s)
+                                                 if d in s.args(b) and d not in s.args(a))),
     Variant("duplicate_output", "a duplicate that is an output of main (a non-dataflow var after the block)",
             _CSE + "97-110", _cse(lambda s, a, b: a in s.program.outputs or b in s.program.outputs)),
 )
