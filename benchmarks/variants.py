@@ -89,11 +89,13 @@ def main() -> None:
             changed, tried = confirm(programs, found, name, args.confirm)
             line += f"  changed {changed} of {tried} sampled"
         print(line)
-        for variant, share in rows.items():
+        for variant in PASS_VARIANTS[name]:
+            share = rows[variant.name]
             mark = "" if share >= GOAL else "   < goal"
-            print(f"    {variant:32} {share:6.1%}{mark}")
+            observed = "" if variant.observed == "rewrites" else f" ({variant.observed})"
+            print(f"    {variant.name + observed:42} {share:6.1%}{mark}")
             if share < GOAL:
-                below.append(f"{name}.{variant}")
+                below.append(f"{name}.{variant.name}")
     print(f"{len(below)} variant(s) below the goal" + (": " + ", ".join(below) if below else ""))
 
 

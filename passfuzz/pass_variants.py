@@ -37,6 +37,9 @@ class Variant:
     branch: str  # what the pass's code tests, in words
     source: str  # the lines that test it
     detect: Callable[["Scan"], bool]
+    # What TVM 0.27's pass did with this form on the motifs' programs: "rewrites"; "declines"
+    # (its match refuses the form); "fails" (it raises or crashes: a bug the fuzzer reports).
+    observed: str = "rewrites"
 
 
 class Scan:
@@ -143,11 +146,18 @@ def matmul_triples(s: Scan) -> list[tuple[str, int, int, int, int | None]]:
     return [t for t in found if not all(s.ct(x) for x in t[1:4])]  # all compile-time: left alone (144-146)
 
 
-def _swaps_last_two(s: Scan, permute: int) -> bool:
+def _swaps_last_two(s: Scan, permute: int, literal: bool = False) -> bool:
+    """Whether a permute_dims swaps the last two axes of a rank >= 2 operand (axes=None only for
+    2-D). ``literal``: the axes as written must equal [0, ..., n-1, n-2] (FuseTransposeMatmul
+    compares the list; Relax keeps negative axes as written)."""
     rank = s.rank(s.args(permute)[0])
     axes = s.attrs(permute).get("axes")
     swap = [*range(rank - 2), rank - 1, rank - 2]
-    return rank >= 2 and (axes is None and rank == 2 or axes is not None and [a % rank for a in axes] == swap)
+    if rank < 2:
+        return False
+    if axes is None:
+        return rank == 2
+    return list(axes) == swap if literal else [a % rank for a in axes] == swap
 
 
 def _adjust(form=None, pred=lambda s, t: True):
@@ -167,7 +177,8 @@ ADJUST_MATMUL_ORDER = (
             CC + "adjust_matmul_order.cc:93,202-207", _adjust("permuted_rhs", _permuted_ranks_ok)),
     Variant("permute_not_a_swap", "the permute_dims of a permuted pattern does not swap the last two axes "
             "(the pattern accepts any axes; the rewrite assumes a swap)", CC + "adjust_matmul_order.cc:92-93,168-188",
-            _adjust(None, lambda s, t: t[4] is not None and _permuted_ranks_ok(s, t) and not _swaps_last_two(s, t[4]))),
+            _adjust(None, lambda s, t: t[4] is not None and _permuted_ranks_ok(s, t) and not _swaps_last_two(s, t[4])),
+            observed="fails"),
     Variant("compile_time_a_b", "a and b computable at compile time (weights), c not: (a b) c",
             CC + "adjust_matmul_order.cc:212-213", _adjust(None, lambda s, t: s.ct(t[1]) and s.ct(t[2]))),
     Variant("compile_time_b_c", "b and c computable at compile time, a not: a (b c)",
@@ -220,25 +231,27 @@ COMBINE_PARALLEL_MATMUL = (
     Variant("three_or_more_branches", "three or more matmuls share their left operand",
             CC + "combine_parallel_matmul.cc:86-92,369-370", _combine(lambda s, x, ms: len(ms) >= 3)),
     Variant("lhs_1d", "a 1-D left operand (split axis max(lhs, rhs rank) - 1)", CC + "combine_parallel_matmul.cc:239-241",
-            _combine(lambda s, x, ms: s.rank(x) == 1)),
+            _combine(lambda s, x, ms: s.rank(x) == 1), observed="fails"),
     Variant("lhs_batched", "a left operand of rank >= 3", CC + "combine_parallel_matmul.cc:239-241",
             _combine(lambda s, x, ms: s.rank(x) >= 3)),
     Variant("lhs_constant", "a constant left operand (the group key casts it to a Var)",
-            CC + "combine_parallel_matmul.cc:290", _combine(lambda s, x, ms: s.is_const(x))),
+            CC + "combine_parallel_matmul.cc:290", _combine(lambda s, x, ms: s.is_const(x)), observed="fails"),
     Variant("lhs_weight", "a weight as the left operand", CC + "combine_parallel_matmul.cc:88",
             _combine(lambda s, x, ms: s.is_weight(x))),
     Variant("rhs_1d", "1-D right operands (batch-dim loop bound rhs_dim - 2 on a size_t)",
-            CC + "combine_parallel_matmul.cc:119-131,164", _combine(lambda s, x, ms: s.rank(s.args(ms[0])[1]) == 1)),
+            CC + "combine_parallel_matmul.cc:119-131,164", _combine(lambda s, x, ms: s.rank(s.args(ms[0])[1]) == 1),
+            observed="fails"),
     Variant("rhs_batched", "right operands of rank >= 3 (batch dims compared)", CC + "combine_parallel_matmul.cc:119-131",
             _combine(lambda s, x, ms: s.rank(s.args(ms[0])[1]) >= 3)),
-    Variant("rhs_constant", "a constant right operand", CC + "combine_parallel_matmul.cc:92,159",
-            _combine(lambda s, x, ms: any(s.is_const(s.args(m)[1]) for m in ms))),
+    Variant("rhs_constant", "a constant right operand (bindings match Vars only)", CC + "combine_parallel_matmul.cc:92,159",
+            _combine(lambda s, x, ms: any(s.is_const(s.args(m)[1]) for m in ms)), observed="declines"),
     Variant("rhs_computed", "a right operand computed at run time", CC + "combine_parallel_matmul.cc:92,159",
             _combine(lambda s, x, ms: any(s.kind(s.args(m)[1]) == "computed" for m in ms))),
     Variant("same_rhs_twice", "one value as the right operand of two branches", CC + "combine_parallel_matmul.cc:191-204",
-            _combine(lambda s, x, ms: len({s.args(m)[1] for m in ms}) < len(ms))),
+            _combine(lambda s, x, ms: len({s.args(m)[1] for m in ms}) < len(ms)), observed="declines"),
     Variant("same_value_both_sides", "the shared left operand is also a right operand",
-            CC + "combine_parallel_matmul.cc:88-92", _combine(lambda s, x, ms: any(s.args(m)[1] == x for m in ms))),
+            CC + "combine_parallel_matmul.cc:88-92", _combine(lambda s, x, ms: any(s.args(m)[1] == x for m in ms)),
+            observed="declines"),
     Variant("bias", "every branch adds a bias (bias_dim)", CC + "combine_parallel_matmul.cc:96-104,209-213",
             _combine(lambda s, x, ms: all(_epilogue(s, m)[0] is not None for m in ms))),
     Variant("activation", "every branch ends in one activation (relu, gelu, gelu_tanh, silu)",
@@ -376,7 +389,7 @@ def _transpose_matmuls(s: Scan) -> list[tuple[int, int, int, int]]:
     found = []
     for m in s.nodes("matmul"):
         x, wt = s.args(m)
-        if s.op(wt) == "permute_dims" and _swaps_last_two(s, wt):
+        if s.op(wt) == "permute_dims" and _swaps_last_two(s, wt, literal=True):
             found.append((m, x, wt, s.args(wt)[0]))
     return found
 
@@ -388,7 +401,7 @@ def _fuse_transpose(pred):
 FUSE_TRANSPOSE_MATMUL = (
     Variant("default_axes_2d", "a 2-D w with axes=None", PY + "fuse_transpose_matmul.py:70-71",
             _fuse_transpose(lambda s, t: s.attrs(t[2])["axes"] is None)),
-    Variant("swap_axes_2d", "a 2-D w with axes [1, 0] (or [-1, -2])", PY + "fuse_transpose_matmul.py:72-74",
+    Variant("swap_axes_2d", "a 2-D w with axes [1, 0]", PY + "fuse_transpose_matmul.py:72-74",
             _fuse_transpose(lambda s, t: s.attrs(t[2])["axes"] is not None and s.rank(t[3]) == 2)),
     Variant("swap_axes_batched", "w of rank >= 3 with its last two axes swapped", PY + "fuse_transpose_matmul.py:72-74",
             _fuse_transpose(lambda s, t: s.rank(t[3]) >= 3)),
@@ -403,7 +416,7 @@ FUSE_TRANSPOSE_MATMUL = (
             _fuse_transpose(lambda s, t: s.rank(t[1]) >= 3 and s.rank(t[3]) >= 3 and
                             s.info(t[1]).shape[:-2][-(s.rank(t[3]) - 2):] != s.info(t[3]).shape[:-2][-(s.rank(t[1]) - 2):])),
     Variant("same_value_both_sides", "matmul(x, permute_dims(x))", PY + "fuse_transpose_matmul.py:58-61,166-171",
-            _fuse_transpose(lambda s, t: t[1] == t[3])),
+            _fuse_transpose(lambda s, t: t[1] == t[3]), observed="fails"),
     Variant("out_dtype", "matmul with out_dtype (the operands cast in the fused kernel)", PY + "fuse_transpose_matmul.py:146-150,166",
             _fuse_transpose(lambda s, t: bool(s.attrs(t[0]).get("out_dtype")))),
     Variant("integer_dtype", "integer operands", PY + "fuse_transpose_matmul.py:146-150",

@@ -106,7 +106,7 @@ def _matrix_permutation(choose: Chooser, rank: int):
     (None for 2-D, or written negative), sometimes a permutation that is no such swap
     (the identity, or another order of a batched result)."""
     swap = [*range(rank - 2), rank - 1, rank - 2]
-    if choose.integer(0, 2) == 0:  # no swap: the identity, or another order of a batched result
+    if choose.integer(0, 3) == 0:  # no swap: the identity, or another order of a batched result
         return choose.choice([list(range(rank)), *([[1, 0, 2], [2, 1, 0]] if rank == 3 else [])])
     return choose.choice([swap, [a - rank for a in swap], None if rank == 2 else swap])
 
@@ -162,44 +162,50 @@ def _permuted_matmul_chain(sketch: Sketch, choose: Chooser) -> None:
 
 
 def _parallel_matmuls(sketch: Sketch, choose: Chooser) -> None:
-    """Two or three matmuls sharing their left operand (an input, a constant, a weight; 1-D to
-    3-D), each with or without a bias and an activation, the same in every branch or not: what
-    CombineParallelMatmul merges into one matmul and slices. Right operands are weights,
-    constants or computed values of one rank (1-D, 2-D or batched), sometimes one value in two
-    branches or the left operand itself; sometimes with an explicit out_dtype."""
+    """Two or three matmuls sharing their left operand, each with or without a bias and an
+    activation, the same in every branch or not: what CombineParallelMatmul merges into one
+    matmul and slices. The left operand an input or a weight, 2-D or batched; right operands
+    weights or computed values of one rank. At most one twist per draw, since each alone decides
+    whether the pass can merge: a constant or 1-D left operand, 1-D or constant right operands,
+    one right operand in two branches, the left operand as a right operand, an out_dtype."""
     dtype = _dtype(sketch, choose)
-    lhs_kind = choose.choice(["input", "const", "weight"])
-    rank = choose.choice([2, 1, 3])
-    itself = rank == 2 and choose.boolean()  # the left operand (square) is a right operand too
+    twist = choose.choice(["none", "none", "none", "lhs_constant", "lhs_1d", "rhs_1d", "rhs_constant", "same_rhs",
+                           "itself", "out_dtype"])
     k = choose.integer(1, 4)
-    batch = (choose.integer(1, 3),) if rank == 3 else ()
-    lhs_shape = (k, k) if itself else (k,) if rank == 1 else batch + (choose.integer(1, 4), k)
+    batch = (choose.integer(1, 3),) if twist not in ("lhs_1d", "itself") and choose.boolean() else ()
+    if twist == "lhs_1d":
+        lhs_shape = (k,)
+    elif twist == "itself":
+        lhs_shape = (k, k)
+    else:
+        lhs_shape = batch + (choose.integer(1, 4), k)
+    lhs_kind = "const" if twist == "lhs_constant" else choose.choice(["input", "weight"])
     x = _tensor(sketch, choose, lhs_kind, lhs_shape, dtype, -1.0, 1.0)
-    rhs_rank = 2 if itself else choose.choice([2, 1, 3])
+    rhs_rank = 1 if twist == "rhs_1d" else 2 if twist == "itself" else choose.choice([2, 3])
     epilogue = choose.choice(["none", "bias", "activation", "both", "mixed"])
     activation = choose.choice(list(ACTIVATIONS))
-    out_dtype = choose.choice([None, None, dtype, *OUT_DTYPES.get(dtype, ())])
+    out_dtype = choose.choice([dtype, *OUT_DTYPES.get(dtype, ())]) if twist == "out_dtype" else None
     attrs = {"out_dtype": out_dtype} if out_dtype else {}
-    shared = None
+    bias_rank = choose.integer(1, 2)  # one bias rank in every branch: the pass groups by it
+    previous = None
     for branch in range(choose.integer(2, 3)):
         n = choose.integer(1, 4)
         rhs_shape = (k,) if rhs_rank == 1 else (batch or (choose.integer(1, 2),)) + (k, n) if rhs_rank == 3 else (k, n)
-        if itself and branch == 0:
+        if twist == "itself" and branch == 0:
             w = x
-        elif shared is not None and choose.integer(0, 2) == 0:
-            w = shared
+        elif twist == "same_rhs" and previous is not None:
+            w = previous
         else:
-            w = _tensor(sketch, choose, choose.choice(["weight", "const", "computed"]), rhs_shape, dtype)
-        shared = w
+            kind = "const" if twist == "rhs_constant" else choose.choice(["weight", "computed"])
+            w = _tensor(sketch, choose, kind, rhs_shape, dtype)
+        previous = w
         y = _add(sketch, "matmul", [x, w], attrs)
-        bias = epilogue in ("bias", "both") or epilogue == "mixed" and choose.boolean()
-        if bias and sketch.infos[y].rank >= 1:
+        if sketch.infos[y].rank and (epilogue in ("bias", "both") or epilogue == "mixed" and choose.boolean()):
             last = sketch.infos[y].shape[-1]
-            y = _add(sketch, "add", [y, _tensor(sketch, choose, choose.choice(["weight", "const"]),
-                                                choose.choice([(last,), (1, last)]), sketch.infos[y].dtype)])
+            y = _add(sketch, "add", [y, _tensor(sketch, choose, "const" if twist == "rhs_constant" else "weight",
+                                                (1,) * (bias_rank - 1) + (last,), sketch.infos[y].dtype)])
         if epilogue in ("activation", "both") or epilogue == "mixed" and choose.boolean():
-            if sketch.infos[y].dtype in FLOATS:
-                y = _add(sketch, activation if epilogue != "mixed" else choose.choice(list(ACTIVATIONS)), [y])
+            _add(sketch, activation if epilogue != "mixed" else choose.choice(list(ACTIVATIONS)), [y])
 
 
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu")
@@ -314,7 +320,8 @@ def _transpose_matmul(sketch: Sketch, choose: Chooser) -> None:
                         dtype, -2.0, 2.0)
     rank = sketch.infos[w].rank
     swap = [*range(rank - 2), rank - 1, rank - 2]
-    axes = choose.choice([None, swap, [a - rank for a in swap]] if rank == 2 else [swap, [a - rank for a in swap]])
+    # Negative axes are the same permutation, which the pass's check (a list comparison) refuses.
+    axes = choose.choice([None, swap, swap, [a - rank for a in swap]] if rank == 2 else [swap, swap, [a - rank for a in swap]])
     out_dtype = choose.choice([None, *OUT_DTYPES.get(dtype, ())])
     _add(sketch, "matmul", [x, _add(sketch, "permute_dims", [w], {"axes": axes})],
          {"out_dtype": out_dtype} if out_dtype else {})
