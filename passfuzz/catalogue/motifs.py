@@ -12,9 +12,11 @@ parameters and constants otherwise. One that does not fit the sketch (a dtype th
 draw, a range that would leave its limit) raises ``OpError``, and ``ProgramSketch.attempt``
 undoes what it added.
 
-One pattern is not here: matmul's own ``propose`` (catalogue/linalg.py) sometimes draws its
-right operand as ``take(weight, columns, axis=1)``, which ReorderTakeAfterMatmul rewrites; as
-part of one op it shrinks with that op.
+Each motif draws the forms its pass's code branches on (passfuzz.pass_variants lists them),
+not one convenient form: operand kinds (input, weight, constant, computed, one value twice),
+ranks, attribute values. Matmul's own ``propose`` (catalogue/linalg.py) also draws its right
+operand as ``take(weight, columns, axis)`` or a transposed weight; as part of one op it shrinks
+with that op.
 """
 
 from __future__ import annotations
