@@ -166,7 +166,7 @@ def _concat_propose(sketch: Sketch, choose: Chooser) -> None:
     args = [first, operand(sketch, choose, shapes, x.dtype, *_fresh_range(x))]
     if choose.boolean():
         args.append(operand(sketch, choose, shapes, x.dtype, *_fresh_range(x)))
-    sketch.add("concat", args, {"axis": axis - x.rank if choose.boolean() else axis})  # either spelling
+    sketch.add("concat", args, {"axis": axis})
 
 
 CONCAT = smooth(OpDef("concat", _concat_infer, lambda R, args, at: R.op.concat(args, axis=at["axis"]),
