@@ -5,6 +5,8 @@ first, inserted automatically and listed in the reproducer, the phase it moves t
 preconditions on its input; passfuzz.contracts checks them), whether it changes how ``main`` is
 called, the extra float tolerance a deliberate precision change needs, whether ``well_formed``
 still holds after it, and, if it cannot be fuzzed here, why. ``passfuzz passes`` prints this table.
+What each pattern-rewriting pass branches on (operand forms, attributes, ranks, dtypes, with the
+source lines) is its companion, ``passfuzz.pass_variants``.
 """
 
 from __future__ import annotations

@@ -39,8 +39,8 @@ def motif_program(motif, seed):
     return sketch.finish(sketch.sinks())
 
 
-def _built(motif):
-    return [p for p in (motif_program(motif, seed) for seed in range(8)) if p is not None]
+def _built(motif, seeds=8):
+    return [p for p in (motif_program(motif, seed) for seed in range(seeds)) if p is not None]
 
 
 @pytest.mark.parametrize("motif", MOTIFS, ids=lambda m: m.name)
@@ -52,16 +52,26 @@ def test_motif_programs_analyse_and_use_only_their_ops(motif):
         assert set(program.op_counts()) <= motif.ops | {"const"}
 
 
+def _applied(program, specs, name) -> str:
+    """'fired', 'unchanged', or 'failed' (the pass raised or crashed the child)."""
+    child = run_forked(lambda: fired_passes(program, specs), timeout=120)
+    if child.status != "ok":
+        return "failed"
+    return "fired" if name in child.value else "unchanged"
+
+
 @pytest.mark.parametrize("motif", MOTIFS, ids=lambda m: m.name)
 def test_motif_makes_its_passes_fire(motif):
+    """Each pass a motif names rewrites most of its programs. Some variants a motif draws on
+    purpose make TVM's pass raise or crash (a constant left operand of CombineParallelMatmul,
+    one value on both sides of FuseTransposeMatmul: bugs in corpus/); those reached the
+    rewrite too, but every pass must also fire cleanly on some."""
     for name in motif.passes:
         specs = with_prerequisites([PassSpec(name)])
-        outcomes = []
-        for program in _built(motif):
-            child = run_forked(lambda: fired_passes(program, specs), timeout=120)  # a pass may crash
-            outcomes.append(child.status == "ok" and name in child.value)
-        # A pass may refuse a few draws (or crash on them: TVM bugs the fuzzer reports).
-        assert sum(outcomes) >= len(outcomes) / 2, f"{name} fired on {sum(outcomes)} of {len(outcomes)}"
+        outcomes = [_applied(program, specs, name) for program in _built(motif, seeds=16)]
+        reached = outcomes.count("fired") + outcomes.count("failed")
+        assert reached >= len(outcomes) / 2 and outcomes.count("fired") >= len(outcomes) / 4, \
+            f"{name}: {outcomes}"
 
 
 @pytest.mark.parametrize("motif", MOTIFS, ids=lambda m: m.name)
@@ -88,7 +98,9 @@ def test_every_motif_is_drawn(motif, monkeypatch):
 
 
 def test_motifs_can_be_switched_off_and_follow_an_ops_restriction():
-    assert {m.name for m in motifs_within(["matmul", "permute_dims"])} == {"matmul_chain", "transpose_matmul"}
+    assert {m.name for m in motifs_within(["matmul", "permute_dims"])} == {"transpose_matmul"}
+    assert {m.name for m in motifs_within(["matmul", "permute_dims", "negative"])} == \
+        {"matmul_chain", "permuted_matmul_chain", "transpose_matmul"}
     assert [m.name for m in motifs_within(["add"])] == ["repeated_subexpression"]
     seen = set()
 

@@ -70,18 +70,26 @@ def _matmul_propose(sketch: Sketch, choose: Chooser) -> None:
     k, batch = a.shape[-1], a.shape[:-2]
     n = choose.integer(1, 4)
     shapes = [(k, n), batch + (k, n)] + ([(1,) + batch[1:] + (k, n)] if batch else [(2, k, n)]) + [(k,)]
-    outs = [None, *(o for o in OUT_DTYPES[a.dtype] if valid(_matmul_infer, [a, probe(a, shape=(k, n))], {"out_dtype": o}))]
+    # out_dtype over its whole range: none, the operands' own dtype named, or a wider/narrower one
+    outs = [None, a.dtype, *(o for o in OUT_DTYPES[a.dtype] if valid(_matmul_infer, [a, probe(a, shape=(k, n))], {"out_dtype": o}))]
     attrs = {"out_dtype": choose.choice(outs)} if choose.boolean() else {}
     accept = lambda b: valid(_matmul_infer, [a, b], attrs)  # noqa: E731
-    if choose.boolean():
+    form = choose.choice(["operand", "take", "transposed"])
+    if form == "operand":
         rhs = operand(sketch, choose, shapes, a.dtype, -4, 4, accept=accept)
-    else:  # a weight whose columns a take selects: the pattern ReorderTakeAfterMatmul rewrites
+    elif form == "take":  # a weight whose columns a take selects: the pattern ReorderTakeAfterMatmul rewrites
         m = choose.integer(1, 4)
         shape = choose.choice([(k, m), batch + (k, m)])
         weight = sketch.add_param(shape, a.dtype, -4, 4, "weight")
         columns = sketch.add_const((n,), "int64", 0, m - 1)
         # A positive axis: ReorderTakeAfterMatmul matches axis=1, not the equivalent axis=-1.
         rhs = sketch.add("take", [weight, columns], {"axis": len(shape) - 1})
+    else:  # a weight stored transposed, (..., n, k): the pattern FuseTransposeMatmul rewrites
+        shape = choose.choice([(n, k), batch + (n, k)])
+        weight = sketch.add_param(shape, a.dtype, -4, 4, "weight")
+        rank = len(shape)
+        swap = [*range(rank - 2), rank - 1, rank - 2]
+        rhs = sketch.add("permute_dims", [weight], {"axes": choose.choice([None, swap] if rank == 2 else [swap])})
     if not accept(sketch.infos[rhs]):  # an existing operand's range may overflow in a narrower out_dtype
         attrs = {}
     sketch.add("matmul", [lhs, rhs], attrs)
