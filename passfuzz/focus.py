@@ -28,13 +28,9 @@ from .catalogue.base import is_int
 from .graph import ProgramSketch
 from .program import Node, Program
 
-# The Relax ops a catalogue op emits when it is not the Relax op of its own name.
-EMITS: dict[str, tuple[str, ...]] = {
-    "masked_fill": ("where", "full_like"),
-    "relu6": ("clip",),
-    "linear": ("matmul", "permute_dims", "add"),
-    "reshape_runtime": ("reshape", "shape_of", "shape_to_tensor", "tensor_to_shape"),
-}
+# The Relax op a catalogue op is built around when it is not the op of its own name (linear is
+# matmul(x, permute_dims(w)) + b, but a pass naming add does not look for it).
+EMITS: dict[str, str] = {"masked_fill": "where", "relu6": "clip", "linear": "matmul", "reshape_runtime": "reshape"}
 # Catalogue entries that are structure, not Relax ops: a mention of "relax.Tuple" names none.
 _STRUCTURE = {"const", "tuple", "tuple_get_item", "call", "if"}
 # A probe that finds more than this share of the catalogue found a pass that rewrites anything
@@ -53,10 +49,10 @@ def drawable() -> list[str]:
 
 def ops_named(names: Iterable[str]) -> list[str]:
     """The catalogue ops a set of Relax op names (``matmul``, ``nn.conv2d``, ``relax.take``)
-    stands for: each op of that name, and each op that emits it (``linear`` for matmul)."""
+    stands for: each op of that name, and each op built around it (``linear`` for matmul)."""
     wanted = {name.rsplit(".", 1)[-1] for name in names}
     return [name for name in drawable() if name not in _STRUCTURE and
-            (name in wanted or wanted & set(EMITS.get(name, ())))]
+            (name in wanted or EMITS.get(name) in wanted)]
 
 
 def mentioned_ops(source: str) -> list[str]:
@@ -223,16 +219,16 @@ def resolve(text: str, passes, pool: Sequence[str] = ()) -> tuple[list[str], str
     for spec in passes:
         if spec.is_builtin:
             info = CATALOGUE.get(spec.name)
-            found, how = (list(info.matches) if info else []), "its catalogue entry"
+            found, how = (list(info.matches) if info else []), "pass catalogue"
         else:
             found, how = inferred_ops(spec)
-            how = f"its {how}" if found else how
         if found:
             ops += [op for op in found if op not in ops]
-            why.append(f"{spec.name}, from {how}")
+            why.append(f"{spec.name} matches {','.join(found)} ({how})")
         else:
-            everything.append(spec.name)
+            everything.append(spec.name if spec.is_builtin else f"{spec.name} ({how})")
     if not ops:
         return [], f"no focus: {', '.join(everything)} look{'s' * (len(everything) == 1)} at every op"
-    rest = f"; {', '.join(everything)} {'sees' if len(everything) == 1 else 'see'} every program anyway" if everything else ""
-    return ops, f"what {'; '.join(why)} matches{rest}"
+    if everything:
+        why.append(f"{', '.join(everything)} look{'s' * (len(everything) == 1)} at every op")
+    return ops, "; ".join(why)
