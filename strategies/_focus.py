@@ -35,11 +35,13 @@ _ATTEMPTS = 3  # steered tries before the unsteered proposal
 class _SteeredSketch:
     """The sketch a steered proposal sees: its ``candidates`` calls (one per operand the proposal
     reads from the graph, in operand order for most ops) offer only ``value`` at the steered
-    ones, where ``value`` qualifies; everything else is the real sketch."""
+    ones, where ``value`` qualifies, and with ``fresh`` nothing at the later unsteered ones, so
+    the proposal makes a new constant or parameter there (what a rewrite's ``is_const`` needs);
+    everything else is the real sketch."""
 
-    def __init__(self, sketch, value: int, positions: set[int] | None):
+    def __init__(self, sketch, value: int, positions: set[int] | None, fresh: bool = False):
         self._sketch, self._value, self._positions = sketch, value, positions  # None: every call
-        self._calls = 0
+        self._fresh, self._calls = fresh, 0
 
     def __getattr__(self, name):
         return getattr(self._sketch, name)
@@ -50,6 +52,8 @@ class _SteeredSketch:
         steered = self._positions is None or call in self._positions
         if steered and (tuples or not isinstance(info, TupleInfo)) and accept(info):
             return [self._value]
+        if self._fresh and not steered and call > 0:
+            return []
         return self._sketch.candidates(accept, tuples)
 
 
@@ -67,6 +71,7 @@ class Focus:
         op = self.ops[draw(st.integers(0, len(self.ops) - 1))]
         relation = RELATIONS[draw(st.integers(0, len(RELATIONS) - 1))]
         position = draw(st.integers(0, 2))
+        fresh = draw(st.booleans())
         size = len(sketch.values)
         if not op.applicable(sketch) and not _fresh_operand(sketch, chooser, op):
             return 0
@@ -82,16 +87,16 @@ class Focus:
             tries = [None] * _ATTEMPTS if relation == "twice" else \
                 [{p} for p in (position, *(p for p in range(_ATTEMPTS) if p != position))]
             for positions in tries:
-                if sketch.attempt(lambda: self._propose_related(op, sketch, chooser, value, positions, relation)):
+                if sketch.attempt(lambda: self._propose_related(op, sketch, chooser, value, positions, relation, fresh)):
                     return self._added(op, sketch, size)
         if sketch.attempt(lambda: op.propose(sketch, chooser)):
             return self._added(op, sketch, size)
         return 0
 
     @staticmethod
-    def _propose_related(op: OpDef, sketch, chooser, value: int, positions, relation: str) -> None:
+    def _propose_related(op: OpDef, sketch, chooser, value: int, positions, relation: str, fresh: bool) -> None:
         size = len(sketch.values)
-        op.propose(_SteeredSketch(sketch, value, positions), chooser)
+        op.propose(_SteeredSketch(sketch, value, positions, fresh), chooser)
         node = _newest(sketch, op.name, size)
         reads = node.args.count(value) if node is not None else 0
         if reads < (2 if relation == "twice" else 1):

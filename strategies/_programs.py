@@ -155,6 +155,8 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     if set(focus) - set(BY_NAME):
         raise InvalidArgument(f"unknown focus op(s): {sorted(set(focus) - set(BY_NAME))}")
     focused = [] if loss else [op for op in chosen if op.name in set(focus)]  # loss programs: smooth only
+    if focused:  # a motif without a focused op only takes steps from the focus
+        mixed = [motif for motif in mixed if motif.ops & set(focus)]
 
     @st.composite
     def draw_program(draw) -> Program:

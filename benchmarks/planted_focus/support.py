@@ -2,6 +2,7 @@
 function, and reading through a variable to the call bound to it."""
 
 import tvm
+import tvm_ffi
 from tvm import relax
 from tvm.relax.dpl import rewrite_call
 
@@ -22,7 +23,7 @@ def call_pass(name: str, rewriter_of):
 
 
 def same(a, b) -> bool:
-    return a.same_as(b) or tvm.ir.structural_equal(a, b)
+    return a.same_as(b) or tvm_ffi.structural_equal(a, b)
 
 
 def static_shape(expr):
