@@ -36,7 +36,11 @@ _STRUCTURE = {"const", "tuple", "tuple_get_item", "call", "if"}
 # A probe that finds more than this share of the catalogue found a pass that rewrites anything
 # (or fails on anything): focusing would narrow generation for nothing.
 _EVERYTHING = 0.5
-_MENTION = re.compile(r"""(?:\brelax\.(?:op\.)?|\bR\.|["']relax\.)((?:[a-z_][a-z0-9_]*\.)*[a-z_][a-z0-9_]*)""")
+# Op names in strings ("relax.nn.conv2d" in is_op, Op.get, a comparison with call.op.name) are
+# what a pass looks for; calls (relax.op.add(...), R.add(...)) are mostly what it builds, so they
+# count only when the source names no op in a string.
+_LOOKED_FOR = re.compile(r"""["']relax\.((?:[a-z_][a-z0-9_]*\.)*[a-z_][a-z0-9_]*)["']""")
+_BUILT = re.compile(r"""(?:\brelax\.op\.|\bR\.)((?:[a-z_][a-z0-9_]*\.)*[a-z_][a-z0-9_]*)""")
 
 
 class FocusError(ValueError):
@@ -56,8 +60,9 @@ def ops_named(names: Iterable[str]) -> list[str]:
 
 
 def mentioned_ops(source: str) -> list[str]:
-    """The catalogue ops whose Relax op ``source`` mentions."""
-    return ops_named(_MENTION.findall(source))
+    """The catalogue ops whose Relax op ``source`` mentions: those it names in strings, else
+    those it calls."""
+    return ops_named(_LOOKED_FOR.findall(source)) or ops_named(_BUILT.findall(source))
 
 
 def pass_source(module_name: str, attr: str) -> str:

@@ -6,13 +6,21 @@ A focused step draws an op of the focus and a *relation* to the previous focused
 * ``feed``: the previous node's value is an operand of the new one, at a drawn operand position
   (chains come from consecutive feeds);
 * ``share``: the new node reads one of the previous node's operands;
-* ``twice``: one value fills every operand the new node takes from the graph (``add(x, x)``);
+* ``twice``: the previous node's value fills every operand the new node takes from the graph
+  (``add(x, x)``);
+* ``mirror``: the new node reads the previous node's operands, in order (``maximum(a, b)`` then
+  ``minimum(a, b)``);
+* ``wrap``: the new node reads the previous node at a drawn position and its operands at the
+  others (``where(less(a, b), a, b)``, ``subtract(x, f(x))``);
 * ``free``: the op's own proposal, unsteered.
+
+Each steered operand may also get fresh company: the unsteered operands then become new constants
+rather than existing values (what a rewrite that wants ``is_const`` looks for).
 
 Steering works through the catalogue's own ``propose`` (so helpers it adds, a clip before a take,
 come along and validity stays by construction): the sketch it sees offers only the wanted value
 at the steered operand, where that value qualifies. A proposal that still missed the relation (it
-made a new constant instead, say) is undone and tried again a few times, then kept unsteered.
+made a new constant instead, say) is undone and tried at the other positions, then kept unsteered.
 
 Every draw shrinks toward 0: the first op of the focus, ``feed`` at the first operand.
 """
@@ -28,33 +36,78 @@ from passfuzz.catalogue import OpDef, OpError
 from passfuzz.catalogue.base import TupleInfo
 from passfuzz.program import Node
 
-RELATIONS = ("feed", "share", "twice", "free")
-_ATTEMPTS = 3  # steered tries before the unsteered proposal
+RELATIONS = ("feed", "share", "twice", "mirror", "wrap", "free")
+_POSITIONS = 3  # operand positions steered (most ops read at most three values from the graph)
 
 
 class _SteeredSketch:
     """The sketch a steered proposal sees: its ``candidates`` calls (one per operand the proposal
-    reads from the graph, in operand order for most ops) offer only ``value`` at the steered
-    ones, where ``value`` qualifies, and with ``fresh`` nothing at the later unsteered ones, so
+    reads from the graph, in operand order for most ops) offer only the value ``steer`` gives
+    for that call, where it qualifies, and with ``fresh`` nothing at the later unsteered ones, so
     the proposal makes a new constant or parameter there (what a rewrite's ``is_const`` needs);
     everything else is the real sketch."""
 
-    def __init__(self, sketch, value: int, positions: set[int] | None, fresh: bool = False):
-        self._sketch, self._value, self._positions = sketch, value, positions  # None: every call
-        self._fresh, self._calls = fresh, 0
+    def __init__(self, sketch, steer: dict[int, int] | int, fresh: bool = False):
+        self._sketch, self._steer, self._fresh = sketch, steer, fresh  # an int steers every call
+        self._calls = 0
+        self.offered: int | str | None = None  # the value just offered, or "const" (fresh), for _SteeredChooser
 
     def __getattr__(self, name):
         return getattr(self._sketch, name)
 
     def candidates(self, accept, tuples: bool = False) -> list[int]:
         call, self._calls = self._calls, self._calls + 1
-        info = self._sketch.infos[self._value]
-        steered = self._positions is None or call in self._positions
-        if steered and (tuples or not isinstance(info, TupleInfo)) and accept(info):
-            return [self._value]
-        if self._fresh and not steered and call > 0:
+        value = self._steer if isinstance(self._steer, int) else self._steer.get(call)
+        if value is not None:
+            info = self._sketch.infos[value]
+            if (tuples or not isinstance(info, TupleInfo)) and accept(info):
+                self.offered = value
+                return [value]
+        if self._fresh and value is None and call > 0:
+            self.offered = "const"
             return []
         return self._sketch.candidates(accept, tuples)
+
+
+class _SteeredChooser:
+    """The chooser of a steered proposal: the choice right after a steered value was offered
+    takes it where it is among the options (``operand`` would otherwise often make a new
+    constant instead), and after a fresh operand was asked for, a new constant; every other
+    choice is drawn as usual."""
+
+    def __init__(self, chooser, sketch: _SteeredSketch):
+        self._chooser, self._sketch = chooser, sketch
+
+    def __getattr__(self, name):
+        return getattr(self._chooser, name)
+
+    def choice(self, options):
+        offered, self._sketch.offered = self._sketch.offered, None
+        options = list(options)
+        if offered is not None and any(o == offered and type(o) is type(offered) for o in options):
+            return offered
+        return self._chooser.choice(options)
+
+
+def _steerings(relation: str, anchor: int, operands: list[int], position: int, shared: int) -> list:
+    """The steerings to try for ``relation``, best first: the drawn operand position, then the
+    others (where the value does not fit one, a matmul's right side of the wrong shape, another
+    may)."""
+    positions = [position, *(p for p in range(_POSITIONS) if p != position)]
+    if relation == "feed":
+        return [{p: anchor} for p in positions]
+    if relation == "share":
+        return [{p: shared} for p in positions]
+    if relation == "twice":
+        return [anchor] * _POSITIONS
+    if relation == "mirror":  # the same operands in the same order: maximum(a, b), minimum(a, b)
+        return [dict(enumerate(operands))] * _POSITIONS
+    # wrap: the node itself at one position, its operands in order at the others: where(a < b, a, b)
+    steerings = []
+    for p in positions:
+        rest = iter(operands)
+        steerings.append({k: anchor if k == p else next(rest, None) for k in range(_POSITIONS)})
+    return [{k: v for k, v in s.items() if v is not None} for s in steerings]
 
 
 @dataclass
@@ -70,36 +123,31 @@ class Focus:
         number of nodes added."""
         op = self.ops[draw(st.integers(0, len(self.ops) - 1))]
         relation = RELATIONS[draw(st.integers(0, len(RELATIONS) - 1))]
-        position = draw(st.integers(0, 2))
+        position = draw(st.integers(0, _POSITIONS - 1))
         fresh = draw(st.booleans())
         size = len(sketch.values)
         if not op.applicable(sketch) and not _fresh_operand(sketch, chooser, op):
             return 0
         anchor = self.last if self.last is not None else size - 1
         previous = sketch.values[anchor]
-        shared = list(previous.args) if isinstance(previous, Node) and previous.args else [anchor]
-        target = {"feed": anchor, "twice": anchor,
-                  "share": shared[draw(st.integers(0, len(shared) - 1))] if relation == "share" else anchor}
+        operands = list(previous.args) if isinstance(previous, Node) and previous.args else [anchor]
+        shared = operands[draw(st.integers(0, len(operands) - 1))] if relation == "share" else anchor
         if relation != "free":
-            value = target[relation]
-            # The drawn operand position first, then the others: where the value does not fit
-            # (a matmul's right side of the wrong shape), another position may.
-            tries = [None] * _ATTEMPTS if relation == "twice" else \
-                [{p} for p in (position, *(p for p in range(_ATTEMPTS) if p != position))]
-            for positions in tries:
-                if sketch.attempt(lambda: self._propose_related(op, sketch, chooser, value, positions, relation, fresh)):
+            for steer in _steerings(relation, anchor, operands, position, shared):
+                if sketch.attempt(lambda: self._propose_related(op, sketch, chooser, steer, relation, fresh)):
                     return self._added(op, sketch, size)
         if sketch.attempt(lambda: op.propose(sketch, chooser)):
             return self._added(op, sketch, size)
         return 0
 
     @staticmethod
-    def _propose_related(op: OpDef, sketch, chooser, value: int, positions, relation: str, fresh: bool) -> None:
+    def _propose_related(op: OpDef, sketch, chooser, steer, relation: str, fresh: bool) -> None:
         size = len(sketch.values)
-        op.propose(_SteeredSketch(sketch, value, positions, fresh), chooser)
+        steered = _SteeredSketch(sketch, steer, fresh)
+        op.propose(steered, _SteeredChooser(chooser, steered))
         node = _newest(sketch, op.name, size)
-        reads = node.args.count(value) if node is not None else 0
-        if reads < (2 if relation == "twice" else 1):
+        wanted = {steer: 2} if isinstance(steer, int) else {v: list(steer.values()).count(v) for v in steer.values()}
+        if node is None or any(node.args.count(v) < n for v, n in wanted.items()):
             raise OpError(f"{op.name} missed the {relation} relation")  # undone by attempt
 
     def _added(self, op: OpDef, sketch, size: int) -> int:

@@ -180,7 +180,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
                 sketch.attempt((lambda: _smooth_only(sketch, build)) if loss else build)
                 steps += max(1, sum(1 for v in sketch.values[size:] if getattr(v, "op", "const") != "const"))
                 continue
-            if focus_state and draw(st.integers(0, 4)) != 4:  # 0, where shrinking goes, is focused
+            if focus_state and draw(st.integers(0, 5)) != 5:  # 0, where shrinking goes, is focused
                 steps += focus_state.step(draw, sketch, chooser) or 1
                 continue
             # Draw from the fixed list and take the next applicable op from there: the same
