@@ -14,8 +14,9 @@ A focused step draws an op of the focus and a *relation* to the previous focused
   others (``where(less(a, b), a, b)``, ``subtract(x, f(x))``);
 * ``free``: the op's own proposal, unsteered.
 
-Each steered operand may also get fresh company: the unsteered operands then become new constants
-rather than existing values (what a rewrite that wants ``is_const`` looks for).
+In some programs (one draw per program) steered operands get fresh company: the unsteered
+operands become new constants rather than existing values (what a rewrite that wants
+``is_const`` looks for).
 
 Steering works through the catalogue's own ``propose`` (so helpers it adds, a clip before a take,
 come along and validity stays by construction): the sketch it sees offers only the wanted value
@@ -36,7 +37,9 @@ from passfuzz.catalogue import OpDef, OpError
 from passfuzz.catalogue.base import TupleInfo
 from passfuzz.program import Node
 
-RELATIONS = ("feed", "share", "twice", "mirror", "wrap", "free")
+# feed is listed twice: a value flowing from one focused op into the next is what most rewrites
+# match, so it gets a double share of the draws.
+RELATIONS = ("feed", "share", "feed", "twice", "mirror", "wrap", "free")
 _POSITIONS = 3  # operand positions steered (most ops read at most three values from the graph)
 
 
@@ -117,6 +120,8 @@ class Focus:
     ops: Sequence[OpDef]
     last: int | None = None
     nodes: list[int] = field(default_factory=list)  # every focused node drawn so far
+    # Drawn once per program: a pattern with constants wants them at every node of it.
+    fresh: bool | None = None
 
     def step(self, draw, sketch, chooser) -> int:
         """Add one focused op (with its helpers) related to the last focused node; return the
@@ -124,7 +129,9 @@ class Focus:
         op = self.ops[draw(st.integers(0, len(self.ops) - 1))]
         relation = RELATIONS[draw(st.integers(0, len(RELATIONS) - 1))]
         position = draw(st.integers(0, _POSITIONS - 1))
-        fresh = draw(st.booleans())
+        if self.fresh is None:
+            self.fresh = draw(st.booleans())
+        fresh = self.fresh
         size = len(sketch.values)
         if not op.applicable(sketch) and not _fresh_operand(sketch, chooser, op):
             return 0
