@@ -171,7 +171,9 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
         steps = 0
         focus_state = Focus(focused) if focused else None
         # One continue-or-stop choice per node keeps deleting a node a local change for the shrinker.
-        while steps < max_nodes and (steps < min_nodes or draw(st.integers(0, 4)) != 0):
+        # Focused programs take at least two steps: one focused op alone meets none.
+        least = min(max_nodes, max(min_nodes, 2)) if focus_state else min_nodes
+        while steps < max_nodes and (steps < least or draw(st.integers(0, 4)) != 0):
             # 0 (what the shrinker moves to) is a plain op; a motif counts as the ops it added.
             if mixed and draw(st.integers(0, 4)) == 4:
                 motif = mixed[draw(st.integers(0, len(mixed) - 1))]
