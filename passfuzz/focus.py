@@ -101,7 +101,7 @@ def _bound_names(statement: ast.stmt) -> list[str]:
     return []
 
 
-def inferred_ops(spec, probe_timeout: float = 10.0) -> tuple[list[str], str]:
+def inferred_ops(spec, probe_timeout: float = 5.0) -> tuple[list[str], str]:
     """The ops a custom pass matches, and how they were found ('source' or 'probe'); ([], why)
     when neither finds a focus."""
     module_name, attr = spec.name.split(":", 1)
@@ -111,7 +111,8 @@ def inferred_ops(spec, probe_timeout: float = 10.0) -> tuple[list[str], str]:
     changed = probe(spec, timeout=probe_timeout)
     if changed and len(changed) <= _EVERYTHING * len(drawable()):
         return changed, "probe"
-    return [], "the probe found it changes every op" if changed else "the probe found it changes no op"
+    return [], ("its source names no Relax op and the probe finds it changes every op" if changed else
+                "its source names no Relax op and the probe finds it changes no one-op program")
 
 
 def probe_programs(op_name: str, count: int = 3, seed: int = 0) -> list[Program]:
@@ -148,16 +149,23 @@ class _RandomChooser:
         return self.rng.random() < 0.5
 
     def array(self, shape, dtype, lo, hi):
-        if dtype == "bool":
-            return np.array(self.rng.random() < 0.5).repeat(int(np.prod(shape))).reshape(shape)
-        values = [self.rng.randint(int(np.ceil(lo)), int(np.floor(hi))) if is_int(dtype) else self.rng.uniform(lo, hi)
-                  for _ in range(int(np.prod(shape, dtype=int)))]
-        return np.array(values).reshape(shape)
+        def element():
+            if dtype == "bool":
+                return self.rng.random() < 0.5
+            return self.rng.randint(int(np.ceil(lo)), int(np.floor(hi))) if is_int(dtype) else self.rng.uniform(lo, hi)
+
+        return np.array([element() for _ in range(int(np.prod(shape, dtype=int)))]).reshape(shape)
 
 
-def probe(spec, timeout: float = 10.0, ops: Sequence[str] | None = None) -> list[str]:
+# A pass that changes (or fails on, or hangs on) each of the first ops probed most likely does so
+# to every op: stop there rather than wait out a hang per op.
+_GIVE_UP_AFTER = 4
+
+
+def probe(spec, timeout: float = 5.0, ops: Sequence[str] | None = None) -> list[str]:
     """The catalogue ops whose probe programs ``spec`` changes, fails on, crashes or hangs on;
-    each op's programs run in one forked child."""
+    each op's programs run in one forked child. When the first ``_GIVE_UP_AFTER`` ops probed
+    all count, every op is taken to (the whole list comes back)."""
     from . import execute, isolate  # TVM lives there
 
     def changes(programs: list[Program]) -> bool:
@@ -169,8 +177,8 @@ def probe(spec, timeout: float = 10.0, ops: Sequence[str] | None = None) -> list
                 return True
         return False
 
-    found = []
-    for name in ops or drawable():
+    found, probed, names = [], 0, list(ops or drawable())
+    for name in names:
         try:
             programs = probe_programs(name)
         except OpError:
@@ -178,8 +186,11 @@ def probe(spec, timeout: float = 10.0, ops: Sequence[str] | None = None) -> list
         if not programs:
             continue
         result = isolate.run_forked(lambda: changes(programs), timeout)
+        probed += 1
         if result.status != "ok" or result.value:
             found.append(name)
+        if len(found) == probed == _GIVE_UP_AFTER:
+            return names
     return found
 
 
@@ -220,7 +231,7 @@ def resolve(text: str, passes, pool: Sequence[str] = ()) -> tuple[list[str], str
         return [], f"no focus: random sequences of {len(pool)} passes"
     if not passes:
         return [], "no focus: no pass named"
-    ops, why, everything = [], [], []
+    ops, why, unfocused = [], [], []
     for spec in passes:
         if spec.is_builtin:
             info = CATALOGUE.get(spec.name)
@@ -231,9 +242,7 @@ def resolve(text: str, passes, pool: Sequence[str] = ()) -> tuple[list[str], str
             ops += [op for op in found if op not in ops]
             why.append(f"{spec.name} matches {','.join(found)} ({how})")
         else:
-            everything.append(spec.name if spec.is_builtin else f"{spec.name} ({how})")
+            unfocused.append(f"{spec.name} looks at every op" if spec.is_builtin else f"{spec.name}: {how}")
     if not ops:
-        return [], f"no focus: {', '.join(everything)} look{'s' * (len(everything) == 1)} at every op"
-    if everything:
-        why.append(f"{', '.join(everything)} look{'s' * (len(everything) == 1)} at every op")
-    return ops, "; ".join(why)
+        return [], "no focus: " + "; ".join(unfocused)
+    return ops, "; ".join(why + unfocused)
