@@ -134,9 +134,10 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
 
     ``focus`` names ops (those a pass matches) that most steps draw instead of the whole
     catalogue, each wired to the focused node before it: feeding it at a drawn operand, sharing
-    an operand with it, or reading one value twice (``strategies._focus``); about one step in
-    five still draws from the whole catalogue. A focused step is what a step shrinks toward, so
-    a reproducer keeps the ops the pass matches and loses the rest.
+    an operand with it, reading it twice, reading its operands (``strategies._focus``); about
+    one step in six still draws from the whole catalogue, and only motifs holding a focused op
+    are mixed in. A focused step is what a step shrinks toward, so a reproducer keeps the ops
+    the pass matches and loses the rest.
 
     Examples from this strategy shrink toward fewer nodes, no motifs, ops earlier in the
     catalogue, smaller shapes, float32, and arguments near zero."""
