@@ -64,6 +64,8 @@ class FuzzConfig:
     ops: list[str] | None = None  # the ops programs are drawn from; None: the whole catalogue
     known_bugs: tuple[str, ...] = ()  # fingerprints known wherever passfuzz runs (passfuzz.known_bugs)
     dtypes: tuple[str, ...] | None = None  # the dtypes parameters and constants are drawn in; None: all
+    focus: tuple[str, ...] = ()  # the ops most steps draw (passfuzz.focus); (): the whole catalogue alike
+    focus_reason: str = ""  # where the focus comes from, for the start of the run
 
 
 @dataclass
@@ -335,7 +337,7 @@ class Fuzzer:
             programs = relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes,
                                       loss=True)
         else:
-            programs = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes,
+            programs = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
                                       **({"dtypes": self.config.dtypes} if self.config.dtypes else {}))
         if self.config.passes is None:  # the pass sequence is part of the example, so it shrinks too
             sequences = pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes)

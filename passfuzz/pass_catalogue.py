@@ -11,7 +11,7 @@ source lines) is its companion, ``passfuzz.pass_variants``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .passes import PROGRAM_ARGUMENTS, PassSpec, builtin_pass_names
 
@@ -34,6 +34,10 @@ class PassInfo:
     skip: str = ""  # why it cannot be fuzzed here ("" = it can)
     notes: str = ""
     default_args: str = ""  # the arguments a bare name stands for: Gradient is Gradient('main')
+    # The catalogue ops (passfuzz.catalogue.BY_NAME names) its match looks for, which --focus auto
+    # spends most programs on; () when it looks at every op (or none): no focus. Set in MATCHES.
+    matches: tuple[str, ...] = ()
+    matches_source: str = ""  # where its source names those ops
 
 
 # Contracts (phases, requires, enters, preconditions) are read off TVM 0.27's source; ``source`` cites
@@ -320,6 +324,44 @@ _ENTRIES = [
              skip='needs a virtual device and its index as arguments'),
 
 ]
+
+# The ops each pass matches, read off the same source ("all ops" passes say why they have none).
+MATCHES: dict[str, tuple[tuple[str, ...], str]] = {
+    'AdjustMatmulOrder': (('matmul', 'permute_dims', 'linear'),
+                          'cc:src/relax/transform/adjust_matmul_order.cc:86-96 (matmul of a matmul, optionally through permute_dims; linear emits matmul(x, permute_dims(w)))'),
+    'CombineParallelMatmul': (('matmul', 'add', 'relu', 'gelu', 'gelu_tanh', 'silu', 'linear'),
+                              'cc:src/relax/transform/combine_parallel_matmul.cc:87-107 (matmuls sharing input, bias add, activation), 264-274 (relu, gelu, gelu_tanh, silu)'),
+    'ExpandMatmulOfSum': (('matmul', 'add', 'permute_dims'),
+                          'cc:src/relax/transform/expand_matmul_of_sum.cc:49-59 (matmul(x, add(a, b)) or matmul(x, permute_dims(add(a, b))))'),
+    'ReorderTakeAfterMatmul': (('matmul', 'take'),
+                               'cc:src/relax/transform/reorder_take_after_matmul.cc:49-51 (matmul(x, take(w, indices)))'),
+    'ReorderPermuteDimsAfterConcat': (('concat', 'permute_dims'),
+                                      'cc:src/relax/transform/reorder_permute_dims_after_concat.cc:70-77 (concat of permute_dims)'),
+    'FuseTransposeMatmul': (('matmul', 'permute_dims', 'linear'),
+                            'py:relax/transform/fuse_transpose_matmul.py:60-61 (matmul(x, permute_dims(w)))'),
+    'FoldBatchnormToConv2D': (('conv2d', 'batch_norm', 'tuple_get_item'),
+                              'py:relax/transform/fold_batch_norm_to_conv2d_for_inference.py:40-45 (batch_norm(conv2d(x, const)), its item 0)'),
+    'RemoveRedundantReshape': (('reshape', 'reshape_runtime'),
+                               'py:relax/transform/remove_redundant_reshape.py:60-63 (reshape of a reshape, reshape to the same shape)'),
+    'FastMathTransform': (('exp', 'tanh', 'erf', 'softmax'),
+                          'py:relax/transform/fast_math.py:41-47 (relax.nn.softmax, relax.exp, relax.erf, relax.tanh)'),
+    'DecomposeOpsForInference': (('batch_norm', 'tuple_get_item', 'reshape_runtime'),
+                                 'cc:src/relax/transform/decompose_ops.cc:197-213 (batch_norm, tensor_to_shape, which reshape_runtime emits)'),
+    'DecomposeOpsForTraining': (('batch_norm', 'layer_norm', 'tuple_get_item'),
+                                'cc:src/relax/transform/decompose_ops.cc:175-194 (batch_norm, layer_norm)'),
+    'ConvertLayout': (('conv2d',),
+                      'cc:src/relax/transform/convert_layout.cc:45-78 (conv2d is converted; every other op only follows through FRelaxInferLayout, 209)'),
+    'RewriteDataflowReshape': (('reshape', 'expand_dims', 'squeeze', 'flatten', 'reshape_runtime'),
+                               'cc:src/relax/transform/rewrite_dataflow_reshape.cc:80-120 (call_tir of a PrimFunc with a reshape pattern: what LegalizeOps makes of reshape-like ops)'),
+}
+# Passes that look at every op (or at none in particular): FoldConstant (fold_constant.cc: any
+# call with constant operands), EliminateCommonSubexpr, CanonicalizeBindings, DeadCodeElimination,
+# FuseOps/FuseTIR/AnnotateTIROpPattern (by op pattern kind), LegalizeOps (every op's FLegalize),
+# ToMixedPrecision (to_mixed_precision.cc:49 a policy per op, kAlways for matmul and convolutions,
+# kFollow for elementwise ops, so every op takes part), DataflowUseInplaceCalls, Gradient, the
+# calling-convention and lowering passes: matches stays (), no focus.
+_ENTRIES = [replace(entry, matches=MATCHES[entry.name][0], matches_source=MATCHES[entry.name][1])
+            if entry.name in MATCHES else entry for entry in _ENTRIES]
 
 CATALOGUE: dict[str, PassInfo] = {info.name: info for info in _ENTRIES}
 assert len(CATALOGUE) == len(_ENTRIES), "a pass is listed twice"

@@ -16,6 +16,8 @@ from passfuzz.catalogue.motifs import motifs_within
 from passfuzz.graph import ProgramSketch
 from passfuzz.program import Node, Param, PrimParam, Program
 
+from ._focus import Focus
+
 # Declared element ranges of new parameters, simplest first. Positive ranges give divisors;
 # small integers make ties and repeated values frequent, which rewrite bugs often need.
 FLOAT_RANGES = [(-4.0, 4.0), (0.0, 4.0), (1.0, 4.0), (-4.0, -1.0)]
@@ -114,7 +116,8 @@ def _symbolic_typing(draw, program: Program) -> Program:
 
 def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = DTYPES, min_nodes: int = 1,
                    max_nodes: int = 10, max_params: int = 3, max_rank: int = 3,
-                   motifs: bool = True, loss: bool = False, symbolic: bool = True) -> st.SearchStrategy[Program]:
+                   motifs: bool = True, loss: bool = False, symbolic: bool = True,
+                   focus: Sequence[str] = ()) -> st.SearchStrategy[Program]:
     """Well-typed Relax programs as passfuzz Programs (plain data; build them with
     ``passfuzz.relax_build.build_module``).
 
@@ -138,6 +141,13 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     node is undone), and one output, a 0-d float32 loss: the sum of every unconsumed value, each
     reduced with ``sum`` over all axes.
 
+    ``focus`` names ops (those a pass matches) that most steps draw instead of the whole
+    catalogue, each wired to the focused node before it: feeding it at a drawn operand, sharing
+    an operand with it, reading it twice, reading its operands (``strategies._focus``); about
+    one step in six still draws from the whole catalogue, and only motifs holding a focused op
+    are mixed in. A focused step is what a step shrinks toward, so a reproducer keeps the ops
+    the pass matches and loses the rest.
+
     Examples from this strategy shrink toward fewer nodes, no motifs, ops earlier in the
     catalogue, smaller shapes, float32, and arguments near zero."""
     chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops if n in BY_NAME]) if op.propose]
@@ -152,6 +162,11 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     if not 0 <= min_nodes <= max_nodes or max_params < 1:
         raise InvalidArgument("need 0 <= min_nodes <= max_nodes and max_params >= 1")
     mixed = motifs_within(ops) if motifs else []
+    if set(focus) - set(BY_NAME):
+        raise InvalidArgument(f"unknown focus op(s): {sorted(set(focus) - set(BY_NAME))}")
+    focused = [] if loss else [op for op in chosen if op.name in set(focus)]  # loss programs: smooth only
+    if focused:  # a motif without a focused op only takes steps from the focus
+        mixed = [motif for motif in mixed if motif.ops & set(focus)]
 
     @st.composite
     def draw_program(draw) -> Program:
@@ -164,8 +179,11 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
         # the catalogue, while shrinking the offset to 0 still leads toward the simplest ops.
         offset = draw(st.integers(0, len(chosen) - 1)) if chosen else 0
         steps = 0
+        focus_state = Focus(focused) if focused else None
         # One continue-or-stop choice per node keeps deleting a node a local change for the shrinker.
-        while steps < max_nodes and (steps < min_nodes or draw(st.integers(0, 4)) != 0):
+        # Focused programs take at least two steps: one focused op alone meets none.
+        least = min(max_nodes, max(min_nodes, 2)) if focus_state else min_nodes
+        while steps < max_nodes and (steps < least or draw(st.integers(0, 4)) != 0):
             # 0 (what the shrinker moves to) is a plain op; a motif counts as the ops it added.
             if mixed and draw(st.integers(0, 4)) == 4:
                 motif = mixed[draw(st.integers(0, len(mixed) - 1))]
@@ -173,6 +191,9 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
                 build = lambda: motif.build(sketch, chooser)  # noqa: E731
                 sketch.attempt((lambda: _smooth_only(sketch, build)) if loss else build)
                 steps += max(1, sum(1 for v in sketch.values[size:] if getattr(v, "op", "const") != "const"))
+                continue
+            if focus_state and draw(st.integers(0, 5)) != 5:  # 0, where shrinking goes, is focused
+                steps += focus_state.step(draw, sketch, chooser) or 1
                 continue
             # Draw from the fixed list and take the next applicable op from there: the same
             # choice keeps meaning the same op when an earlier node is shrunk away.

@@ -19,6 +19,7 @@ from .conftest import ROOT
     (["--max-examples", "3"], "give --passes, or --build"),
     (["--passes", "FoldConstant", "--build", "opt-level=9"], "--build: cannot read"),
     (["--passes", "FoldConstant", "--ops", "add,frobnicate"], "--ops: unknown"),
+    (["--passes", "FoldConstant", "--focus", "matmul,frobnicate"], "--focus: unknown op frobnicate"),
     (["replay", "no/such/file.json"], "no such file or directory"),
     (["--passes", "FoldConstant", "--corpus", "/proc/no/corpus"], "cannot create --corpus"),
     (["--passes", "random", "--pass-pool", "FoldConstant,Nope"], "unknown pass 'Nope'"),

@@ -50,6 +50,13 @@ def parser() -> argparse.ArgumentParser:
                         "back). E.g. --build exec-mode=compiled,export; with no --passes, the build alone is fuzzed")
     p.add_argument("--ops", metavar="OP[,OP...]",
                    help="draw programs from these ops only (names as `passfuzz ops` lists them; default: all)")
+    p.add_argument("--focus", default="auto", metavar="auto|none|OP[,OP...]",
+                   help="the ops most programs are built around, each wired to the one before it (feeding it at "
+                        "each operand, sharing an operand with it, one value read twice), the rest of the catalogue "
+                        "drawn at a lower rate: auto (default) takes the ops the named passes match (`passfuzz "
+                        "passes` lists them for TVM's passes; for your own pass, the Relax ops its Python source "
+                        "names, else those a quick probe finds it changes); no focus when every pass looks at every "
+                        "op (FoldConstant) or with --passes random; none; or ops as `passfuzz ops` lists them")
     p.add_argument("--max-examples", type=int, metavar="N",
                    help="stop after N generated examples (shrinking runs are not counted)")
     p.add_argument("--max-time", type=float, metavar="SECONDS",
@@ -101,6 +108,8 @@ def config_from(args: argparse.Namespace, console: Console):
     from ..contracts import generation_dtypes, sequence_violation
     from ..corpus import OUTSIDE_CONTRACT
     from ..known_bugs import BaselineError, load
+    from ..focus import FocusError
+    from ..focus import resolve as resolve_focus
     from ..passes import PassSpecError, resolve_list
     from ..targets import TargetError, default_targets, kind_of, parse_targets, unavailable_reason
 
@@ -138,10 +147,10 @@ def config_from(args: argparse.Namespace, console: Console):
         if unknown or not ops:
             raise UsageError(f"--ops: unknown or not drawable: {', '.join(unknown) or '(none given)'} "
                              "(`passfuzz ops` lists the catalogue)")
-    passes, pool = None, []
+    passes, pool, named = None, [], None
     try:
         if args.passes is None:
-            passes = []
+            passes, named = [], []
         elif args.passes.strip() == "random":
             pool = [spec.text for spec in resolve_list(args.pass_pool)] if args.pass_pool else fuzzable_pool()
         else:
@@ -158,6 +167,13 @@ def config_from(args: argparse.Namespace, console: Console):
                              f"apart in {args.corpus / OUTSIDE_CONTRACT} and never counted as a bug")
     except PassSpecError as exc:
         raise UsageError(str(exc)) from None
+    try:
+        focus, focus_reason = resolve_focus(args.focus, named, pool)
+    except FocusError as exc:
+        raise UsageError(str(exc)) from None
+    if ops and set(focus) - set(ops):
+        focus_reason += f"; outside --ops, left out: {','.join(f for f in focus if f not in ops)}"
+        focus = [f for f in focus if f in ops]
     from ..gradient import involved, loss_ops
     if passes and involved(passes) and not loss_ops(ops):
         raise UsageError("--ops: Gradient needs at least one smooth op with a registered gradient: "
@@ -201,7 +217,8 @@ def config_from(args: argparse.Namespace, console: Console):
                       max_time=args.max_time, seed=args.seed, exitfirst=args.exitfirst, timeout=args.timeout,
                       shrink_seconds=args.shrink_time, reduce_seconds=args.reduce_time, max_nodes=args.max_nodes,
                       pass_pool=pool, max_passes=args.max_passes, build=build, ops=ops,
-                      known_bugs=tuple(bug.fingerprint for bug in known), dtypes=generation_dtypes(passes or []))
+                      known_bugs=tuple(bug.fingerprint for bug in known), dtypes=generation_dtypes(passes or []),
+                      focus=tuple(focus), focus_reason=focus_reason)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -51,6 +51,10 @@ class Console:
         self.note(f"fuzzing {what} on {','.join(config.targets)} "
                   f"({' or '.join(budget) or 'until interrupted'}, {workers} worker{'s' * (workers > 1)}{seed}); "
                   f"corpus {config.corpus_dir}")
+        if config.focus:
+            self.note(f"focus: {','.join(config.focus)} ({config.focus_reason})")
+        elif config.focus_reason:
+            self.note(config.focus_reason)
 
     def handle(self, kind: str, data: dict) -> None:
         if kind == "example":

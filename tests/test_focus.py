@@ -1,0 +1,87 @@
+"""Pass-aware focus: which ops a pass matches (catalogue, source, probe), and focused generation."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from passfuzz.catalogue import BY_NAME
+from passfuzz.focus import FocusError, mentioned_ops, meeting, pass_source, probe, resolve
+from passfuzz.graph import analyse
+from passfuzz.pass_catalogue import CATALOGUE
+from passfuzz.passes import PassSpec, resolve_list
+from strategies import relax_programs
+
+PLANTED = "benchmarks.planted_focus.passes"
+
+
+@pytest.mark.parametrize("name, ops", [
+    ("neg_into_subtract", {"negative", "subtract"}),  # is_op patterns
+    ("where_less", {"less", "where", "masked_fill"}),  # masked_fill is built around relax.where
+    ("concat_of_three", {"concat"}),  # call.op.name == "relax.concat" in a mutator class it refers to
+    ("min_after_max", {"maximum", "minimum"}),
+])
+def test_inference_finds_the_ops_a_planted_pass_looks_for(name, ops):
+    assert set(mentioned_ops(pass_source(PLANTED, name))) == ops
+
+
+def test_the_ops_a_pass_builds_count_only_when_it_names_none_in_strings():
+    assert mentioned_ops('is_op("relax.multiply")(x, x) -> relax.op.add(x, x)') == ["multiply"]
+    assert set(mentioned_ops("return R.nn.relu(relax.op.negative(x))")) == {"negative", "relu"}
+    assert mentioned_ops("relax.Function, relax.transform.FoldConstant(), relax.Tuple") == []
+
+
+def test_the_catalogue_lists_drawable_ops_with_their_source():
+    matching = [info for info in CATALOGUE.values() if info.matches]
+    assert {"ReorderTakeAfterMatmul", "CombineParallelMatmul", "FoldBatchnormToConv2D"} <= {i.name for i in matching}
+    for info in matching:
+        assert all(BY_NAME[op].propose for op in info.matches), info.name
+        assert info.matches_source.startswith(("cc:", "py:")), info.name
+    assert not CATALOGUE["FoldConstant"].matches and not CATALOGUE["ToMixedPrecision"].matches
+
+
+def test_auto_focus_unites_the_named_passes_and_leaves_every_op_passes_out():
+    ops, why = resolve("auto", [PassSpec("FoldConstant"), PassSpec("ReorderTakeAfterMatmul")])
+    assert ops == ["matmul", "take"] and "FoldConstant looks at every op" in why
+    assert resolve("auto", [PassSpec("FoldConstant")])[0] == []
+    assert resolve("auto", None, ["FoldConstant"])[0] == []  # --passes random
+    assert resolve("auto", resolve_list(f"{PLANTED}:square_as_double"))[0] == ["multiply"]
+    assert resolve("none", [PassSpec("ReorderTakeAfterMatmul")])[0] == []
+    assert resolve("conv2d,relu", [PassSpec("FoldConstant")])[0] == ["conv2d", "relu"]
+    with pytest.raises(FocusError, match="unknown op frobnicate"):
+        resolve("add,frobnicate", [])
+
+
+def test_the_probe_keeps_the_ops_an_opaque_pass_acts_on():
+    # segfault_on_negative crashes on any module holding a negative: the probe survives it.
+    spec = resolve_list("tests.planted_passes:segfault_on_negative")[0]
+    assert probe(spec, ops=["add", "negative", "exp", "matmul"]) == ["negative"]
+    unchanged = resolve_list("tests.planted_passes:leave_unchanged")[0]
+    assert probe(unchanged, ops=["add", "negative"]) == []
+
+
+def _share_meeting(focus, a, b, n=150):
+    programs = []
+
+    @settings(max_examples=n, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(relax_programs(focus=focus))
+    def collect(program):
+        analyse(program)  # focused programs are valid by construction too
+        programs.append(program)
+
+    collect()
+    return sum(meeting(p, a, b) or meeting(p, b, a) for p in programs) / len(programs)
+
+
+@pytest.mark.parametrize("a, b", [("maximum", "minimum"), ("permute_dims", "concat")])
+def test_focused_generation_makes_the_focused_ops_meet(a, b):
+    focused, plain = _share_meeting([a, b], a, b), _share_meeting((), a, b)
+    assert focused >= 0.3, focused
+    assert focused >= 4 * plain, (focused, plain)
+
+
+def test_the_start_of_a_run_says_what_it_focuses_on(run_cli, tmp_path):
+    result = run_cli("--passes", "ReorderTakeAfterMatmul", "--max-examples", "1", "--corpus", str(tmp_path),
+                     timeout=300)
+    assert "passfuzz: focus: matmul,take (ReorderTakeAfterMatmul matches matmul,take (pass catalogue))" \
+        in result.stderr, result.stderr
+    result = run_cli("--passes", "FoldConstant", "--max-examples", "1", "--corpus", str(tmp_path), timeout=300)
+    assert "passfuzz: no focus: FoldConstant looks at every op" in result.stderr, result.stderr
