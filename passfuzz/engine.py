@@ -234,6 +234,8 @@ class Fuzzer:
             "seed": self.seed, "shrunk": shrunk, "program": program.to_json(),
             "module": module_text(program, passes), "log": finding.log[-4000:], "environment": environment(),
         }
+        if finding.pipeline_pass:
+            record["pipeline_pass"] = finding.pipeline_pass
         script = render_script(program, passes, finding, record["module"], targets, self.config.timeout, optimized,
                                self.config.build)
         if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs

@@ -50,7 +50,7 @@ def key_lines(record: dict, limit: int = 14) -> str:
     what the process wrote last; for a wrong result, the message (what differs)."""
     log, kind = record.get("log", ""), record["kind"]
     message = record["message"]
-    if kind in ("crash", "hang"):
+    if kind in ("crash", "hang", "pipeline-crash", "pipeline-hang"):
         tail = [line for line in log.strip().splitlines() if line.strip()][-limit + 1:]
         return "\n".join([message] + tail)
     if "Traceback (most recent call last):" not in log:
@@ -93,6 +93,9 @@ def _title(record: dict) -> str:
         return f"{kind} at {record.get('stage', '')} {how}".rstrip()
     if kind == "reference-mismatch":
         return f"unoptimized module differs from numpy on `{record['targets'][0]}`"
+    if kind.startswith("pipeline-"):
+        what = {"pipeline-error": "fails", "pipeline-crash": "crashes", "pipeline-hang": "hangs"}[kind]
+        return f"`tvm.compile` {what} at {record.get('stage', '')} because of `{record['pipeline_pass']}`"
     if kind == "target-mismatch":
         first, second = record["targets"][:2]
         return f"`{second}` and `{first}` disagree on the same module {how}".rstrip()
@@ -120,6 +123,10 @@ def _expected(record: dict) -> str:
                 f"relative tolerance of {_tolerance_note()}, as the script's `assert_allclose` says). This is a\n"
                 "legalization or codegen bug of TVM, or a mistake in passfuzz's op catalogue: check the op's\n"
                 "documented semantics before filing.")
+    if kind.startswith("pipeline-"):
+        return (f"`tvm.compile` builds the module, and it runs and returns numpy's values, as it does when\n"
+                f"`{record['pipeline_pass']}` is left out of the pipeline (`PassContext(disabled_pass=...)`, which\n"
+                "the script runs too).")
     if kind == "target-mismatch":
         first, second = record["targets"][:2]
         return (f"The same outputs on `{first}` and `{second}`: integers and bools exactly, floats within the\n"
