@@ -4,6 +4,7 @@ run and match numpy, or else a generator defect) and agree with the numpy refere
 reference mismatch: a TVM bug or a catalogue mistake). No passes are applied.
 
     python benchmarks/validity.py [--examples N] [--processes N] [--seed N] [--max-nodes N] [--dtypes D,...]
+                                  [--ops OP,...]
 
 Prints the counts, the defect rate, each distinct failure with a sample, how often each op was
 drawn, and examples per second.
@@ -23,15 +24,15 @@ from passfuzz.engine import check
 from strategies import relax_programs
 
 
-def _sample(job: tuple[int, int, int, tuple[str, ...] | None]) -> dict:
-    examples, job_seed, max_nodes, dtypes = job
+def _sample(job: tuple[int, int, int, tuple[str, ...] | None, list[str] | None]) -> dict:
+    examples, job_seed, max_nodes, dtypes, ops = job
     found = {"examples": 0, "defects": collections.Counter(), "mismatches": collections.Counter(),
              "pipeline": collections.Counter(), "ops": collections.Counter(), "samples": {}, "programs": {}}
 
     @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @seed(job_seed)
-    @given(relax_programs(max_nodes=max_nodes, **({"dtypes": dtypes} if dtypes else {})))
+    @given(relax_programs(ops=ops, max_nodes=max_nodes, **({"dtypes": dtypes} if dtypes else {})))
     def one(program):
         found["examples"] += 1
         found["ops"].update(program.op_counts())
@@ -58,11 +59,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-nodes", type=int, default=10)
     parser.add_argument("--dtypes", help="comma-separated dtypes of parameters and constants (default: all)")
+    parser.add_argument("--ops", help="comma-separated ops programs are drawn from (default: the whole catalogue)")
     args = parser.parse_args()
     dtypes = tuple(args.dtypes.split(",")) if args.dtypes else None
     rng = random.Random(args.seed)
     chunk = 100  # many short Hypothesis runs, as the engine's rounds
-    jobs = [(min(chunk, args.examples - start), rng.randrange(2**32), args.max_nodes, dtypes)
+    ops = args.ops.split(",") if args.ops else None
+    jobs = [(min(chunk, args.examples - start), rng.randrange(2**32), args.max_nodes, dtypes, ops)
             for start in range(0, args.examples, chunk)]
     started = time.perf_counter()
     total = {"examples": 0, "defects": collections.Counter(), "mismatches": collections.Counter(),

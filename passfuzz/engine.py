@@ -114,9 +114,10 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     the numpy reference, then across targets; if it disagrees, that is the verdict (no pass is
     judged on a suspect original); if it fails to build or run, a pass of TVM's build pipeline
     is blamed when one can be (passfuzz.pipeline_blame), else it is a generator defect. A finding
-    that no single pass's stage explains (a wrong result, a compile or run failure) is pinned to the shortest prefix of the passes that shows the same kind, so the
-    finding names the first bad pass; with a non-plain build the empty prefix counts too (the
-    build alone may be at fault). ``shrinking``: every later side gets ``shrink_timeout``."""
+    that no single pass's stage explains (a wrong result, a compile or run failure) is pinned to
+    the shortest prefix of the passes that shows the same kind, so the finding names the first
+    bad pass; with a non-plain build the empty prefix counts too (the build alone may be at
+    fault). ``shrinking``: every later side gets ``shrink_timeout``."""
     started = time.monotonic()
     original = run_side(program, None, targets, timeout)
     if shrinking:

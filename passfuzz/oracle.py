@@ -3,12 +3,12 @@
 A failure of the *original* side is never a bug of the passes under test. When leaving one pass
 out of TVM's build pipeline makes it run and match numpy (``passfuzz.pipeline_blame`` finds it),
 it is a ``pipeline-error``, ``pipeline-crash`` or ``pipeline-hang`` blaming that pipeline pass;
-else it is a generator defect, counted and kept apart. Otherwise the optimized side either failed (the pass raised, left an ill-formed
-module, broke compilation, crashed or hung at run time) or its outputs are compared with the
-original's: count, shape and dtype exactly, integers and bools exactly, floats within a
-dtype-aware tolerance whose absolute part scales with the output's static bound, and NaN and
-infinity positions must agree (``np.testing.assert_allclose``'s criterion, which reproducer
-scripts call).
+else it is a generator defect, counted and kept apart. Otherwise the optimized side either failed
+(the pass raised, left an ill-formed module, broke compilation, crashed or hung at run time) or
+its outputs are compared with the original's: count, shape and dtype exactly, integers and bools
+exactly, floats within a dtype-aware tolerance whose absolute part scales with the output's
+static bound, and NaN and infinity positions must agree (``np.testing.assert_allclose``'s
+criterion, which reproducer scripts call).
 
 Before any pass is judged, the original side is held against the catalogue's numpy semantics
 (``reference_verdict``). A disagreement there is a ``reference-mismatch``: a codegen or
@@ -164,7 +164,7 @@ def pipeline_verdict(original: Outcome, blamed: str) -> Verdict:
     kind = PIPELINE_KINDS.get(original.status, "pipeline-error")
     detail = original.stage if original.status in ("crash", "hang") else normalize_error(original.error)
     inside = f" (in {original.pipeline_pass})" if original.pipeline_pass else ""
-    message = (f"tvm.compile's pipeline {failure}{inside}; without {blamed} the module runs and matches numpy")
+    message = f"tvm.compile's pipeline {failure}{inside}; without {blamed} the module runs and matches numpy"
     fp, signature = fingerprint(kind, (), f"{blamed} | {detail}")
     head, _, where = original.stage.partition(":")
     targets = (where,) if head in ("compile", "run") else ()
