@@ -34,7 +34,8 @@ def test_a_defect_planted_in_a_pipeline_pass_is_blamed_on_that_pass_not_the_gene
     verdict, _ = check(PROGRAM, [], ["llvm"], 60)
     finding = verdict.finding
     assert not verdict.generator_defect and finding is not None, verdict
-    assert (finding.kind, finding.pipeline_pass, finding.stage) == ("pipeline-error", "KillAfterLastUse", "compile:llvm")
+    assert (finding.kind, finding.pipeline_pass, finding.stage) == \
+        ("pipeline-error", "KillAfterLastUse", "compile:llvm")
     assert finding.passes == () and not finding.blamed  # TVM's own build is at fault, not a pass under test
     assert "planted defect" in finding.signature and "without KillAfterLastUse" in finding.message
 
@@ -44,7 +45,8 @@ def test_a_correct_pipeline_gives_no_finding_and_tells_which_of_its_passes_chang
     assert verdict.finding is None and not verdict.generator_defect
     outcome = run_side(PROGRAM, None, ["llvm"], 60)
     assert outcome.ok and outcome.pipeline_pass == ""
-    assert {"LegalizeOps", "CallTIRRewrite", "StaticPlanBlockMemory", "KillAfterLastUse"} <= set(outcome.pipeline_changed)
+    changed = set(outcome.pipeline_changed)
+    assert {"LegalizeOps", "CallTIRRewrite", "StaticPlanBlockMemory", "KillAfterLastUse"} <= changed
     assert "DispatchSampling" not in outcome.pipeline_changed  # nothing to dispatch: no effect to blame
 
 
@@ -94,7 +96,8 @@ def test_the_reproducer_shows_tvm_compile_failing_and_names_the_pass_and_reducti
                               capture_output=True, text=True, timeout=300)
     assert with_bug.returncode == 1, with_bug
     assert with_bug.stdout.startswith("BUG REPRODUCES (pipeline-error): tvm.compile's module fails at compile:llvm")
-    assert "planted defect" in with_bug.stdout and "without KillAfterLastUse it runs and matches numpy" in with_bug.stdout
+    assert "planted defect" in with_bug.stdout
+    assert "without KillAfterLastUse it runs and matches numpy" in with_bug.stdout
     fixed = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert fixed.returncode == 0 and fixed.stdout.startswith("fixed"), fixed
 
