@@ -70,8 +70,10 @@ def key_lines(record: dict, limit: int = 14) -> str:
 
 
 def _error_of(record: dict) -> str:
-    """The error of a failed stage, without passfuzz's "error at <stage>: " prefix."""
-    return record["message"].split(f" at {record.get('stage', '')}: ", 1)[-1]
+    """The error of a failed stage, without passfuzz's "error at <stage>: " prefix (or "error at
+    <stage> in <pipeline pass>: ", which the title says otherwise)."""
+    inside = f" in {record['pipeline_pass']}" if record.get("pipeline_pass") else ""
+    return record["message"].split(f" at {record.get('stage', '')}{inside}: ", 1)[-1]
 
 
 def _title(record: dict) -> str:
@@ -86,7 +88,8 @@ def _title(record: dict) -> str:
     if kind == "ill-formed":
         return f"{last} leaves an ill-formed module: {error}"
     if kind == "compile-error":
-        return f"compile error {how}: {error}"
+        inside = f" in `{record['pipeline_pass']}`" if record.get("pipeline_pass") else ""
+        return f"compile error{inside} {how}: {error}"
     if kind == "runtime-error":
         return f"run-time error {how}: {error}"
     if kind in ("crash", "hang"):
