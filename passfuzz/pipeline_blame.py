@@ -3,7 +3,8 @@
 Programs are valid by construction, so an unoptimized module that fails to compile or run under
 ``tvm.compile`` points at TVM's build pipeline or at passfuzz's catalogue. The child that failed
 told which pipeline pass it was in (``passfuzz.pipeline_watch``) and which ones changed the module
-before; the pass it failed in is tried first, then those earlier ones in pipeline order. A
+before; the pass it failed in is tried first, then those earlier ones in pipeline order (passes
+that only change the module's form last, see ``FORM_ONLY``). A
 candidate is blamed when the build *without it* (``PassContext(disabled_pass=[...])``) compiles,
 runs and matches the numpy reference: then the module is fine and that pass's effect breaks it.
 Passes the build cannot do without (LegalizeOps, VMShapeLower) never pass that test, so a failure
@@ -24,6 +25,11 @@ from .oracle import reference_verdict
 from .program import Program
 
 TRY_TIMEOUT = 20.0  # seconds, at most, for one build without a candidate pass
+# Passes that only change the module's form (dataflow blocks into plain bindings, purity
+# annotations): leaving one out changes what every later pass sees, which can hide a later pass's
+# fault, so they are tried last. Measured: a crash of StaticPlanBlockMemory after an If
+# (apache/tvm#17348) also goes away without ToNonDataflow, and was blamed on it before.
+FORM_ONLY = ("ToNonDataflow", "RemovePurityChecking")
 
 
 @dataclass(frozen=True)
@@ -33,11 +39,11 @@ class PipelineBlame:
 
 
 def candidates(original: Outcome) -> list[str]:
-    """The pipeline passes to try leaving out, most suspect first."""
-    changed = list(original.pipeline_changed)
-    if original.pipeline_pass:
-        return [original.pipeline_pass] + [name for name in changed if name != original.pipeline_pass]
-    return changed
+    """The pipeline passes to try leaving out, most suspect first: the one the build failed in,
+    then those that changed the module in pipeline order, the form-only ones last."""
+    first = [original.pipeline_pass] if original.pipeline_pass else []
+    changed = [name for name in original.pipeline_changed if name not in first]
+    return first + [name for name in changed if name not in FORM_ONLY] + [name for name in changed if name in FORM_ONLY]
 
 
 def blame_pipeline(program: Program, original: Outcome, targets: Sequence[str], timeout: float) -> PipelineBlame | None:

@@ -29,9 +29,17 @@ PROGRAM = Program((X, Y, Node("negative", (1,)), Node("exp", (0,)), Node("add", 
                   (5,))
 
 
-def test_a_defect_planted_in_a_pipeline_pass_is_blamed_on_that_pass_not_the_generator(monkeypatch):
+# The same computation inside a closure: the build lifts it first (LambdaLift), and the watch must
+# still see the pipeline's passes.
+CLOSURE = Program((X, Y, Node("call", (0, 1), {"local": True, "body": {
+    "values": [{"op": "negative", "args": [1], "attrs": {}}, {"op": "exp", "args": [0], "attrs": {}},
+               {"op": "add", "args": [3, 2], "attrs": {}}], "outputs": [4]}})), (2,))
+
+
+@pytest.mark.parametrize("program", [PROGRAM, CLOSURE], ids=["main", "closure"])
+def test_a_defect_planted_in_a_pipeline_pass_is_blamed_on_that_pass_not_the_generator(monkeypatch, program):
     monkeypatch.setattr(relax.transform, "KillAfterLastUse", planted("KillAfterLastUse"))
-    verdict, _ = check(PROGRAM, [], ["llvm"], 60)
+    verdict, _ = check(program, [], ["llvm"], 60)
     finding = verdict.finding
     assert not verdict.generator_defect and finding is not None, verdict
     assert (finding.kind, finding.pipeline_pass, finding.stage) == \
@@ -40,10 +48,11 @@ def test_a_defect_planted_in_a_pipeline_pass_is_blamed_on_that_pass_not_the_gene
     assert "planted defect" in finding.signature and "without KillAfterLastUse" in finding.message
 
 
-def test_a_correct_pipeline_gives_no_finding_and_tells_which_of_its_passes_changed_the_module():
-    verdict, _ = check(PROGRAM, [], ["llvm"], 60)
+@pytest.mark.parametrize("program", [PROGRAM, CLOSURE], ids=["main", "closure"])
+def test_a_correct_pipeline_gives_no_finding_and_tells_which_of_its_passes_changed_the_module(program):
+    verdict, _ = check(program, [], ["llvm"], 60)
     assert verdict.finding is None and not verdict.generator_defect
-    outcome = run_side(PROGRAM, None, ["llvm"], 60)
+    outcome = run_side(program, None, ["llvm"], 60)
     assert outcome.ok and outcome.pipeline_pass == ""
     changed = set(outcome.pipeline_changed)
     assert {"LegalizeOps", "CallTIRRewrite", "StaticPlanBlockMemory", "KillAfterLastUse"} <= changed
