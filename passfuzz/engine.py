@@ -123,8 +123,7 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     if shrinking:
         timeout = shrink_timeout(time.monotonic() - started, timeout)
     if not original.ok:  # a pass of TVM's build pipeline, or the generator, is at fault
-        blame = blame_pipeline(program, original, targets, timeout)
-        return pipeline_verdict(original, blame.pass_name if blame else ""), None
+        return pipeline_verdict(original, blame_pipeline(program, original, targets, timeout)), None
     reference = reference_verdict(program, original)
     if reference.finding is not None:  # name the op whose value disagrees first
         probe = run_side(probe_program(program), None, targets, timeout)

@@ -17,7 +17,6 @@ small, and a failure that is a hang would otherwise cost the full limit per cand
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 from .execute import Outcome, run_side
@@ -32,12 +31,6 @@ TRY_TIMEOUT = 20.0  # seconds, at most, for one build without a candidate pass
 FORM_ONLY = ("ToNonDataflow", "RemovePurityChecking")
 
 
-@dataclass(frozen=True)
-class PipelineBlame:
-    pass_name: str  # the pipeline pass whose effect breaks the module
-    failed_in: str  # the pipeline pass the plain build failed in ("" after the pipeline: codegen or run)
-
-
 def candidates(original: Outcome) -> list[str]:
     """The pipeline passes to try leaving out, most suspect first: the one the build failed in,
     then those that changed the module in pipeline order, the form-only ones last."""
@@ -46,15 +39,15 @@ def candidates(original: Outcome) -> list[str]:
     return first + [name for name in changed if name not in FORM_ONLY] + [name for name in changed if name in FORM_ONLY]
 
 
-def blame_pipeline(program: Program, original: Outcome, targets: Sequence[str], timeout: float) -> PipelineBlame | None:
-    """The pipeline pass without which ``program`` builds, runs and matches numpy, if one exists.
-    ``original``: the plain build's failed Outcome."""
+def blame_pipeline(program: Program, original: Outcome, targets: Sequence[str], timeout: float) -> str:
+    """The pipeline pass without which ``program`` builds, runs and matches numpy, or "" when there
+    is none. ``original``: the plain build's failed Outcome."""
     if original.stage == "build":  # passfuzz's own module builder failed: nothing of TVM's ran
-        return None
+        return ""
     for name in candidates(original):
         without = run_side(program, None, targets, min(timeout, TRY_TIMEOUT), disabled=name)
         if without.ok:
             verdict = reference_verdict(program, without)
             if verdict.finding is None and not verdict.generator_defect:
-                return PipelineBlame(name, original.pipeline_pass)
-    return None
+                return name
+    return ""
