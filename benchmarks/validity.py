@@ -1,8 +1,10 @@
 """Generator validity over a large sample: every drawn Program must build, compile and run
-unoptimized (else a generator defect) and agree with the numpy reference (else a reference
-mismatch: a TVM bug or a catalogue mistake). No passes are applied.
+unoptimized (else a pipeline finding, when leaving one pass out of tvm.compile's pipeline makes it
+run and match numpy, or else a generator defect) and agree with the numpy reference (else a
+reference mismatch: a TVM bug or a catalogue mistake). No passes are applied.
 
     python benchmarks/validity.py [--examples N] [--processes N] [--seed N] [--max-nodes N] [--dtypes D,...]
+                                  [--ops OP,...]
 
 Prints the counts, the defect rate, each distinct failure with a sample, how often each op was
 drawn, and examples per second.
@@ -22,15 +24,15 @@ from passfuzz.engine import check
 from strategies import relax_programs
 
 
-def _sample(job: tuple[int, int, int, tuple[str, ...] | None]) -> dict:
-    examples, job_seed, max_nodes, dtypes = job
+def _sample(job: tuple[int, int, int, tuple[str, ...] | None, list[str] | None]) -> dict:
+    examples, job_seed, max_nodes, dtypes, ops = job
     found = {"examples": 0, "defects": collections.Counter(), "mismatches": collections.Counter(),
-             "ops": collections.Counter(), "samples": {}, "programs": {}}
+             "pipeline": collections.Counter(), "ops": collections.Counter(), "samples": {}, "programs": {}}
 
     @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @seed(job_seed)
-    @given(relax_programs(max_nodes=max_nodes, **({"dtypes": dtypes} if dtypes else {})))
+    @given(relax_programs(ops=ops, max_nodes=max_nodes, **({"dtypes": dtypes} if dtypes else {})))
     def one(program):
         found["examples"] += 1
         found["ops"].update(program.op_counts())
@@ -41,7 +43,8 @@ def _sample(job: tuple[int, int, int, tuple[str, ...] | None]) -> dict:
             found["defects"][key] += 1
             found["samples"].setdefault(key, program.to_json())
         elif verdict.finding is not None:
-            found["mismatches"][verdict.finding.signature] += 1
+            kind = "pipeline" if verdict.finding.pipeline_pass else "mismatches"  # a TVM build bug, listed apart
+            found[kind][verdict.finding.signature] += 1
             found["samples"].setdefault(verdict.finding.signature, f"{program.summary()}: {verdict.finding.message}")
             found["programs"].setdefault(verdict.finding.signature, program.to_json())
 
@@ -56,20 +59,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-nodes", type=int, default=10)
     parser.add_argument("--dtypes", help="comma-separated dtypes of parameters and constants (default: all)")
+    parser.add_argument("--ops", help="comma-separated ops programs are drawn from (default: the whole catalogue)")
     args = parser.parse_args()
     dtypes = tuple(args.dtypes.split(",")) if args.dtypes else None
     rng = random.Random(args.seed)
     chunk = 100  # many short Hypothesis runs, as the engine's rounds
-    jobs = [(min(chunk, args.examples - start), rng.randrange(2**32), args.max_nodes, dtypes)
+    ops = args.ops.split(",") if args.ops else None
+    jobs = [(min(chunk, args.examples - start), rng.randrange(2**32), args.max_nodes, dtypes, ops)
             for start in range(0, args.examples, chunk)]
     started = time.perf_counter()
     total = {"examples": 0, "defects": collections.Counter(), "mismatches": collections.Counter(),
-             "ops": collections.Counter(), "samples": {}}
+             "pipeline": collections.Counter(), "ops": collections.Counter(), "samples": {}}
     # forking after `import tvm` is safe and cheap (each example forks again for isolation)
     with multiprocessing.get_context("fork").Pool(args.processes, maxtasksperchild=1) as pool:
         for found in pool.imap_unordered(_sample, jobs):
             total["examples"] += found["examples"]
-            for name in ("defects", "mismatches", "ops"):
+            for name in ("defects", "mismatches", "pipeline", "ops"):
                 total[name].update(found[name])
             for key, value in found["samples"].items():
                 total["samples"].setdefault(key, value)
@@ -79,10 +84,15 @@ def main() -> None:
     defects, mismatches = sum(total["defects"].values()), sum(total["mismatches"].values())
     print(f"examples {total['examples']} in {elapsed:.0f} s ({total['examples'] / elapsed:.2f}/s, "
           f"{args.processes} processes)")
+    pipeline = sum(total["pipeline"].values())
     print(f"generator defects {defects} ({100 * defects / n:.3f}%); reference mismatches {mismatches} "
-          f"({100 * mismatches / n:.3f}%)")
-    for key, count in total["defects"].most_common() + total["mismatches"].most_common():
-        print(f"  {count:5d}  {key}\n         e.g. {str(total['samples'][key])[:400]}")
+          f"({100 * mismatches / n:.3f}%); pipeline findings {pipeline} ({100 * pipeline / n:.3f}%)")
+    for title, name in (("generator defects", "defects"), ("reference mismatches", "mismatches"),
+                        ("pipeline findings (a pass of tvm.compile's pipeline to blame)", "pipeline")):
+        if total[name]:
+            print(f"{title}:")
+        for key, count in total[name].most_common():
+            print(f"  {count:5d}  {key}\n         e.g. {str(total['samples'][key])[:400]}")
     ops = total["ops"]
     print(f"ops drawn: {len(ops)}; least drawn: " + ", ".join(f"{op} {c}" for op, c in ops.most_common()[-10:]))
 

@@ -1,6 +1,6 @@
 """passfuzz compile-error-d10e37a2e05b: compile-error compiled with pipeline=target on llvm.
 
-error at compile:llvm: InternalError: Check failed: (func_info_.global_name != "fused") is false:
+error at compile:llvm in FuseTIR: InternalError: Check failed: (func_info_.global_name != "fused") is false:
 Exits 1 while the bug reproduces, 0 once it is fixed.
 """
 import os

@@ -36,7 +36,8 @@ from .builds import PLAIN_BUILD, Build
 from .contracts import sequence_violation
 from .execute import Outcome, run_side
 from .graph import evaluate
-from .oracle import Finding, Verdict, judge, probe_program, reference_verdict, target_verdict
+from .oracle import Finding, Verdict, judge, pipeline_verdict, probe_program, reference_verdict, target_verdict
+from .pipeline_blame import blame_pipeline
 from .passes import PassSpec
 from .program import Program
 from .reduce import Reducer, complexity
@@ -113,16 +114,18 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
           timeout: float, build: Build = PLAIN_BUILD, shrinking: bool = False) -> tuple[Verdict, Outcome | None]:
     """Run both sides of one example and judge them. The original side is first held against
     the numpy reference, then across targets; if it disagrees, that is the verdict (no pass is
-    judged on a suspect original). A finding that no single pass's stage explains (a wrong result, a compile or run
-    failure) is pinned to the shortest prefix of the passes that shows the same kind, so the
-    finding names the first bad pass; with a non-plain build the empty prefix counts too (the
-    build alone may be at fault). ``shrinking``: every later side gets ``shrink_timeout``."""
+    judged on a suspect original); if it fails to build or run, a pass of TVM's build pipeline
+    is blamed when one can be (passfuzz.pipeline_blame), else it is a generator defect. A finding
+    that no single pass's stage explains (a wrong result, a compile or run failure) is pinned to
+    the shortest prefix of the passes that shows the same kind, so the finding names the first
+    bad pass; with a non-plain build the empty prefix counts too (the build alone may be at
+    fault). ``shrinking``: every later side gets ``shrink_timeout``."""
     started = time.monotonic()
     original = run_side(program, None, targets, timeout)
     if shrinking:
         timeout = shrink_timeout(time.monotonic() - started, timeout)
-    if not original.ok:
-        return judge(program, passes, original, original), None
+    if not original.ok:  # a pass of TVM's build pipeline, or the generator, is at fault
+        return pipeline_verdict(original, blame_pipeline(program, original, targets, timeout)), None
     reference = reference_verdict(program, original)
     if reference.finding is not None:  # name the op whose value disagrees first
         probe = run_side(probe_program(program), None, targets, timeout)
@@ -233,6 +236,8 @@ class Fuzzer:
             "seed": self.seed, "shrunk": shrunk, "program": program.to_json(),
             "module": module_text(program, passes), "log": finding.log[-4000:], "environment": environment(),
         }
+        if finding.pipeline_pass:
+            record["pipeline_pass"] = finding.pipeline_pass
         script = render_script(program, passes, finding, record["module"], targets, self.config.timeout, optimized,
                                self.config.build)
         if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs

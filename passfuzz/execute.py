@@ -24,6 +24,7 @@ from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
 from .relax_build import build_module
+from .pipeline_watch import watched
 from .standalone import has_closures, load, numpy_outputs, to_tvm
 from .targets import needs_fresh_process
 
@@ -39,6 +40,8 @@ class Outcome:
     adapter: Adapter | None = None  # how the optimized module was called
     outside_contract: str = ""  # the first pass that received a module its contract does not accept
     closures: bool = False  # the optimized module had local functions, lifted before compiling
+    pipeline_pass: str = ""  # the pass of the build's Relax pipeline it failed in ("" none, or after it)
+    pipeline_changed: tuple[str, ...] = ()  # the pipeline passes that changed the module (up to a failure)
     log: str = ""  # the child's stderr tail and traceback, for the report
 
     @property
@@ -50,7 +53,8 @@ class IllFormed(Exception):
     """The optimized module fails relax.analysis.well_formed."""
 
 
-def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str], build: Build) -> dict:
+def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str], build: Build,
+              disabled: str = "") -> dict:
     isolate.mark("build")
     mod = build_module(program)
     adapter, changed, fired, outside_contract = PLAIN, None, [], ""
@@ -84,7 +88,11 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
     args = program.arguments()
     for target in targets:
         isolate.mark(f"compile:{target}")
-        executable, device = load(mod, target, build.as_dict())
+        # load lifts local functions itself; lifted here, the build's pipeline is the first pass
+        # the watch sees (passfuzz.pipeline_watch), and the module compiled is the same.
+        lifted = relax.transform.LambdaLift()(mod) if has_closures(mod) else mod
+        with watched(disabled):
+            executable, device = load(lifted, target, build.as_dict())
         isolate.mark(f"run:{target}")
         tensors = [to_tvm(a, device) for a in args]
         state = adapter.prepare(program, tensors)
@@ -118,23 +126,26 @@ def _check_well_formed(mod) -> None:
 
 
 def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str],
-             timeout: float, build: Build = PLAIN_BUILD) -> Outcome:
-    """One side in an isolated child; ``passes=None`` is the original side (always the plain build)."""
+             timeout: float, build: Build = PLAIN_BUILD, disabled: str = "") -> Outcome:
+    """One side in an isolated child; ``passes=None`` is the original side (always the plain build).
+    ``disabled``: a pass of the build's Relax pipeline to leave out (passfuzz.pipeline_blame)."""
     if passes is None:
         build = PLAIN_BUILD
     if needs_fresh_process(targets):
-        child = isolate.run_fresh(_run_side, (program, passes, list(targets), build), timeout)
+        child = isolate.run_fresh(_run_side, (program, passes, list(targets), build, disabled), timeout)
     else:
-        child = isolate.run_forked(lambda: _run_side(program, passes, targets, build), timeout)
+        child = isolate.run_forked(lambda: _run_side(program, passes, targets, build, disabled), timeout)
+    pipeline = {"pipeline_pass": child.notes.get("pipeline_pass", ""),
+                "pipeline_changed": child.notes.get("pipeline_changed", ())}
     if child.status != "ok":
         return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
                        log=child.stderr_tail, adapter=child.notes.get("adapter"), fired=child.notes.get("fired", ()),
                        outside_contract=child.notes.get("outside_contract", ""),
-                       closures=child.notes.get("closures", False))
+                       closures=child.notes.get("closures", False), **pipeline)
     value = child.value
     if "incomparable" in value:
         return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],
                        fired=tuple(value["fired"]), outside_contract=value["outside_contract"])
     return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"], adapter=value["adapter"],
                    fired=tuple(value["fired"]), outside_contract=value["outside_contract"],
-                   closures=value["closures"])
+                   closures=value["closures"], **pipeline)

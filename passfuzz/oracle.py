@@ -1,12 +1,14 @@
 """The oracle: from the original's and the optimized side's Outcomes to a verdict.
 
-A failure of the *original* side is never a pass bug: it is a generator defect, counted and
-kept apart. Otherwise the optimized side either failed (the pass raised, left an ill-formed
-module, broke compilation, crashed or hung at run time) or its outputs are compared with the
-original's: count, shape and dtype exactly, integers and bools exactly, floats within a
-dtype-aware tolerance whose absolute part scales with the output's static bound, and NaN and
-infinity positions must agree (``np.testing.assert_allclose``'s criterion, which reproducer
-scripts call).
+A failure of the *original* side is never a bug of the passes under test. When leaving one pass
+out of TVM's build pipeline makes it run and match numpy (``passfuzz.pipeline_blame`` finds it),
+it is a ``pipeline-error``, ``pipeline-crash`` or ``pipeline-hang`` blaming that pipeline pass;
+else it is a generator defect, counted and kept apart. Otherwise the optimized side either failed
+(the pass raised, left an ill-formed module, broke compilation, crashed or hung at run time) or
+its outputs are compared with the original's: count, shape and dtype exactly, integers and bools
+exactly, floats within a dtype-aware tolerance whose absolute part scales with the output's
+static bound, and NaN and infinity positions must agree (``np.testing.assert_allclose``'s
+criterion, which reproducer scripts call).
 
 Before any pass is judged, the original side is held against the catalogue's numpy semantics
 (``reference_verdict``). A disagreement there is a ``reference-mismatch``: a codegen or
@@ -47,7 +49,10 @@ from .passes import PassSpec
 from .program import Program
 
 KINDS = ("pass-error", "ill-formed", "compile-error", "runtime-error", "crash", "hang", "wrong-result",
-         "reference-mismatch", "target-mismatch")
+         "reference-mismatch", "target-mismatch", "pipeline-error", "pipeline-crash", "pipeline-hang")
+# The unoptimized module's plain build failed, and leaving one pass out of TVM's build pipeline
+# makes it run and match numpy (passfuzz.pipeline_blame): that pass is at fault.
+PIPELINE_KINDS = {"error": "pipeline-error", "crash": "pipeline-crash", "hang": "pipeline-hang"}
 # How much wider the tolerance against numpy is than between two TVM modules: numpy evaluates
 # each op in the tensor's own dtype with its own algorithms (pairwise summation, float16 rounded
 # after every op), TVM's kernels accumulate in another order and sometimes in float32.
@@ -73,12 +78,13 @@ class Finding:
     targets: tuple[str, ...] = ()  # the targets it shows on (for a target-mismatch: reference first); () any
     build: str = ""  # the --build it shows under ("" plain)
     outside_contract: str = ""  # the pass contract the run broke (passfuzz.contracts); "" when inside them
+    pipeline_pass: str = ""  # the pass of the build's Relax pipeline it names: blamed (pipeline-*) or failed in
 
     @property
     def blamed(self) -> bool:
-        """Does it blame what the run was asked to test? A reference mismatch, or a target
-        mismatch of the unoptimized module, blames no pass and no build: TVM's own build is at
-        fault, whatever passes were named."""
+        """Does it blame what the run was asked to test? A reference mismatch, a target mismatch
+        of the unoptimized module, or a pipeline finding blames no pass and no build: TVM's own
+        build is at fault, whatever passes were named."""
         return bool(self.passes or self.build)
 
 
@@ -137,13 +143,33 @@ def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str, build: Build
 
 
 def _finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",
-             log: str = "", build: Build = PLAIN_BUILD, targets: tuple[str, ...] = ()) -> Finding:
+             log: str = "", build: Build = PLAIN_BUILD, targets: tuple[str, ...] = (),
+             pipeline_pass: str = "") -> Finding:
     ran = tuple(_up_to_failing_pass(passes, stage))
     fp, signature = fingerprint(kind, ran, detail, build)
     head, _, where = stage.partition(":")
     if not targets and head in ("compile", "run", "reference"):
         targets = (where,)  # a failure on one target reproduces on that target
-    return Finding(kind, fp, signature, message, stage, log, ran, targets, build.text)
+    return Finding(kind, fp, signature, message, stage, log, ran, targets, build.text, pipeline_pass=pipeline_pass)
+
+
+def pipeline_verdict(original: Outcome, blamed: str) -> Verdict:
+    """The unoptimized module's failed plain build: a ``pipeline-*`` finding blaming the pipeline
+    pass ``blamed`` (without which it runs and matches numpy), or a generator defect when no
+    pipeline pass is to blame (``blamed`` is ""). Keyed like a pass failure: the blamed pass and
+    the normalized error (a crash or hang: where it happened)."""
+    failure = f"failed to {original.stage}: {original.status} {original.error}"
+    if not blamed:
+        return Verdict(generator_defect=failure)
+    kind = PIPELINE_KINDS.get(original.status, "pipeline-error")
+    detail = original.stage if original.status in ("crash", "hang") else normalize_error(original.error)
+    inside = f" (in {original.pipeline_pass})" if original.pipeline_pass else ""
+    message = f"tvm.compile's pipeline {failure}{inside}; without {blamed} the module runs and matches numpy"
+    fp, signature = fingerprint(kind, (), f"{blamed} | {detail}")
+    head, _, where = original.stage.partition(":")
+    targets = (where,) if head in ("compile", "run") else ()
+    return Verdict(Finding(kind, fp, signature, message, original.stage, original.log, (), targets,
+                           pipeline_pass=blamed))
 
 
 def _up_to_failing_pass(passes: Sequence[PassSpec], stage: str) -> Sequence[PassSpec]:
@@ -218,8 +244,11 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
         detail = optimized.stage if kind in ("crash", "hang") else normalize_error(optimized.error)
         if kind in ("pass-error", "ill-formed"):
             detail = f"{optimized.stage} {detail}"
-        message = f"{optimized.status} at {optimized.stage}: {optimized.error}"
-        return Verdict(_finding(kind, passes, detail, message, optimized.stage, optimized.log, build))
+        # The pipeline pass it failed in is told, not fingerprinted: the error names the fault already.
+        inside = f" in {optimized.pipeline_pass}" if optimized.pipeline_pass else ""
+        message = f"{optimized.status} at {optimized.stage}{inside}: {optimized.error}"
+        return Verdict(_finding(kind, passes, detail, message, optimized.stage, optimized.log, build,
+                                pipeline_pass=optimized.pipeline_pass))
     infos = analyse(program, check_values=False)
     rounding = rounding_dtypes(program, infos)
     tensors = output_leaves(program, infos)

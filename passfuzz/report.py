@@ -50,7 +50,7 @@ def key_lines(record: dict, limit: int = 14) -> str:
     what the process wrote last; for a wrong result, the message (what differs)."""
     log, kind = record.get("log", ""), record["kind"]
     message = record["message"]
-    if kind in ("crash", "hang"):
+    if kind in ("crash", "hang", "pipeline-crash", "pipeline-hang"):
         tail = [line for line in log.strip().splitlines() if line.strip()][-limit + 1:]
         return "\n".join([message] + tail)
     if "Traceback (most recent call last):" not in log:
@@ -70,8 +70,10 @@ def key_lines(record: dict, limit: int = 14) -> str:
 
 
 def _error_of(record: dict) -> str:
-    """The error of a failed stage, without passfuzz's "error at <stage>: " prefix."""
-    return record["message"].split(f" at {record.get('stage', '')}: ", 1)[-1]
+    """The error of a failed stage, without passfuzz's "error at <stage>: " prefix (or "error at
+    <stage> in <pipeline pass>: ", which the title says otherwise)."""
+    inside = f" in {record['pipeline_pass']}" if record.get("pipeline_pass") else ""
+    return record["message"].split(f" at {record.get('stage', '')}{inside}: ", 1)[-1]
 
 
 def _title(record: dict) -> str:
@@ -86,13 +88,17 @@ def _title(record: dict) -> str:
     if kind == "ill-formed":
         return f"{last} leaves an ill-formed module: {error}"
     if kind == "compile-error":
-        return f"compile error {how}: {error}"
+        inside = f" in `{record['pipeline_pass']}`" if record.get("pipeline_pass") else ""
+        return f"compile error{inside} {how}: {error}"
     if kind == "runtime-error":
         return f"run-time error {how}: {error}"
     if kind in ("crash", "hang"):
         return f"{kind} at {record.get('stage', '')} {how}".rstrip()
     if kind == "reference-mismatch":
         return f"unoptimized module differs from numpy on `{record['targets'][0]}`"
+    if kind.startswith("pipeline-"):
+        what = {"pipeline-error": "fails", "pipeline-crash": "crashes", "pipeline-hang": "hangs"}[kind]
+        return f"`tvm.compile` {what} at {record.get('stage', '')} because of `{record['pipeline_pass']}`"
     if kind == "target-mismatch":
         first, second = record["targets"][:2]
         return f"`{second}` and `{first}` disagree on the same module {how}".rstrip()
@@ -120,6 +126,10 @@ def _expected(record: dict) -> str:
                 f"relative tolerance of {_tolerance_note()}, as the script's `assert_allclose` says). This is a\n"
                 "legalization or codegen bug of TVM, or a mistake in passfuzz's op catalogue: check the op's\n"
                 "documented semantics before filing.")
+    if kind.startswith("pipeline-"):
+        return (f"`tvm.compile` builds the module, and it runs and returns numpy's values, as it does when\n"
+                f"`{record['pipeline_pass']}` is left out of the pipeline (`PassContext(disabled_pass=...)`, which\n"
+                "the script runs too).")
     if kind == "target-mismatch":
         first, second = record["targets"][:2]
         return (f"The same outputs on `{first}` and `{second}`: integers and bools exactly, floats within the\n"

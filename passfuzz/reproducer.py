@@ -14,6 +14,9 @@ status 1, or "fixed: ..." with 0.
 - crash / hang: the script re-runs itself in a child process (``standalone.run_child``) to read
   the signal or the timeout; the crashing call is the child's last.
 - reference-mismatch: numpy's outputs inline against the unoptimized module.
+- pipeline-error / pipeline-crash / pipeline-hang: a child runs ``tvm.compile`` and the call as is
+  and fails (``standalone.run_child`` reads how); then the build with the blamed pipeline pass
+  left out (``PassContext(disabled_pass=[...])``) runs and matches numpy's outputs inline.
 - target-mismatch: each target in a child process of its own (``standalone.outputs_in_child``).
 
 Everything a script runs beyond TVM's and numpy's API is real code of passfuzz.standalone and
@@ -37,7 +40,7 @@ from .calling import ADJOINT, PLAIN, Adapter
 from .catalogue import is_float
 from .execute import Outcome
 from .graph import analyse, evaluate, output_leaves, rounding_dtypes
-from .oracle import REFERENCE_SLACK, Finding, target_slack, tolerance
+from .oracle import PIPELINE_KINDS, REFERENCE_SLACK, Finding, target_slack, tolerance
 from .passes import PassSpec
 from .program import Program
 from .relax_build import build_module
@@ -125,8 +128,9 @@ _LOAD = (f"GPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n"
          + _source(standalone.kind_of, standalone.target_config, standalone.has_closures, standalone.is_plain,
                    standalone.load))
 _FINITE_DIFFERENCES = inspect.getsource(finite_differences).split("import numpy as np\n", 1)[1].strip()
-# Crash and hang scripts: how a child re-running the script ended.
-_FATE_PREFIX = {"crash": "died of", "hang": "no result"}
+# Crash, hang and pipeline scripts: how a child re-running the script ended.
+_FATE_PREFIX = {"crash": "died of", "hang": "no result", "pipeline-crash": "died of", "pipeline-hang": "no result",
+                "pipeline-error": "exited with status"}
 
 
 class _Script:
@@ -214,6 +218,8 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
         _pass_failure(script, sides, kind)
     elif kind in ("crash", "hang"):
         _crash(script, sides, stage, timeout)
+    elif kind in PIPELINE_KINDS.values():
+        _pipeline(script, sides, program, timeout)
     elif kind == "reference-mismatch":
         _reference(script, sides, program)
     elif kind == "target-mismatch":
@@ -334,25 +340,31 @@ def _tolerances(program: Program, passes: Sequence[PassSpec], slack: float) -> l
             for index, info in output_leaves(program, infos)]
 
 
-def _comparison(script: _Script, tolerances: list, dtypes: list[str], what: str) -> None:
-    """``actual`` against ``expected``, as oracle.compare_arrays judges: count, dtype and shape,
-    then integers exactly and floats by np.testing.assert_allclose in float64."""
+def _assertions(tolerances: list, dtypes: list[str]) -> list[str]:
+    """Lines asserting ``actual`` equals ``expected`` as oracle.compare_arrays judges: count, dtype
+    and shape, then integers exactly and floats by np.testing.assert_allclose in float64."""
     count = len(tolerances)
-    script.add("try:", f'    assert len(actual) == {count}, f"{count} output(s) expected, {{len(actual)}} returned"')
+    lines = [f'assert len(actual) == {count}, f"{count} output(s) expected, {{len(actual)}} returned"']
     if count == 1:
-        script.add('    assert (actual[0].dtype, actual[0].shape) == (expected[0].dtype, expected[0].shape), '
-                   'f"{expected[0].dtype}{expected[0].shape} became {actual[0].dtype}{actual[0].shape}"')
+        lines.append('assert (actual[0].dtype, actual[0].shape) == (expected[0].dtype, expected[0].shape), '
+                     'f"{expected[0].dtype}{expected[0].shape} became {actual[0].dtype}{actual[0].shape}"')
     else:
-        script.add("    for got, want in zip(actual, expected):",
-                   '        assert (got.dtype, got.shape) == (want.dtype, want.shape), '
-                   'f"{want.dtype}{want.shape} became {got.dtype}{got.shape}"')
+        lines += ["for got, want in zip(actual, expected):",
+                  '    assert (got.dtype, got.shape) == (want.dtype, want.shape), '
+                  'f"{want.dtype}{want.shape} became {got.dtype}{got.shape}"']
     for i, (limits, dtype) in enumerate(zip(tolerances, dtypes)):
         if limits is None:
-            script.add(f"    np.testing.assert_array_equal(actual[{i}], expected[{i}], err_msg='output {i}')")
+            lines.append(f"np.testing.assert_array_equal(actual[{i}], expected[{i}], err_msg='output {i}')")
         else:
             f64 = "" if dtype == "float64" else '.astype("float64")'
-            script.add(f"    np.testing.assert_allclose(actual[{i}]{f64}, expected[{i}]{f64}, rtol={limits[0]!r}, "
-                       f"atol={limits[1]!r}, equal_nan=True, err_msg='output {i}')")
+            lines.append(f"np.testing.assert_allclose(actual[{i}]{f64}, expected[{i}]{f64}, rtol={limits[0]!r}, "
+                         f"atol={limits[1]!r}, equal_nan=True, err_msg='output {i}')")
+    return lines
+
+
+def _comparison(script: _Script, tolerances: list, dtypes: list[str], what: str) -> None:
+    """``actual`` against ``expected`` (``_assertions``); a difference is the bug."""
+    script.add("try:", *[f"    {line}" for line in _assertions(tolerances, dtypes)])
     script.add("except AssertionError as error:",
                f'    print("BUG REPRODUCES ({script.finding.kind}):{(" " + what) if what else ""}",'
                ' " ".join(str(error).split()))',
@@ -438,6 +450,30 @@ def _reference(script: _Script, sides: _Sides, program: Program) -> None:
     _comparison(script, _tolerances(program, (), REFERENCE_SLACK), _output_dtypes(program),
                 "the unoptimized module differs from numpy:")
     script.add('print("fixed: the unoptimized module matches numpy")')
+
+
+def _pipeline(script: _Script, sides: _Sides, program: Program, timeout: float) -> None:
+    """A child runs the plain build and call (``tvm.compile``) and fails; then the same build with
+    the blamed pipeline pass left out runs and matches numpy, which names that pass."""
+    kind, stage, blamed = script.finding.kind, script.finding.stage, script.finding.pipeline_pass
+    prefix = _FATE_PREFIX[kind]
+    script.need(_source(standalone.run_child))
+    run = sides.run_lines(script, "Module", False, "actual")
+    script.add(*sides.arguments_lines(),
+               'if sys.argv[1:] == ["child"]:  # tvm.compile as is: the failing build and call',
+               f"    signal.alarm({int(max(1, timeout))})  # the child's time limit, as passfuzz's for one side",
+               *[f"    {line}" for line in run], "    sys.exit(0)",
+               f'fate = run_child([sys.executable, __file__, "child"], {int(max(1, timeout))})',
+               f"if not fate.startswith({prefix!r}):",
+               f'    print(f"fixed: tvm.compile\'s module no longer fails at {stage} ({{fate or \'it exits 0\'}})")',
+               "    sys.exit(0)",
+               f"with tvm.transform.PassContext(disabled_pass=[{blamed!r}]):  # the pipeline without {blamed}",
+               *[f"    {line}" for line in run],
+               f"expected = {_literal(evaluate(program))}  # numpy's outputs",
+               *_assertions(_tolerances(program, (), REFERENCE_SLACK), _output_dtypes(program)),
+               f'print(f"BUG REPRODUCES ({kind}): tvm.compile\'s module fails at {stage}: {{fate}}; '
+               f'without {blamed} it runs and matches numpy")',
+               "sys.exit(1)")
 
 
 def _targets(script: _Script, sides: _Sides, targets: Sequence[str], timeout: float) -> None:

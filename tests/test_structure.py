@@ -7,6 +7,7 @@ branch and a private function is found and reproduced by its script).
 
 import json
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from tvm import relax
@@ -76,19 +77,23 @@ def test_structures_build_into_the_relax_constructs_they_name():
     assert Program.from_json(json.loads(json.dumps(program.to_json()))) == program
 
 
-def test_if_branches_compute_at_most_their_result():
-    # TVM's memory planning allocates a branch's intermediates where the other branch cannot see
-    # them (apache/tvm#17348): such programs crash unoptimized, so they are not valid here.
+def test_if_branches_compute_as_much_as_a_function_body():
+    # TVM's memory planning mishandles some such branches (apache/tvm#17348): that is a pipeline
+    # finding blaming StaticPlanBlockMemory (tests/test_pipeline_blame.py), not an invalid program.
     two_ops = {"values": [{"op": "exp", "args": [0], "attrs": {}}, {"op": "exp", "args": [1], "attrs": {}}],
                "outputs": [2]}
     one_op = {"values": [{"op": "exp", "args": [0], "attrs": {}}], "outputs": [1]}
     cond, x = F((), 0, 1, "bool"), F((2, 3), -1, 1)
-    assert IF.infer([cond, x], {"then": one_op, "else": one_op}).hi == pytest.approx(2.718282, rel=1e-5)
-    with pytest.raises(OpError, match="17348"):
-        IF.infer([cond, x], {"then": two_ops, "else": one_op})
+    assert IF.infer([cond, x], {"then": two_ops, "else": one_op}).hi == pytest.approx(np.exp(np.e), rel=1e-5)
     dead = {"values": [{"op": "exp", "args": [0], "attrs": {}}], "outputs": [0]}
-    with pytest.raises(OpError, match="17348"):
-        IF.infer([cond, x], {"then": dead, "else": one_op})
+    assert IF.infer([cond, x], {"then": dead, "else": one_op}).hi == pytest.approx(np.e, rel=1e-5)
+
+
+def test_drawn_if_branches_compute_intermediate_values():
+    def rich(program):
+        return any(len(n.attrs[b]["values"]) >= 2 for n in program.nodes if n.op == "if" for b in ("then", "else"))
+    program = find(relax_programs(ops=FEW_OPS), rich, settings=FIND)
+    analyse(program)
 
 
 def test_if_joins_the_ranges_of_its_branches_and_requires_a_bool_scalar():

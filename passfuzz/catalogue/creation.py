@@ -134,7 +134,7 @@ def _arange_infer(args, attrs):
 
 def _arange_propose(sketch: Sketch, choose: Chooser) -> None:
     like = sketch.infos[pick(sketch, choose, lambda i: i.dtype in NUMERIC)]
-    n = choose.choice([*like.shape, 1, 2, 3, 4])
+    n = choose.choice([*(d for d in like.shape if d <= ARANGE_MAX), 1, 2, 3, 4])  # a flattened dim may be longer
     if is_float(like.dtype):
         start, step = choose.choice([0.0, 1.0, -2.0, 0.5, -1.25]), choose.choice([1.0, 0.5, -1.0, 0.25, 2.0, -0.75])
     else:

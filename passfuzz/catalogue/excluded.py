@@ -39,9 +39,6 @@ EXCLUDED: list[tuple[str, str]] = [
     ("log_add_exp outside a window around 0", "TVM computes log(exp(a)+exp(b)) naively: inf/-inf"),
     ("logical_xor on integers", "TVM computes a bitwise xor with an integer result; bitwise_xor covers it"),
     ("strided_slice with begin > end and a positive stride", "legalization raises instead of an empty tensor"),
-    ("R.If branches with intermediate values (more than their result)",
-     "TVM bug apache/tvm#17348 (closed unfixed): StaticPlanBlockMemory lets one branch, or code after the If, "
-     "reuse storage allocated only in the other branch; the unoptimized module segfaults in AllocTensor"),
     ("sort, argsort, topk on bfloat16",
      "TVM bug: wrong results (sort returns its input unchanged, topk returns garbage values)"),
     ("argmax, argmin on bfloat16",

@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import Chooser, OpDef, OpError, Sketch, TupleInfo, ValueInfo, require, same_type, valid
+from .base import Chooser, OpDef, OpError, Sketch, TupleInfo, ValueInfo, require, same_type
 
 MAX_DEPTH = 2  # regions inside regions inside main
 
@@ -159,12 +159,8 @@ def _if_infer(args, attrs):
             "the condition is a bool scalar")
     results = []
     for branch in ("then", "else"):
-        region = attrs[branch]
-        computed = [n + len(operands) for n, v in enumerate(region["values"]) if v["op"] != "const"]
-        require(computed in ([], region["outputs"]) and all(v["op"] != "if" for v in region["values"]),
-                "a branch computes at most its result (TVM bug apache/tvm#17348, see excluded.py)")
-        infos = analyse_region(region, operands)
-        results.append(infos[region["outputs"][0]])
+        infos = analyse_region(attrs[branch], operands)
+        results.append(infos[attrs[branch]["outputs"][0]])
     require(same_type(*results), "both branches return the same type")
     return _join(*results)
 
@@ -186,12 +182,10 @@ def _if_propose(sketch: Sketch, choose: Chooser) -> None:
         raise OpError("nothing to branch on")
     operands = list(dict.fromkeys(choose.choice(options) for _ in range(choose.integer(1, 2))))
     want = sketch.infos[operands[0]]
-    branches = {}
-    for key in ("then", "else"):
-        branches[key] = _draw_region(sketch, choose, operands, want, ops=1)
-        if not valid(_if_infer, [sketch.infos[cond]] + [sketch.infos[o] for o in operands],
-                     {"then": branches[key], "else": branches[key]}):
-            branches[key] = {"values": [], "outputs": [0]}  # a helper node came along: pass the operand on
+    # A branch computes as much as a function body: what TVM's build pipeline does with it (memory
+    # planning across branches, apache/tvm#17348) is a pipeline finding, blamed by
+    # passfuzz.pipeline_blame, not something to keep out of programs.
+    branches = {key: _draw_region(sketch, choose, operands, want) for key in ("then", "else")}
     sketch.add("if", [cond, *operands], branches)
 
 

@@ -92,6 +92,8 @@ def _rewrite(entry, finding, optimized, targets: list[str], timeout: float, buil
     passes = list(finding.passes)
     record = {**entry.record, "passes": [p.text for p in passes], "message": finding.message,
               "log": finding.log[-4000:], "environment": environment(), "module": module_text(entry.program, passes)}
+    if finding.pipeline_pass:  # the pipeline pass it blames, or the one its compile failed in
+        record["pipeline_pass"] = finding.pipeline_pass
     script = render_script(entry.program, passes, finding, record["module"], list(finding.targets) or targets[:1],
                            timeout, optimized, build)
     save(entry.path.parent, record, script, render_report(record, script))
