@@ -1,8 +1,10 @@
 """How often drawn programs hold each variant a pass branches on (passfuzz.pass_variants): per
-pass, each variant and the share of programs that contain it where the pass can rewrite it.
-Goal: every variant in at least 1% of the programs.
+pass, each variant and the share of programs that contain it where the pass can rewrite it, side
+by side for programs drawn with the defaults (no pass named: no focus) and programs drawn as
+`passfuzz --passes P` draws them for that pass (focus auto: its matched ops, its motifs first).
+Goal: every variant in at least 1% of the programs the fuzzer draws for its pass.
 
-    python benchmarks/variants.py [--examples N] [--seed N] [--max-nodes N] [--confirm K]
+    python benchmarks/variants.py [--examples N] [--seed N] [--max-nodes N] [--confirm K] [--passes P,...]
 
 Nothing is compiled: programs are drawn exactly as the fuzzer draws them (relax_programs with
 its defaults, in rounds of 50 under derived seeds) and each variant's detector reads the Program. ``--confirm K`` then applies each
@@ -19,15 +21,19 @@ import time
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from passfuzz.engine import FuzzConfig
+from passfuzz.focus import resolve as resolve_focus
 from passfuzz.pass_variants import PASS_VARIANTS, variants_in
+from passfuzz.passes import PassSpec
 from strategies import relax_programs
 
 GOAL = 0.01
 
 
-def draw(examples: int, draw_seed: int, max_nodes: int) -> list:
+def draw(examples: int, draw_seed: int, max_nodes: int, for_pass: str | None = None) -> list:
     """``examples`` programs drawn as the fuzzer draws them: rounds of ``FuzzConfig.round_size``
-    examples, each under a seed derived like ``Fuzzer``'s (one worker)."""
+    examples, each under a seed derived like ``Fuzzer``'s (one worker); for ``for_pass``, with the
+    focus and motifs ``passfuzz --passes for_pass`` uses."""
+    focus, motifs_for = ([], ()) if for_pass is None else (resolve_focus("auto", [PassSpec(for_pass)])[0], (for_pass,))
     programs: list = []
     round_number = 0
     while len(programs) < examples:
@@ -37,7 +43,7 @@ def draw(examples: int, draw_seed: int, max_nodes: int) -> list:
         @settings(max_examples=size, database=None, deadline=None, phases=[Phase.generate],
                   suppress_health_check=list(HealthCheck))
         @seed(round_seed)
-        @given(relax_programs(max_nodes=max_nodes))
+        @given(relax_programs(max_nodes=max_nodes, focus=focus, motifs_for=motifs_for))
         def collect(program):
             programs.append(program)
 
@@ -75,29 +81,34 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-nodes", type=int, default=10)
     parser.add_argument("--confirm", type=int, default=0, metavar="K")
+    parser.add_argument("--passes", metavar="P[,P...]", help="only these passes (default: every pass listed)")
     args = parser.parse_args()
+    names = args.passes.split(",") if args.passes else list(PASS_VARIANTS)
     started = time.monotonic()
-    programs = draw(args.examples, args.seed, args.max_nodes)
-    table, found = shares(programs)
-    print(f"{len(programs)} programs (seed {args.seed}, max {args.max_nodes} nodes), {time.monotonic() - started:.0f} s; "
-          f"share of programs holding each variant where the pass can rewrite it (goal >= {GOAL:.0%})")
+    plain = draw(args.examples, args.seed, args.max_nodes)
+    plain_table, _ = shares(plain)
+    print(f"{args.examples} programs per column (seed {args.seed}, max {args.max_nodes} nodes); share of programs "
+          f"holding each variant where the pass can rewrite it (goal >= {GOAL:.0%} as fuzzed for the pass)")
+    print(f"    {'variant':42} {'default':>8} {'as fuzzed':>10}")
     below = []
-    for name, rows in table.items():
+    for name in names:
+        programs = draw(args.examples, args.seed, args.max_nodes, for_pass=name)
+        table, found = shares(programs)
         any_share = sum(bool(f[name]) for f in found) / len(programs)
-        line = f"{name}  (any variant: {any_share:.1%})"
+        line = f"{name}  (any variant as fuzzed: {any_share:.1%})"
         if args.confirm:
             changed, tried = confirm(programs, found, name, args.confirm)
             line += f"  changed {changed} of {tried} sampled"
-        print(line)
+        print(line, flush=True)
         for variant in PASS_VARIANTS[name]:
-            share = rows[variant.name]
+            share = table[name][variant.name]
             mark = "" if share >= GOAL else "   < goal"
             observed = "" if variant.observed == "rewrites" else f" ({variant.observed})"
-            print(f"    {variant.name + observed:42} {share:6.1%}{mark}")
+            print(f"    {variant.name + observed:42} {plain_table[name][variant.name]:8.1%} {share:10.1%}{mark}")
             if share < GOAL:
                 below.append(f"{name}.{variant.name}")
-    print(f"{len(below)} variant(s) below the goal" + (": " + ", ".join(below) if below else ""))
-
+    print(f"{len(below)} variant(s) below the goal as fuzzed" + (": " + ", ".join(below) if below else "")
+          + f"; {time.monotonic() - started:.0f} s")
 
 if __name__ == "__main__":
     main()

@@ -234,8 +234,11 @@ COMBINE_PARALLEL_MATMUL = (
             _combine(lambda s, x, ms: s.rank(x) == 1), observed="fails"),
     Variant("lhs_batched", "a left operand of rank >= 3", CC + "combine_parallel_matmul.cc:239-241",
             _combine(lambda s, x, ms: s.rank(x) >= 3)),
+    # The pass casts every matmul's left operand to a Var while grouping, so one constant left
+    # operand fails with nothing to combine (corpus/pass-error-da14208a0774).
     Variant("lhs_constant", "a constant left operand (the group key casts it to a Var)",
-            CC + "combine_parallel_matmul.cc:290", _combine(lambda s, x, ms: s.is_const(x)), observed="fails"),
+            CC + "combine_parallel_matmul.cc:290",
+            lambda s: any(s.is_const(s.args(m)[0]) for m in s.nodes("matmul")), observed="fails"),
     Variant("lhs_weight", "a weight as the left operand", CC + "combine_parallel_matmul.cc:88",
             _combine(lambda s, x, ms: s.is_weight(x))),
     Variant("rhs_1d", "1-D right operands (batch-dim loop bound rhs_dim - 2 on a size_t)",

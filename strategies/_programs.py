@@ -117,7 +117,7 @@ def _symbolic_typing(draw, program: Program) -> Program:
 def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = DTYPES, min_nodes: int = 1,
                    max_nodes: int = 10, max_params: int = 3, max_rank: int = 3,
                    motifs: bool = True, loss: bool = False, symbolic: bool = True,
-                   focus: Sequence[str] = ()) -> st.SearchStrategy[Program]:
+                   focus: Sequence[str] = (), motifs_for: Sequence[str] = ()) -> st.SearchStrategy[Program]:
     """Well-typed Relax programs as passfuzz Programs (plain data; build them with
     ``passfuzz.relax_build.build_module``).
 
@@ -148,6 +148,11 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     are mixed in. A focused step is what a step shrinks toward, so a reproducer keeps the ops
     the pass matches and loses the rest.
 
+    ``motifs_for`` names the passes being fuzzed: the motifs built for them (``Motif.passes``)
+    are mixed in twice as often (two steps in five) and drawn three times in four, since a
+    pass branches on more forms of its pattern (operand kinds, ranks, attributes) than a motif
+    drawn among all the others would show often enough.
+
     Examples from this strategy shrink toward fewer nodes, no motifs, ops earlier in the
     catalogue, smaller shapes, float32, and arguments near zero."""
     chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops if n in BY_NAME]) if op.propose]
@@ -166,7 +171,8 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
         raise InvalidArgument(f"unknown focus op(s): {sorted(set(focus) - set(BY_NAME))}")
     focused = [] if loss else [op for op in chosen if op.name in set(focus)]  # loss programs: smooth only
     if focused:  # a motif without a focused op only takes steps from the focus
-        mixed = [motif for motif in mixed if motif.ops & set(focus)]
+        mixed = [motif for motif in mixed if motif.ops & set(focus) or set(motif.passes) & set(motifs_for)]
+    preferred = [motif for motif in mixed if set(motif.passes) & set(motifs_for)]
 
     @st.composite
     def draw_program(draw) -> Program:
@@ -185,8 +191,10 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
         least = min(max_nodes, max(min_nodes, 2)) if focus_state else min_nodes
         while steps < max_nodes and (steps < least or draw(st.integers(0, 4)) != 0):
             # 0 (what the shrinker moves to) is a plain op; a motif counts as the ops it added.
-            if mixed and draw(st.integers(0, 4)) == 4:
-                motif = mixed[draw(st.integers(0, len(mixed) - 1))]
+            if mixed and draw(st.integers(0, 4)) >= (3 if preferred else 4):
+                # 0, where shrinking goes, is a motif built for the passes being fuzzed
+                pool = preferred if preferred and draw(st.integers(0, 3)) != 3 else mixed
+                motif = pool[draw(st.integers(0, len(pool) - 1))]
                 size = len(sketch.values)
                 build = lambda: motif.build(sketch, chooser)  # noqa: E731
                 sketch.attempt((lambda: _smooth_only(sketch, build)) if loss else build)

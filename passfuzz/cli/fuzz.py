@@ -56,7 +56,9 @@ def parser() -> argparse.ArgumentParser:
                         "drawn at a lower rate: auto (default) takes the ops the named passes match (`passfuzz "
                         "passes` lists them for TVM's passes; for your own pass, the Relax ops its Python source "
                         "names, else those a quick probe finds it changes); no focus when every pass looks at every "
-                        "op (FoldConstant) or with --passes random; none; or ops as `passfuzz ops` lists them")
+                        "op (FoldConstant) or with --passes random; none; or ops as `passfuzz ops` lists them. Unless none, the "
+                        "motifs built for the named passes (the patterns they rewrite, in every form they branch on) "
+                        "are drawn more often than the others")
     p.add_argument("--max-examples", type=int, metavar="N",
                    help="stop after N generated examples (shrinking runs are not counted)")
     p.add_argument("--max-time", type=float, metavar="SECONDS",
@@ -218,7 +220,8 @@ def config_from(args: argparse.Namespace, console: Console):
                       shrink_seconds=args.shrink_time, reduce_seconds=args.reduce_time, max_nodes=args.max_nodes,
                       pass_pool=pool, max_passes=args.max_passes, build=build, ops=ops,
                       known_bugs=tuple(bug.fingerprint for bug in known), dtypes=generation_dtypes(passes or []),
-                      focus=tuple(focus), focus_reason=focus_reason)
+                      focus=tuple(focus), focus_reason=focus_reason,
+                      motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []))
 
 
 def run(args: argparse.Namespace) -> int:
