@@ -87,6 +87,8 @@ class _SteeredChooser:
     def choice(self, options):
         offered, self._sketch.offered = self._sketch.offered, None
         options = list(options)
+        if not options:  # fresh company left a proposal nothing to choose from: undo it (attempt)
+            raise OpError("no operand left to choose from")
         if offered is not None and any(o == offered and type(o) is type(offered) for o in options):
             return offered
         return self._chooser.choice(options)

@@ -474,7 +474,8 @@ def _constant_subgraph(sketch: Sketch, choose: Chooser) -> None:
 def _matmul_epilogue(sketch: Sketch, choose: Chooser) -> None:
     """A matmul (out_dtype sometimes named as its own dtype), maybe an elementwise op on it, then
     a reader: a concat of both (a tuple operand; elementwise results fused into it), another
-    matmul, an add (kFollow in ToMixedPrecision), a softmax (no policy: kNever) or a sum. FuseOps
+    matmul, an add of the input or of a bias broadcast over an elementwise result (kFollow in
+    ToMixedPrecision), a softmax (no policy: kNever) or a sum. FuseOps
     groups the epilogue with the matmul (kOutEWiseFusable); in a float32 program
     ToMixedPrecision computes the matmul in float16 and casts around it."""
     dtype = _dtype(sketch, choose, ("float32", "float32", "float16", "bfloat16"))
@@ -483,13 +484,16 @@ def _matmul_epilogue(sketch: Sketch, choose: Chooser) -> None:
     w = _tensor(sketch, choose, choose.choice(["weight", "const", "input"]), (k, k), dtype)
     y = _add(sketch, "matmul", [x, w], {"out_dtype": dtype} if choose.boolean() else {})
     e = _add(sketch, choose.choice(["relu", "negative"]), [y]) if choose.boolean() else y
-    reader = choose.choice(["concat", "matmul", "add", "softmax", "sum"])
+    reader = choose.choice(["concat", "matmul", "add", "bias", "softmax", "sum"])
     if reader == "concat":
         _add(sketch, "concat", [e, y] if e != y else [y, _add(sketch, "negative", [x])], {"axis": choose.choice([0, -1])})
     elif reader == "matmul":
         _add(sketch, "matmul", [e, w])
     elif reader == "add":
         _add(sketch, "add", [e, x])
+    elif reader == "bias":  # broadcast over the rows of an elementwise result: a broadcasting consumer
+        e = e if e != y else _add(sketch, "relu", [y])
+        _add(sketch, "add", [e, _tensor(sketch, choose, choose.choice(["weight", "const"]), (k,), dtype)])
     elif reader == "softmax":
         _add(sketch, "softmax", [e], {"axis": -1})
     else:
