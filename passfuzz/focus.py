@@ -21,10 +21,9 @@ import random
 import re
 from typing import Iterable, Sequence
 
-import numpy as np
 
 from .catalogue import BY_NAME, OPS, OpError
-from .catalogue.base import is_int
+from .catalogue.base import RandomChooser
 from .graph import ProgramSketch
 from .program import Node, Program
 
@@ -123,7 +122,7 @@ def probe_programs(op_name: str, count: int = 3, seed: int = 0) -> list[Program]
     for attempt in range(8 * count):
         if len(programs) == count:
             break
-        sketch = ProgramSketch(_RandomChooser(rng))
+        sketch = ProgramSketch(RandomChooser(rng))
         dtype = ("float32", "int32", "bool", "int64", "float16")[attempt % 5]
         shape = tuple(rng.randint(1, 4) for _ in range(rng.choice([2, 3, 1, 4, 0])))
         lo, hi = (0, 1) if dtype == "bool" else (-4, 4)
@@ -133,28 +132,6 @@ def probe_programs(op_name: str, count: int = 3, seed: int = 0) -> list[Program]
         if any(isinstance(v, Node) and v.op == op_name for v in sketch.values):
             programs.append(sketch.finish(sketch.sinks() or [len(sketch.values) - 1]))
     return programs
-
-
-class _RandomChooser:
-    def __init__(self, rng: random.Random):
-        self.rng = rng
-
-    def choice(self, options):
-        return self.rng.choice(list(options))
-
-    def integer(self, lo, hi):
-        return self.rng.randint(lo, hi)
-
-    def boolean(self):
-        return self.rng.random() < 0.5
-
-    def array(self, shape, dtype, lo, hi):
-        def element():
-            if dtype == "bool":
-                return self.rng.random() < 0.5
-            return self.rng.randint(int(np.ceil(lo)), int(np.floor(hi))) if is_int(dtype) else self.rng.uniform(lo, hi)
-
-        return np.array([element() for _ in range(int(np.prod(shape, dtype=int)))]).reshape(shape)
 
 
 # A pass that changes (or fails on, or hangs on) each of the first ops probed most likely does so

@@ -136,6 +136,18 @@ def default_targets() -> list[str]:
     return [kind for kind in ("llvm",) + GPU_KINDS if unavailable_reason(kind) is None]
 
 
+# Dtypes a target kind cannot compute at all, so programs for it are not drawn in them: TVM's C
+# codegen resolves no half-precision math intrinsic (`tirx.exp` of float16 stays an unresolved
+# call) and gcc rejects its float16 arithmetic.
+UNSUPPORTED_DTYPES = {"c": ("float16", "bfloat16")}
+
+
+def drawable_dtypes(targets, dtypes) -> tuple[str, ...]:
+    """``dtypes`` without those a target in ``targets`` cannot compute."""
+    unsupported = {d for target in targets for d in UNSUPPORTED_DTYPES.get(kind_of(target), ())}
+    return tuple(d for d in dtypes if d not in unsupported)
+
+
 def needs_fresh_process(targets) -> bool:
     """Whether a side compiled or run for ``targets`` must not run in a child forked from this
     process: a GPU driver (CUDA above all) breaks in a child forked after it was initialised, and

@@ -1,11 +1,11 @@
 """Shared by the catalogue tests: value facts, calling one op's rules, deterministic choosers."""
 
-import random
 
 import numpy as np
 import pytest
 
 from passfuzz.catalogue import BY_NAME, ValueInfo
+from passfuzz.catalogue.base import RandomChooser
 
 F = lambda shape, lo=-4, hi=4, dtype="float32", exact=True: ValueInfo(shape, dtype, lo, hi, exact)  # noqa: E731
 approx = lambda v: pytest.approx(v, rel=1e-5, abs=1e-12)  # noqa: E731 - float bounds carry rounding slack
@@ -19,20 +19,8 @@ def ref(op, *arrays, **attrs):
     return BY_NAME[op].reference(list(arrays), attrs)
 
 
-class SeededChooser:
+class SeededChooser(RandomChooser):
     """A Chooser from a seeded random.Random (constant arrays at the low bound)."""
-
-    def __init__(self, seed):
-        self.rng = random.Random(seed)
-
-    def choice(self, options):
-        return self.rng.choice(list(options))
-
-    def integer(self, lo, hi):
-        return self.rng.randint(lo, hi)
-
-    def boolean(self):
-        return self.rng.random() < 0.5
 
     def array(self, shape, dtype, lo, hi):
         return np.full(shape, lo, dtype)

@@ -9,12 +9,14 @@ import jsonschema
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, find, given, settings
+import tvm
 from tvm import relax
 
 from passfuzz.calling import choose_adapter
 from passfuzz.corpus import schema
 from passfuzz.engine import check
 from passfuzz.graph import analyse
+from passfuzz.known_bugs import shipped
 from passfuzz.pass_catalogue import with_prerequisites
 from passfuzz.passes import resolve, resolve_list
 from passfuzz.program import Node, Param, PrimParam, Program, ProgramError
@@ -195,9 +197,13 @@ def test_a_prim_weight_bound_away_is_dropped_even_when_an_input_is_a_tuple():
 @settings(FAST, max_examples=4)
 @given(relax_programs(max_nodes=4).filter(lambda p: any(q.role == "input" for q in p.prim_params)))
 def test_drawn_prim_inputs_agree_through_the_binding_and_bundling_adapters(program):
+    # A known TVM bug (the shipped baseline: BundleModelParams with a prim weight, apache/tvm#20335)
+    # is TVM's to fix; anything else is passfuzz's or new.
+    known = {bug.fingerprint for bug in shipped(tvm.__version__)}
     for name in ("Normalize", "BindSymbolicVars", "BindParams", "BundleModelParams"):
         verdict, _ = check(program, [resolve(name)], ["llvm"], timeout=120)
-        assert verdict.finding is None and not verdict.incomparable and not verdict.generator_defect, (name, verdict)
+        new = verdict.finding is not None and verdict.finding.fingerprint not in known
+        assert not new and not verdict.incomparable and not verdict.generator_defect, (name, verdict)
 
 
 def test_reproducers_pass_the_prim_argument_as_an_int_and_leave_a_bound_one_out(tmp_path):

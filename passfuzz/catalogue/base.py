@@ -21,6 +21,8 @@ difference can never become a false alarm.
 
 from __future__ import annotations
 
+import random
+
 from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any, Callable, Protocol, Sequence, TypeVar
 
@@ -174,6 +176,31 @@ class Chooser(Protocol):
     def boolean(self) -> bool: ...
 
     def array(self, shape: tuple[int, ...], dtype: str, lo: float, hi: float) -> np.ndarray: ...
+
+
+class RandomChooser:
+    """A Chooser from a seeded ``random.Random``, for drawing outside Hypothesis (probes, tests);
+    arrays hold elements drawn uniformly in [lo, hi]."""
+
+    def __init__(self, seed):
+        self.rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+
+    def choice(self, options):
+        return self.rng.choice(list(options))
+
+    def integer(self, lo, hi):
+        return self.rng.randint(lo, hi)
+
+    def boolean(self):
+        return self.rng.random() < 0.5
+
+    def array(self, shape, dtype, lo, hi):
+        def element():
+            if dtype == "bool":
+                return self.rng.random() < 0.5
+            return self.rng.randint(int(np.ceil(lo)), int(np.floor(hi))) if is_int(dtype) else self.rng.uniform(lo, hi)
+
+        return np.array([element() for _ in range(int(np.prod(shape, dtype=int)))]).reshape(shape)
 
 
 class Sketch(Protocol):

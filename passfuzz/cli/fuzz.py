@@ -103,7 +103,7 @@ def config_from(args: argparse.Namespace, console: Console):
     import tvm
 
     from ..builds import BuildError, parse_build
-    from ..catalogue import BY_NAME
+    from ..catalogue import BY_NAME, DTYPES
     from ..engine import FuzzConfig
     from ..pass_catalogue import info as pass_info
     from ..pass_catalogue import fuzzable_pool, with_prerequisites
@@ -113,7 +113,7 @@ def config_from(args: argparse.Namespace, console: Console):
     from ..focus import FocusError
     from ..focus import resolve as resolve_focus
     from ..passes import PassSpecError, resolve_list
-    from ..targets import TargetError, default_targets, kind_of, parse_targets, unavailable_reason
+    from ..targets import TargetError, default_targets, drawable_dtypes, kind_of, parse_targets, unavailable_reason
 
     for name in ("max_examples", "workers", "max_nodes"):
         value = getattr(args, name)
@@ -198,6 +198,10 @@ def config_from(args: argparse.Namespace, console: Console):
         # as for --build codegen=c (builds.parse_build): TVM cannot compile these for the c target
         raise UsageError("the c target takes neither pipeline=target (TVM has no default pipeline for it) nor "
                          "exec-mode=compiled (gcc rejects the generated VM code)")
+    dtypes = generation_dtypes(passes or [])
+    if drawable_dtypes(targets, DTYPES) != DTYPES:
+        dtypes = drawable_dtypes(targets, dtypes or DTYPES)
+        console.note(f"drawing {','.join(dtypes)} only: a target cannot compute the others")
     if args.corpus.exists() and not args.corpus.is_dir():
         raise UsageError(f"--corpus {args.corpus} is not a directory")
     try:  # fail now, not at the first finding
@@ -219,7 +223,7 @@ def config_from(args: argparse.Namespace, console: Console):
                       max_time=args.max_time, seed=args.seed, exitfirst=args.exitfirst, timeout=args.timeout,
                       shrink_seconds=args.shrink_time, reduce_seconds=args.reduce_time, max_nodes=args.max_nodes,
                       pass_pool=pool, max_passes=args.max_passes, build=build, ops=ops,
-                      known_bugs=tuple(bug.fingerprint for bug in known), dtypes=generation_dtypes(passes or []),
+                      known_bugs=tuple(bug.fingerprint for bug in known), dtypes=dtypes,
                       focus=tuple(focus), focus_reason=focus_reason,
                       motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []))
 
