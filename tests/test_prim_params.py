@@ -8,7 +8,7 @@ import json
 import jsonschema
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 import tvm
 from tvm import relax
 
@@ -91,8 +91,9 @@ def test_a_weight_cannot_define_a_variable_an_input_uses():
 
 @pytest.mark.parametrize("role", ["input", "weight"])
 def test_prim_parameters_of_both_roles_are_drawn_and_round_trip(role):
+    # The first drawn program with one is enough: shrinking it would only cost time.
     program = find(relax_programs(), lambda p: any(q.role == role for q in p.prim_params),
-                   settings=settings(FAST, max_examples=2000))
+                   settings=settings(FAST, max_examples=2000, phases=[Phase.generate]))
     analyse(program)
     doc = json.loads(json.dumps(program.to_json()))
     assert {"name": program.prim_params[0].name, "role": role} in doc["prim_params"]
