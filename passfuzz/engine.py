@@ -67,6 +67,8 @@ class FuzzConfig:
     dtypes: tuple[str, ...] | None = None  # the dtypes parameters and constants are drawn in; None: all
     focus: tuple[str, ...] = ()  # the ops most steps draw (passfuzz.focus); (): the whole catalogue alike
     focus_reason: str = ""  # where the focus comes from, for the start of the run
+    focus_constants: bool = False  # the focused pattern wants constant operands
+    focus_dtypes: tuple[str, ...] = ()  # the dtypes the focused rewrite checks for
     motifs_for: tuple[str, ...] = ()  # passes whose motifs are drawn first (the named passes, unless --focus none)
 
 
@@ -344,7 +346,8 @@ class Fuzzer:
                                       loss=True)
         else:
             programs = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
-                                      motifs_for=self.config.motifs_for,
+                                      focus_constants=self.config.focus_constants,
+                                      focus_dtypes=self.config.focus_dtypes, motifs_for=self.config.motifs_for,
                                       **({"dtypes": self.config.dtypes} if self.config.dtypes else {}))
         if self.config.passes is None:  # the pass sequence is part of the example, so it shrinks too
             sequences = pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes)

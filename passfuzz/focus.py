@@ -19,11 +19,12 @@ import importlib
 import inspect
 import random
 import re
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 
 from .catalogue import BY_NAME, OPS, OpError
-from .catalogue.base import RandomChooser
+from .catalogue.base import FLOATS, INTS, RandomChooser
 from .graph import ProgramSketch
 from .program import Node, Program
 
@@ -40,6 +41,40 @@ _EVERYTHING = 0.5
 # count only when the source names no op in a string.
 _LOOKED_FOR = re.compile(r"""["']relax\.((?:[a-z_][a-z0-9_]*\.)*[a-z_][a-z0-9_]*)["']""")
 _BUILT = re.compile(r"""(?:\brelax\.op\.|\bR\.)((?:[a-z_][a-z0-9_]*\.)*[a-z_][a-z0-9_]*)""")
+# A pattern that wants a constant operand: the pattern language's is_const, or a Constant test.
+_WANTS_CONSTANT = re.compile(r"\bis_const\s*\(|\bConstant\b")
+# A dtype in a string literal is what a rewrite checks its operands against ("int" in dtype).
+_DTYPE_LITERAL = re.compile(r"""["'](u?int(?:8|16|32|64)?|b?float(?:16|32|64)?|bool)["']""")
+_DTYPE_FAMILIES = {"int": INTS, "uint": ("uint8",), "float": FLOATS}
+
+
+@dataclass(frozen=True)
+class FocusPlan:
+    """What ``--focus`` steers generation toward: the ops most steps draw, and the operands a
+    pattern wants (constants, dtypes), with a line saying where they come from."""
+
+    ops: tuple[str, ...] = ()
+    reason: str = ""
+    constants: bool = False  # the pattern wants constant operands (is_const)
+    dtypes: tuple[str, ...] = ()  # the dtypes its rewrite checks for; (): any
+
+
+@dataclass(frozen=True)
+class OperandHints:
+    constants: bool = False
+    dtypes: tuple[str, ...] = ()
+
+
+def operand_hints(source: str) -> OperandHints:
+    """What a pass's source says of the operands it rewrites: whether its pattern wants
+    constants, and the drawable dtypes its string literals name ("int" stands for every integer
+    dtype, "float" for every float one)."""
+    dtypes: list[str] = []
+    for name in _DTYPE_LITERAL.findall(source):
+        for dtype in _DTYPE_FAMILIES.get(name, (name,)):
+            if dtype in INTS + FLOATS + ("bool",) and dtype not in dtypes:
+                dtypes.append(dtype)
+    return OperandHints(bool(_WANTS_CONSTANT.search(source)), tuple(dtypes))
 
 
 class FocusError(ValueError):
@@ -184,42 +219,50 @@ def meeting(program: Program, a: str, b: str) -> bool:
     return False
 
 
-def resolve(text: str, passes, pool: Sequence[str] = ()) -> tuple[list[str], str]:
-    """The focus ops for ``--focus text`` and a line saying where they come from.
+def resolve(text: str, passes, pool: Sequence[str] = ()) -> FocusPlan:
+    """The focus for ``--focus text``.
 
     ``auto``: the union of what the named passes match (``PassInfo.matches``, inferred for a
-    custom pass); none when every one of them looks at every op (a pass that does still sees
-    the focused programs and the unfocused steps among them); with ``--passes random`` (``passes``
-    None), none, since a drawn sequence may hold any pass of ``pool``. ``none``: none. Otherwise
-    a comma-separated list of catalogue ops (FocusError for an unknown one)."""
+    custom pass, whose source also tells the operands its pattern wants); none when every one
+    of them looks at every op (a pass that does still sees the focused programs and the
+    unfocused steps among them); with ``--passes random`` (``passes`` None), none, since a drawn
+    sequence may hold any pass of ``pool``. ``none``: none. Otherwise a comma-separated list of
+    catalogue ops (FocusError for an unknown one)."""
     from .pass_catalogue import CATALOGUE
 
     text = text.strip()
     if text == "none":
-        return [], "no focus (--focus none)"
+        return FocusPlan(reason="no focus (--focus none)")
     if text != "auto":
         names = [n.strip() for n in text.split(",") if n.strip()]
         unknown = [n for n in names if n not in drawable()]
         if unknown or not names:
             raise FocusError(f"--focus: unknown op {', '.join(unknown) or '(none given)'}; "
                              "give auto, none or ops as `passfuzz ops` lists them")
-        return names, "as given"
+        return FocusPlan(tuple(names), "as given")
     if passes is None:
-        return [], f"no focus: random sequences of {len(pool)} passes"
+        return FocusPlan(reason=f"no focus: random sequences of {len(pool)} passes")
     if not passes:
-        return [], "no focus: no pass named"
+        return FocusPlan(reason="no focus: no pass named")
     ops, why, unfocused = [], [], []
+    constants, dtypes = False, []
     for spec in passes:
         if spec.is_builtin:
             info = CATALOGUE.get(spec.name)
             found, how = (list(info.matches) if info else []), "pass catalogue"
         else:
             found, how = inferred_ops(spec)
+            if found:
+                hints = operand_hints(pass_source(*spec.name.split(":", 1)))
+                constants = constants or hints.constants
+                dtypes += [d for d in hints.dtypes if d not in dtypes]
+                how += "".join([", constants" if hints.constants else "",
+                                f", {'/'.join(hints.dtypes)}" if hints.dtypes else ""])
         if found:
             ops += [op for op in found if op not in ops]
             why.append(f"{spec.name} matches {','.join(found)} ({how})")
         else:
             unfocused.append(f"{spec.name} looks at every op" if spec.is_builtin else f"{spec.name}: {how}")
     if not ops:
-        return [], "no focus: " + "; ".join(unfocused)
-    return ops, "; ".join(why + unfocused)
+        return FocusPlan(reason="no focus: " + "; ".join(unfocused))
+    return FocusPlan(tuple(ops), "; ".join(why + unfocused), constants, tuple(dtypes))

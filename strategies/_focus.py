@@ -14,9 +14,9 @@ A focused step draws an op of the focus and a *relation* to the previous focused
   others (``where(less(a, b), a, b)``, ``subtract(x, f(x))``);
 * ``free``: the op's own proposal, unsteered.
 
-In some programs (one draw per program) steered operands get fresh company: the unsteered
-operands become new constants rather than existing values (what a rewrite that wants
-``is_const`` looks for).
+In some programs (one draw per program; three in four when the pass's source wants constants)
+steered operands get fresh company: the unsteered operands become new constants rather than
+existing values (what a rewrite that wants ``is_const`` looks for).
 
 Steering works through the catalogue's own ``propose`` (so helpers it adds, a clip before a take,
 come along and validity stays by construction): the sketch it sees offers only the wanted value
@@ -122,6 +122,7 @@ class Focus:
     ops: Sequence[OpDef]
     last: int | None = None
     nodes: list[int] = field(default_factory=list)  # every focused node drawn so far
+    constants: bool = False  # the pattern wants constants: most programs draw fresh company
     # Drawn once per program: a pattern with constants wants them at every node of it.
     fresh: bool | None = None
 
@@ -131,8 +132,8 @@ class Focus:
         op = self.ops[draw(st.integers(0, len(self.ops) - 1))]
         relation = RELATIONS[draw(st.integers(0, len(RELATIONS) - 1))]
         position = draw(st.integers(0, _POSITIONS - 1))
-        if self.fresh is None:
-            self.fresh = draw(st.booleans())
+        if self.fresh is None:  # with constants wanted, 0 (where shrinking goes) is fresh
+            self.fresh = draw(st.integers(0, 3)) != 3 if self.constants else draw(st.booleans())
         fresh = self.fresh
         size = len(sketch.values)
         if not op.applicable(sketch) and not _fresh_operand(sketch, chooser, op):

@@ -117,7 +117,8 @@ def _symbolic_typing(draw, program: Program) -> Program:
 def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = DTYPES, min_nodes: int = 1,
                    max_nodes: int = 10, max_params: int = 3, max_rank: int = 3,
                    motifs: bool = True, loss: bool = False, symbolic: bool = True,
-                   focus: Sequence[str] = (), motifs_for: Sequence[str] = ()) -> st.SearchStrategy[Program]:
+                   focus: Sequence[str] = (), focus_constants: bool = False, focus_dtypes: Sequence[str] = (),
+                   motifs_for: Sequence[str] = ()) -> st.SearchStrategy[Program]:
     """Well-typed Relax programs as passfuzz Programs (plain data; build them with
     ``passfuzz.relax_build.build_module``).
 
@@ -173,19 +174,22 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     if focused:  # a motif without a focused op only takes steps from the focus
         mixed = [motif for motif in mixed if motif.ops & set(focus) or set(motif.passes) & set(motifs_for)]
     preferred = [motif for motif in mixed if set(motif.passes) & set(motifs_for)]
+    wanted_dtypes = [d for d in focus_dtypes if d in dtypes] if focused else []
 
     @st.composite
     def draw_program(draw) -> Program:
         chooser = _DrawChooser(draw)
-        sketch = ProgramSketch(chooser, dtypes, chosen)
-        sketch.add_param(*_param_spec(draw, dtypes, max_rank), role="input")
+        # 0, where shrinking goes, keeps the dtypes the focused rewrite checks for
+        drawn = wanted_dtypes if wanted_dtypes and draw(st.integers(0, 3)) != 3 else dtypes
+        sketch = ProgramSketch(chooser, drawn, chosen)
+        sketch.add_param(*_param_spec(draw, drawn, max_rank), role="input")
         while len(sketch.values) < max_params and draw(st.booleans()):
-            sketch.add_param(*_param_spec(draw, dtypes, max_rank), role=draw(st.sampled_from(["input", "weight"])))
+            sketch.add_param(*_param_spec(draw, drawn, max_rank), role=draw(st.sampled_from(["input", "weight"])))
         # Hypothesis favours index 0 of a choice; a per-program offset spreads that favour over
         # the catalogue, while shrinking the offset to 0 still leads toward the simplest ops.
         offset = draw(st.integers(0, len(chosen) - 1)) if chosen else 0
         steps = 0
-        focus_state = Focus(focused) if focused else None
+        focus_state = Focus(focused, constants=focus_constants) if focused else None
         # One continue-or-stop choice per node keeps deleting a node a local change for the shrinker.
         # Focused programs take at least two steps: one focused op alone meets none.
         least = min(max_nodes, max(min_nodes, 2)) if focus_state else min_nodes

@@ -4,7 +4,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from passfuzz.catalogue import BY_NAME
-from passfuzz.focus import FocusError, mentioned_ops, meeting, pass_source, probe, resolve
+from passfuzz.catalogue.base import INTS
+from passfuzz.focus import FocusError, mentioned_ops, meeting, operand_hints, pass_source, probe, resolve
 from passfuzz.graph import analyse
 from passfuzz.pass_catalogue import CATALOGUE
 from passfuzz.passes import PassSpec, resolve_list
@@ -39,15 +40,54 @@ def test_the_catalogue_lists_drawable_ops_with_their_source():
 
 
 def test_auto_focus_unites_the_named_passes_and_leaves_every_op_passes_out():
-    ops, why = resolve("auto", [PassSpec("FoldConstant"), PassSpec("ReorderTakeAfterMatmul")])
-    assert ops == ["matmul", "take"] and "FoldConstant looks at every op" in why
-    assert resolve("auto", [PassSpec("FoldConstant")])[0] == []
-    assert resolve("auto", None, ["FoldConstant"])[0] == []  # --passes random
-    assert resolve("auto", resolve_list(f"{PLANTED}:square_as_double"))[0] == ["multiply"]
-    assert resolve("none", [PassSpec("ReorderTakeAfterMatmul")])[0] == []
-    assert resolve("conv2d,relu", [PassSpec("FoldConstant")])[0] == ["conv2d", "relu"]
+    plan = resolve("auto", [PassSpec("FoldConstant"), PassSpec("ReorderTakeAfterMatmul")])
+    assert plan.ops == ("matmul", "take") and "FoldConstant looks at every op" in plan.reason
+    assert resolve("auto", [PassSpec("FoldConstant")]).ops == ()
+    assert resolve("auto", None, ["FoldConstant"]).ops == ()  # --passes random
+    assert resolve("auto", resolve_list(f"{PLANTED}:square_as_double")).ops == ("multiply",)
+    assert resolve("none", [PassSpec("ReorderTakeAfterMatmul")]).ops == ()
+    assert resolve("conv2d,relu", [PassSpec("FoldConstant")]).ops == ("conv2d", "relu")
     with pytest.raises(FocusError, match="unknown op frobnicate"):
         resolve("add,frobnicate", [])
+
+
+def test_a_custom_pass_source_tells_the_operands_its_pattern_wants():
+    # int_divide_of_sum matches floor_divide(add(x, is_const()), is_const()) and rewrites only
+    # when '"int" in dtype'; square_as_double names neither.
+    plan = resolve("auto", resolve_list(f"{PLANTED}:int_divide_of_sum"))
+    assert plan.constants and plan.dtypes == INTS and "constants" in plan.reason
+    plain = resolve("auto", resolve_list(f"{PLANTED}:square_as_double"))
+    assert not plain.constants and plain.dtypes == ()
+    assert operand_hints('if x.ty.dtype == "float16": ...').dtypes == ("float16",)
+    assert operand_hints('isinstance(arg, relax.Constant)').constants
+    assert not operand_hints('print("relax.add"); int(n)').constants
+
+
+def _pattern_share(**hints) -> float:
+    """How many focused programs hold floor_divide(add(x, const), const) on integers."""
+    def holds(program) -> bool:
+        values = program.values
+        def const(i):
+            return getattr(values[i], "op", None) == "const"
+        return any(getattr(v, "op", None) == "floor_divide" and const(v.args[1])
+                   and values[v.args[1]].attrs["dtype"] in INTS and getattr(values[v.args[0]], "op", None) == "add"
+                   and any(const(a) for a in values[v.args[0]].args) for v in values)
+
+    programs = []
+
+    @settings(max_examples=300, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(relax_programs(focus=("add", "floor_divide"), **hints))
+    def collect(program):
+        analyse(program)
+        programs.append(program)
+
+    collect()
+    return sum(map(holds, programs)) / len(programs)
+
+
+def test_operand_hints_make_the_wanted_pattern_common():
+    hinted, plain = _pattern_share(focus_constants=True, focus_dtypes=INTS), _pattern_share()
+    assert hinted >= 2 * plain and hinted >= 0.03, (hinted, plain)
 
 
 def test_the_probe_keeps_the_ops_an_opaque_pass_acts_on():

@@ -170,9 +170,10 @@ def config_from(args: argparse.Namespace, console: Console):
     except PassSpecError as exc:
         raise UsageError(str(exc)) from None
     try:
-        focus, focus_reason = resolve_focus(args.focus, named, pool)
+        plan = resolve_focus(args.focus, named, pool)
     except FocusError as exc:
         raise UsageError(str(exc)) from None
+    focus, focus_reason = list(plan.ops), plan.reason
     if ops and set(focus) - set(ops):
         focus_reason += f"; outside --ops, left out: {','.join(f for f in focus if f not in ops)}"
         focus = [f for f in focus if f in ops]
@@ -224,7 +225,8 @@ def config_from(args: argparse.Namespace, console: Console):
                       shrink_seconds=args.shrink_time, reduce_seconds=args.reduce_time, max_nodes=args.max_nodes,
                       pass_pool=pool, max_passes=args.max_passes, build=build, ops=ops,
                       known_bugs=tuple(bug.fingerprint for bug in known), dtypes=dtypes,
-                      focus=tuple(focus), focus_reason=focus_reason,
+                      focus=tuple(focus), focus_reason=focus_reason, focus_constants=plan.constants,
+                      focus_dtypes=tuple(d for d in plan.dtypes if d in (dtypes or DTYPES)),
                       motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []))
 
 
