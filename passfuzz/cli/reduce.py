@@ -1,0 +1,171 @@
+"""``passfuzz reduce FILE --passes P[,P...]``: check a module of the user's own with the passes, as
+fuzzing checks a drawn one, and reduce what it shows into the usual reproducer files.
+
+FILE is a corpus record (``.json``: its program, and by default its passes, build and targets)
+or a Python/TVMScript file defining an IRModule (``FILE::Name`` picks one when it defines several,
+e.g. ``test_x.py::TestFold::Before``), found and imported into a Program as seeds are
+(passfuzz.seeds, in a child). An imported module's arguments are drawn inside the ranges the
+importer proved valid: the importer's own draw, then ``--draws`` - 1 more, until one shows a
+finding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import Parser, UsageError
+from .output import Console
+
+
+def parser() -> argparse.ArgumentParser:
+    p = Parser(prog="passfuzz reduce",
+               description="Run the passes on a module of your own with the oracles of fuzzing (wrong result, "
+                           "crash, hang, ill-formed IR, compile error), and if that shows a finding, reduce the "
+                           "module and the pass list while keeping the finding's kind and fingerprint, and save the "
+                           "reproducer files (.json, .py, .md) in --corpus.",
+               epilog="Exit status: 0 the module shows no finding, 1 a finding was reduced and saved, 2 usage or "
+                      "input error (a file that cannot be read or imported).")
+    p.add_argument("file", metavar="FILE",
+                   help="a corpus record (.json) or a Python/TVMScript file defining an IRModule; FILE::NAME picks "
+                        "one module of several (NAME as the file nests it: Module, or TestClass::Before)")
+    p.add_argument("--passes", metavar="P[,P...]",
+                   help="the passes to apply in order, as for fuzzing (`passfuzz --help`); required unless FILE "
+                        "is a corpus record, whose passes are the default")
+    p.add_argument("--targets", metavar="T[,T...]",
+                   help="targets to compile and run on, as for fuzzing (default: a record's targets, else every "
+                        "target this machine can run)")
+    p.add_argument("--build", default=None, metavar="SPEC",
+                   help="how the optimized side is compiled, as for fuzzing (default: a record's build, else plain)")
+    p.add_argument("--pipeline", choices=["default", "target", "llvm"],
+                   help="short for --build pipeline=..., as for fuzzing")
+    p.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR",
+                   help="where the reduced finding is saved (default: ./corpus)")
+    p.add_argument("--known-bugs", default="default", metavar="default|none|PATH",
+                   help="known TVM bugs, as for fuzzing: a finding that is one of them is still reduced and saved, "
+                        "and named as known")
+    p.add_argument("--draws", type=int, default=5, metavar="N",
+                   help="argument draws tried on an imported module until one shows a finding (default 5); a "
+                        "record's own arguments are tried once")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="time limit for one side of one run (default 60)")
+    p.add_argument("--reduce-time", type=float, default=120.0, metavar="SECONDS",
+                   help="time for reducing the finding (default 120)")
+    return p
+
+
+def _fuzz_arguments(args: argparse.Namespace, passes: str | None, build: str) -> argparse.Namespace:
+    """The fuzz command's arguments that check one module as fuzzing would: its defaults, with
+    this command's options (and no focus: nothing is drawn)."""
+    from . import fuzz
+
+    namespace = fuzz.parser().parse_args([])
+    namespace.passes, namespace.build, namespace.pipeline = passes, build, args.pipeline
+    namespace.targets, namespace.corpus, namespace.known_bugs = args.targets, args.corpus, args.known_bugs
+    namespace.timeout, namespace.reduce_time, namespace.focus = args.timeout, args.reduce_time, "none"
+    return namespace
+
+
+def _subjects(args: argparse.Namespace):
+    """(programs to try, the record's passes, build and targets or None): a record's program, or
+    ``--draws`` imports of the module FILE names, each with arguments from its own seed."""
+    from ..corpus import CorpusError, load
+
+    path_text, _, name = args.file.partition("::")
+    path = Path(path_text)
+    if not path.is_file():
+        raise UsageError(f"{args.file}: no such file")
+    if path.suffix == ".json":
+        if name:
+            raise UsageError(f"{args.file}: a record holds one program; drop ::{name}")
+        try:
+            entry = load(path)
+        except CorpusError as exc:
+            raise UsageError(str(exc)) from None
+        record = entry.record
+        return [entry.program], ",".join(record["passes"]), record.get("build", ""), ",".join(record["targets"])
+    if path.suffix != ".py":
+        raise UsageError(f"{args.file}: expected a corpus record (.json) or a Python file (.py)")
+    from ..seeds import find_seeds
+
+    found = find_seeds([path])
+    if found.warnings:
+        raise UsageError(found.warnings[0])
+    seeds = [seed for seed in found.seeds if not name or seed.name.endswith("::" + name)]
+    if len(seeds) != 1:
+        names = ", ".join(seed.name.split("::", 1)[1] for seed in found.seeds) or "none"
+        raise UsageError(f"{args.file}: defines no module {name} (it defines: {names})" if name else
+                         f"{args.file}: defines {len(seeds) or 'no'} modules" +
+                         (f"; pick one as FILE::NAME from: {names}" if seeds else ""))
+    seed = seeds[0]
+    if seed.program is None:
+        raise UsageError(f"{seed.name}: cannot import: {seed.reason}")
+    return [seed.program] + [redrawn(seed.program, k) for k in range(1, args.draws)], None, "", None
+
+
+def redrawn(program, seed: int):
+    """``program`` with every parameter's argument drawn afresh inside its declared range."""
+    from dataclasses import replace
+
+    from ..catalogue.base import RandomChooser
+    from ..program import Param
+
+    chooser = RandomChooser(seed)
+    return replace(program, values=tuple(
+        replace(v, value=chooser.array(v.shape, v.dtype, v.lo, v.hi).tolist())
+        if isinstance(v, Param) else v for v in program.values))
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..engine import FindingError, Fuzzer, check
+    from .fuzz import config_from
+
+    if args.draws < 1:
+        raise UsageError(f"--draws must be at least 1, got {args.draws}")
+    console = Console()
+    programs, record_passes, record_build, record_targets = _subjects(args)
+    passes = args.passes or record_passes
+    if not passes:
+        raise UsageError("give --passes (the passes whose effect on FILE is checked)")
+    fuzz_args = _fuzz_arguments(args, passes, record_build if args.build is None else args.build)
+    if args.targets is None and record_targets:
+        fuzz_args.targets = record_targets
+    config = config_from(fuzz_args, console)
+    known = {bug.fingerprint: bug for bug in _baseline(args.known_bugs)}
+    fuzzer = Fuzzer(config)
+    console.note(f"checking {args.file} with {','.join(p.text for p in config.passes)} on "
+                 f"{','.join(config.targets)}" + (f" ({len(programs)} argument draws)" if len(programs) > 1 else ""))
+    for number, program in enumerate(programs, 1):
+        verdict, _ = check(program, config.passes, config.targets, config.timeout, config.build)
+        if verdict.finding is not None:
+            finding = verdict.finding
+            console.note(f"{finding.kind} ({finding.fingerprint}): {finding.message.splitlines()[0][:200]}")
+            if finding.fingerprint in known:
+                bug = known[finding.fingerprint]
+                console.note(f"this is known bug {bug.id}: {bug.what}" + (f" ({bug.upstream})" if bug.upstream else ""))
+            console.note(f"reducing {program.summary()} for up to {config.reduce_seconds:g} s")
+            path = fuzzer.reduce_and_save(FindingError(finding, program))
+            from ..corpus import load
+            reduced = load(path).program
+            console.note(f"reduced to {reduced.summary()}")
+            print(f"saved {path}    reproduce: python {path.with_suffix('.py')}")
+            return 1
+        if verdict.generator_defect:
+            console.note(f"draw {number}: the unoptimized module does not run: {verdict.generator_defect[:300]}")
+        elif verdict.incomparable:
+            console.note(f"draw {number}: incomparable: {verdict.incomparable[:300]}")
+    console.note(f"no finding: the passes leave {args.file}'s results unchanged "
+                 f"({len(programs)} argument draw{'s' * (len(programs) > 1)})")
+    return 0
+
+
+def _baseline(spec: str):
+    import tvm
+
+    from ..known_bugs import BaselineError, load
+
+    try:
+        return load(spec, tvm.__version__)
+    except BaselineError as exc:
+        raise UsageError(f"--known-bugs: {exc}") from None

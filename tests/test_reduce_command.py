@@ -1,0 +1,62 @@
+"""``passfuzz reduce FILE``: a user's own module (or a record) checked with the passes and reduced."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from passfuzz.corpus import load
+from tests.planted_passes import MINIMAL_OPS
+
+ROOT = Path(__file__).resolve().parent.parent
+THIRTY_OPS = ROOT / "tests" / "modules" / "thirty_ops.py"
+# A TVM bug of the baseline: CombineParallelMatmul fails on a 1-D right-hand side (apache/tvm#20197).
+RECORD = ROOT / "corpus" / "pass-error-734ec827c50c.json"
+
+
+def test_a_planted_defect_inside_a_thirty_op_module_is_reduced_to_its_trigger(run_cli, tmp_path):
+    result = run_cli("reduce", f"{THIRTY_OPS}::TestThirtyOps::Before", "--passes",
+                     "tests.planted_passes:matmul_drop_transpose", "--corpus", str(tmp_path), "--reduce-time", "120",
+                     timeout=900)
+    assert result.returncode == 1, result.stderr
+    (record,) = tmp_path.glob("wrong-result-*.json")
+    program = load(record).program
+    minimal = MINIMAL_OPS["matmul_drop_transpose"]
+    assert len(program.nodes) - sum(n.op == "const" for n in program.nodes) <= minimal + 1, program.summary()
+    assert {"matmul"} <= set(program.op_counts()), program.summary()
+    assert "reduced to" in result.stderr and str(record) in result.stdout
+
+
+def test_the_fixed_twin_of_a_pass_shows_no_finding(run_cli, tmp_path):
+    result = run_cli("reduce", str(THIRTY_OPS), "--passes", "tests.planted_passes:permute_as_reshape_fixed",
+                     "--corpus", str(tmp_path), "--draws", "2", timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "no finding" in result.stderr and not list(tmp_path.glob("*.json"))
+
+
+def test_a_record_is_checked_with_its_own_passes_and_named_when_known(run_cli, tmp_path):
+    result = run_cli("reduce", str(RECORD), "--corpus", str(tmp_path), "--reduce-time", "10", timeout=600)
+    assert result.returncode == 1, result.stderr
+    fingerprint = json.loads(RECORD.read_text())["fingerprint"]
+    assert load(tmp_path / RECORD.name).record["fingerprint"] == fingerprint
+    assert f"this is known bug {RECORD.stem}" in result.stderr, result.stderr
+
+
+def test_a_record_with_passes_that_do_no_wrong_shows_no_finding(run_cli, tmp_path):
+    result = run_cli("reduce", str(RECORD), "--passes", "Normalize", "--corpus", str(tmp_path), timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "no finding" in result.stderr
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["missing.py", "--passes", "FoldConstant"], "missing.py: no such file"),
+    (["README.md", "--passes", "FoldConstant"], "expected a corpus record (.json) or a Python file (.py)"),
+    ([f"{RECORD}::Before"], "a record holds one program"),
+    ([str(RECORD), "--draws", "0"], "--draws must be at least 1"),
+    ([f"{THIRTY_OPS}::Nope", "--passes", "FoldConstant"], "defines no module Nope (it defines: TestThirtyOps::Before)"),
+    ([str(THIRTY_OPS), "--passes", "NoSuchPass"], "NoSuchPass"),
+])
+def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path, argv, message):
+    result = run_cli("reduce", *argv, "--corpus", str(tmp_path), timeout=300)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
