@@ -4,17 +4,21 @@ run and match numpy, or else a generator defect) and agree with the numpy refere
 reference mismatch: a TVM bug or a catalogue mistake). No passes are applied.
 
     python benchmarks/validity.py [--examples N] [--processes N] [--seed N] [--max-nodes N] [--dtypes D,...]
-                                  [--ops OP,...]
+                                  [--ops OP,...] [--save DIR]
 
 Prints the counts, the defect rate, each distinct failure with a sample, how often each op was
-drawn, and examples per second.
+drawn, and examples per second. ``--save DIR`` writes one Program (JSON, for ``Program.from_json``)
+per distinct failure, for triage.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
+import json
 import multiprocessing
+import pathlib
 import random
 import time
 
@@ -38,15 +42,17 @@ def _sample(job: tuple[int, int, int, tuple[str, ...] | None, list[str] | None])
         found["ops"].update(program.op_counts())
         verdict, _ = check(program, [], ["llvm"], timeout=60)  # original side and numpy only
         if verdict.generator_defect:
-            key = verdict.generator_defect.split(":")[0:2]
-            key = ":".join(key)[:150]
+            key = ":".join(verdict.generator_defect.split(":")[0:2])[:150]
             found["defects"][key] += 1
             found["samples"].setdefault(key, program.to_json())
         elif verdict.finding is not None:
             kind = "pipeline" if verdict.finding.pipeline_pass else "mismatches"  # a TVM build bug, listed apart
-            found[kind][verdict.finding.signature] += 1
-            found["samples"].setdefault(verdict.finding.signature, f"{program.summary()}: {verdict.finding.message}")
-            found["programs"].setdefault(verdict.finding.signature, program.to_json())
+            key = verdict.finding.signature
+            found[kind][key] += 1
+            found["samples"].setdefault(key, f"{program.summary()}: {verdict.finding.message}")
+        else:
+            return
+        found["programs"].setdefault(key, program.to_json())
 
     one()
     return found
@@ -60,6 +66,7 @@ def main() -> None:
     parser.add_argument("--max-nodes", type=int, default=10)
     parser.add_argument("--dtypes", help="comma-separated dtypes of parameters and constants (default: all)")
     parser.add_argument("--ops", help="comma-separated ops programs are drawn from (default: the whole catalogue)")
+    parser.add_argument("--save", metavar="DIR", help="write a Program (JSON) per distinct failure into DIR")
     args = parser.parse_args()
     dtypes = tuple(args.dtypes.split(",")) if args.dtypes else None
     rng = random.Random(args.seed)
@@ -69,15 +76,16 @@ def main() -> None:
             for start in range(0, args.examples, chunk)]
     started = time.perf_counter()
     total = {"examples": 0, "defects": collections.Counter(), "mismatches": collections.Counter(),
-             "pipeline": collections.Counter(), "ops": collections.Counter(), "samples": {}}
+             "pipeline": collections.Counter(), "ops": collections.Counter(), "samples": {}, "programs": {}}
     # forking after `import tvm` is safe and cheap (each example forks again for isolation)
     with multiprocessing.get_context("fork").Pool(args.processes, maxtasksperchild=1) as pool:
         for found in pool.imap_unordered(_sample, jobs):
             total["examples"] += found["examples"]
             for name in ("defects", "mismatches", "pipeline", "ops"):
                 total[name].update(found[name])
-            for key, value in found["samples"].items():
-                total["samples"].setdefault(key, value)
+            for name in ("samples", "programs"):
+                for key, value in found[name].items():
+                    total[name].setdefault(key, value)
             print(f"{total['examples']} examples ...", flush=True)
     elapsed = time.perf_counter() - started
     n = max(total["examples"], 1)
@@ -93,6 +101,13 @@ def main() -> None:
             print(f"{title}:")
         for key, count in total[name].most_common():
             print(f"  {count:5d}  {key}\n         e.g. {str(total['samples'][key])[:400]}")
+    if args.save:
+        directory = pathlib.Path(args.save)
+        directory.mkdir(parents=True, exist_ok=True)
+        for key, program in total["programs"].items():
+            name = hashlib.sha256(key.encode()).hexdigest()[:12]
+            (directory / f"{name}.json").write_text(json.dumps({"failure": key, "program": program}, indent=1))
+        print(f"saved {len(total['programs'])} program(s) in {directory}")
     ops = total["ops"]
     print(f"ops drawn: {len(ops)}; least drawn: " + ", ".join(f"{op} {c}" for op, c in ops.most_common()[-10:]))
 
