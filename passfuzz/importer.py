@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 import tvm
+from tvm_ffi import structural_equal
 from tvm import relax
 
 from .catalogue import BY_NAME, OPS
@@ -136,7 +137,7 @@ def _python(value):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, tvm.tirx.IntImm):
-        return bool(value.value) if value.dtype == "bool" else int(value.value)
+        return bool(value.value) if str(value.ty) == "bool" else int(value.value)
     if isinstance(value, tvm.tirx.FloatImm):
         return float(value.value)
     if isinstance(value, relax.ShapeExpr):
@@ -192,10 +193,7 @@ def _literals(expr, holes_used, inline) -> list[tuple[str, Any]]:
             for f in e.fields:
                 walk(f)
         elif not isinstance(e, relax.Var):
-            try:
-                out.append(("", _python(e)))
-            except Exception:  # noqa: BLE001
-                pass
+            out.append(("", _python(e)))
 
     walk(expr)
     return out
@@ -272,9 +270,9 @@ def _same(emitted, actual, inline) -> bool:
         return isinstance(actual, relax.Call) and emitted.op.same_as(actual.op) and \
             len(emitted.args) == len(actual.args) and \
             all(_same(e, a, inline) for e, a in zip(emitted.args, actual.args)) and \
-            tvm.ir.structural_equal(emitted.attrs, actual.attrs) and \
+            structural_equal(emitted.attrs, actual.attrs) and \
             len(emitted.ty_args) == len(actual.ty_args) and \
-            all(tvm.ir.structural_equal(e, a) for e, a in zip(emitted.ty_args, actual.ty_args))
+            all(structural_equal(e, a) for e, a in zip(emitted.ty_args, actual.ty_args))
     if isinstance(emitted, relax.TupleGetItem):
         return isinstance(actual, relax.TupleGetItem) and emitted.index == actual.index and \
             _same(emitted.tuple_value, actual.tuple_value, inline)
@@ -283,7 +281,7 @@ def _same(emitted, actual, inline) -> bool:
             all(_same(e, a, inline) for e, a in zip(emitted.fields, actual.fields))
     if isinstance(emitted, relax.Var):
         return emitted.same_as(actual)
-    return tvm.ir.structural_equal(emitted, actual)
+    return structural_equal(emitted, actual)
 
 
 # -- bodies --------------------------------------------------------------------------------------------
@@ -361,6 +359,9 @@ class _Body:
 
     def run(self) -> None:
         plan = {}
+        result = self.bound.get(self.result) if isinstance(self.result, relax.Var) else None
+        if isinstance(result, relax.Tuple):  # several outputs, returned as one tuple: no node
+            self.claimed.add(self.result)
         for b in reversed(self.bindings):
             if b.var in self.claimed:
                 continue
@@ -401,6 +402,9 @@ class _Body:
         value = b.value
         key = _root_key(value)
         candidates = patterns().get(key, [])
+        inner = value.tuple_value if isinstance(value, relax.TupleGetItem) else None
+        if isinstance(inner, relax.Var) and self.absorbable(inner):
+            candidates = patterns().get("item:" + _root_key(self.bound[inner]), []) + candidates
         if not candidates:
             what = f"op {key}" if isinstance(value, relax.Call) else f"a {type(value).__name__}"
             self.fail(b, f"{what} is not in passfuzz's catalogue")
@@ -501,7 +505,7 @@ class _Body:
         if isinstance(result, relax.Tuple):
             return [self.resolve(f) for f in result.fields]
         if isinstance(result, relax.Var) and isinstance(self.bound.get(result), relax.Tuple) and \
-                result not in self.scope:
+                result in self.claimed:
             return [self.resolve(f) for f in self.bound[result].fields]
         return [self.resolve(result)]
 
