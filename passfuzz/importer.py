@@ -39,7 +39,7 @@ from tvm_ffi import structural_equal
 from tvm import relax
 
 from .catalogue import BY_NAME, OPS
-from .catalogue.base import DTYPES, INTS, OpError, RandomChooser, TupleInfo, ValueInfo, is_int, numpy_dtype
+from .catalogue.base import DTYPES, RandomChooser, TupleInfo, fit, is_int, numpy_dtype, representable
 from .graph import ProgramSketch, analyse
 from .program import Node, Param, PrimParam, Program, ProgramError
 
@@ -126,7 +126,7 @@ def patterns() -> dict[str, list[Pattern]]:
             if len(seen) >= 4:
                 break
     for key in found:
-        found[key].sort(key=lambda p: -p.size)
+        found[key].sort(key=lambda p: (-p.size, len(p.attrs)))
     return found
 
 
@@ -213,9 +213,12 @@ def _attr_candidates(pattern: Pattern, literals) -> list[dict]:
     options = []
     for key, sample in pattern.attrs.items():
         named = [v for n, v in literals if n == key]
+        alike = [v for v in named if _kind(v) == _kind(sample)]
         similar = [v for n, v in literals if n != key and _kind(v) == _kind(sample)]
+        converted = [[v] for v in named if isinstance(v, int)] + \
+            [v[0] for v in named if isinstance(v, list) and len(v) == 1]
         values = []
-        for v in named + similar + [sample, None] + ([[v] for v in named if isinstance(v, int)]):
+        for v in alike + similar + converted + named + [sample, None]:
             if not any(type(v) is type(w) and v == w for w in values):
                 values.append(v)
         options.append(values)
@@ -252,7 +255,8 @@ def _match(pattern, actual, holes: dict, absorbed: list, body) -> bool:
             return _variadic(pattern, actual, holes)
         return len(actual.fields) == len(pattern.fields) and \
             all(_match(p, a, holes, absorbed, body) for p, a in zip(pattern.fields, actual.fields))
-    return type(pattern) is type(actual)
+    # a literal (attribute values are searched afterwards): any literal, of any dtype
+    return not isinstance(actual, (relax.Call, relax.Tuple, relax.TupleGetItem, relax.Var))
 
 
 def _variadic(pattern, actual, holes) -> bool:
@@ -396,6 +400,9 @@ class _Body:
             return ("constant", value)
         if isinstance(value, relax.TupleGetItem) and self.importer.tuple_leaf(value) is not None:
             return ("alias", value)
+        if isinstance(value, relax.TupleGetItem) and self.importer.tuple_entry(value) is not None:
+            self.importer.leaves[b.var] = self.importer.tuple_entry(value)  # a nested tuple parameter's item
+            return ("skip", None)
         return self.op(b)
 
     def op(self, b):
@@ -581,6 +588,11 @@ class _Importer:
 
     def tuple_leaf(self, expr):
         """The value index an item chain of a tuple parameter names (None if it is no such chain)."""
+        entry = self.tuple_entry(expr)
+        return entry if isinstance(entry, int) else None
+
+    def tuple_entry(self, expr):
+        """The entry (a value index, or a tuple of them) an item chain of a tuple parameter names."""
         path = []
         while isinstance(expr, relax.TupleGetItem):
             path.append(int(expr.index))
@@ -592,7 +604,7 @@ class _Importer:
             if not isinstance(entry, tuple) or k >= len(entry):
                 return None
             entry = entry[k]
-        return entry if isinstance(entry, int) else None
+        return entry
 
     def leaf_expr(self, expr):
         return expr
@@ -874,11 +886,11 @@ def _ranges(param: Param, have_values: bool) -> list[tuple[float, float]]:
     if have_values:
         array = np.asarray(param.value, dtype="float64")
         lo, hi = (float(array.min()), float(array.max())) if array.size else (0.0, 0.0)
-        wide = [r for r in (INT_RANGES if is_int(param.dtype) else FLOAT_RANGES) if r[0] <= lo and hi <= r[1]]
+        wide = [r for r in (INT_RANGES if is_int(param.dtype) else FLOAT_RANGES)
+                if r[0] <= lo and hi <= r[1] and representable(param.dtype, *r)]
         return list(dict.fromkeys(wide + [(lo, hi)]))
     base = INT_RANGES if is_int(param.dtype) else FLOAT_RANGES
-    if param.dtype == "uint8":
-        base = [(max(0, lo), hi) for lo, hi in base if hi >= 0]
+    base = [fit(param.dtype, lo, hi) for lo, hi in base]
     extra = [(0, n - 1) for n in range(1, 9)] if is_int(param.dtype) else []
     return list(dict.fromkeys(base + extra))
 
