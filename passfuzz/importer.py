@@ -947,7 +947,10 @@ def _clip_params(program, options, have_values, rng):
 def canonical(program: Program) -> Program:
     """``program`` as the importer gives it back (see the module docstring): parameters first in
     ``main``'s order, each constant just before its first consumer, an If's operands in the
-    order its branches first read them."""
+    order its branches first read them, and each op's attributes as the importer reads them back
+    from what they emit (a reshape's -1 resolved, an attribute left at TVM's default dropped:
+    the module cannot tell these apart)."""
+    program = _normal_attributes(program)
     order = [i for i, _ in program.params]
     consts = {i for i, v in enumerate(program.values) if isinstance(v, Node) and v.op == "const"}
     placed = set(order)
@@ -1016,3 +1019,34 @@ def _canonical_region(region: dict, n: int) -> dict:
     result = canonical(stand_in)
     return {"values": [{"op": v.op, "args": list(v.args), "attrs": v.attrs} for v in result.values[n:]],
             "outputs": list(result.outputs)}
+
+
+def _normal_attributes(program: Program) -> Program:
+    infos = analyse(program, check_values=False)
+    values = list(program.values)
+    for i, v in enumerate(values):
+        if isinstance(v, Node):
+            values[i] = Node(v.op, v.args, _read_back(v.op, v.attrs, [infos[a] for a in v.args]))
+    return replace(program, values=tuple(values))
+
+
+def _read_back(name: str, attrs: dict, operands: list) -> dict:
+    """The attributes the importer reads off what op ``name`` emits with ``attrs``."""
+    op = BY_NAME[name]
+    if op.emit is None or op.emit_in is not None or name == "const" or not operands:
+        return attrs
+    holes = [relax.Var(f"o{k}", _type(info)) for k, info in enumerate(operands)]
+    bb = relax.BlockBuilder()
+    with bb.function("f", holes):
+        with bb.dataflow():
+            out = bb.emit_output(op.emit(relax, holes, attrs))
+        bb.emit_func_output(out)
+    function = bb.get()["f"]
+    values = _Offset(len(holes))
+    body = _Body(_Importer(tvm.IRModule({}), "f"), "f", values, {h: k for k, h in enumerate(holes)}, function.body)
+    try:
+        body.run()
+    except ImportRejected:
+        return attrs
+    nodes = [n for n in values if n.op != "const"]
+    return nodes[-1].attrs if len(nodes) == 1 and nodes[-1].op == name else attrs
