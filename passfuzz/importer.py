@@ -40,6 +40,7 @@ from tvm import relax
 
 from .catalogue import BY_NAME, OPS
 from .catalogue.base import DTYPES, RandomChooser, TupleInfo, fit, is_int, numpy_dtype, representable
+from .catalogue.structure import analyse_region
 from .graph import ProgramSketch, analyse
 from .program import Node, Param, PrimParam, Program, ProgramError
 
@@ -950,7 +951,10 @@ def canonical(program: Program) -> Program:
     order its branches first read them, and each op's attributes as the importer reads them back
     from what they emit (a reshape's -1 resolved, an attribute left at TVM's default dropped:
     the module cannot tell these apart)."""
-    program = _normal_attributes(program)
+    return _ordered(_normal_attributes(program))
+
+
+def _ordered(program: Program) -> Program:
     order = [i for i, _ in program.params]
     consts = {i for i, v in enumerate(program.values) if isinstance(v, Node) and v.op == "const"}
     placed = set(order)
@@ -1016,7 +1020,7 @@ def _canonical_region(region: dict, n: int) -> dict:
     """A region's values in canonical order (constants before their first consumer)."""
     nodes = [Node(v["op"], tuple(v["args"]), v["attrs"]) for v in region["values"]]
     stand_in = Program(tuple([Param((1,), "float32", 0, 0, [0.0])] * n + nodes), tuple(region["outputs"]))
-    result = canonical(stand_in)
+    result = _ordered(stand_in)
     return {"values": [{"op": v.op, "args": list(v.args), "attrs": v.attrs} for v in result.values[n:]],
             "outputs": list(result.outputs)}
 
@@ -1026,8 +1030,22 @@ def _normal_attributes(program: Program) -> Program:
     values = list(program.values)
     for i, v in enumerate(values):
         if isinstance(v, Node):
-            values[i] = Node(v.op, v.args, _read_back(v.op, v.attrs, [infos[a] for a in v.args]))
+            values[i] = Node(v.op, v.args, _node_attributes(v.op, v.attrs, [infos[a] for a in v.args]))
     return replace(program, values=tuple(values))
+
+
+def _node_attributes(name: str, attrs: dict, operands: list) -> dict:
+    if name in ("call", "if"):
+        params = operands if name == "call" else operands[1:]
+        return {**attrs, **{key: _region_attributes(attrs[key], params) for key in ("body", "then", "else")
+                            if key in attrs}}
+    return _read_back(name, attrs, operands)
+
+
+def _region_attributes(region: dict, params: list) -> dict:
+    infos = analyse_region(region, params)
+    return {"values": [{**v, "attrs": _node_attributes(v["op"], v["attrs"], [infos[a] for a in v["args"]])}
+                       for v in region["values"]], "outputs": region["outputs"]}
 
 
 def _read_back(name: str, attrs: dict, operands: list) -> dict:
