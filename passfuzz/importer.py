@@ -195,6 +195,8 @@ def _literals(expr, holes_used, inline) -> list[tuple[str, Any]]:
                 walk(f)
         elif not isinstance(e, relax.Var):
             out.append(("", _python(e)))
+            if isinstance(e, (tvm.tirx.IntImm, tvm.tirx.FloatImm)):  # a prim value carries a dtype
+                out.append(("dtype", str(e.ty)))
 
     walk(expr)
     return out
@@ -367,6 +369,9 @@ class _Body:
         result = self.bound.get(self.result) if isinstance(self.result, relax.Var) else None
         if isinstance(result, relax.Tuple):  # several outputs, returned as one tuple: no node
             self.claimed.add(self.result)
+        for b in self.bindings:  # items of nested tuple parameters are tuples of parameters
+            if isinstance(b.value, relax.TupleGetItem) and isinstance(self.importer.tuple_entry(b.value), tuple):
+                self.importer.leaves[b.var] = self.importer.tuple_entry(b.value)
         for b in reversed(self.bindings):
             if b.var in self.claimed:
                 continue
@@ -402,8 +407,7 @@ class _Body:
         if isinstance(value, relax.TupleGetItem) and self.importer.tuple_leaf(value) is not None:
             return ("alias", value)
         if isinstance(value, relax.TupleGetItem) and self.importer.tuple_entry(value) is not None:
-            self.importer.leaves[b.var] = self.importer.tuple_entry(value)  # a nested tuple parameter's item
-            return ("skip", None)
+            return ("skip", None)  # a nested tuple parameter's item (see run)
         return self.op(b)
 
     def op(self, b):
