@@ -875,9 +875,14 @@ def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: 
             if blamed is None or choice[blamed] + 1 >= len(options[blamed]):
                 break
             choice[blamed] += 1
-    clipped, notes = _clip_params(program, options, have_values, rng)
-    if clipped is not None:
-        return clipped, notes
+    if have_values:  # every parameter declared exactly as wide as its argument
+        candidate = _with_ranges(program, {i: options[i][-1] for i in params}, have_values, rng)
+        try:
+            analyse(candidate)
+            return candidate, [f"parameter {candidate.param_name(i)}: range [{candidate.values[i].lo:g}, "
+                               f"{candidate.values[i].hi:g}], its argument's" for i in params]
+        except ProgramError:
+            pass
     try:
         analyse(_with_ranges(program, {i: options[i][0] for i in params}, have_values, rng))
     except ProgramError as exc:
@@ -939,12 +944,6 @@ def _blamed_param(program: Program, exc: Exception, params: list[int]):
         if a in reads:
             return a
     return min(reads) if reads else None
-
-
-def _clip_params(program, options, have_values, rng):
-    """Last resort: a ``clip`` after each parameter whose narrowed range still fails, to the
-    range the failing use needs (tried from the candidates)."""
-    return None, []
 
 
 # -- the normal form ----------------------------------------------------------------------------------
