@@ -150,21 +150,22 @@ class TestSymbolicPrimAndMatchCast:
     @I.ir_module
     class Before:
         @R.function
-        def main(n: T.int64, x: R.Tensor(("n", 4), "float32"), s: R.Shape(["n"])):
+        def main(n: T.int64, x: R.Tensor(("n", 4), "float32"), v: R.Tensor(("m",), "float32"), s: R.Shape(["m"])):
             with R.dataflow():
                 y = R.exp(x)
                 z = R.match_cast(y, R.Tensor((3, 4), "float32"))
                 t = R.sum(z, axis=[1], keepdims=False)
                 u = R.add(t, R.const(1.0, "float32"))
-                R.output(u)
-            return u
+                w = R.negative(v)
+                R.output(u, w)
+            return (u, w)
 
     def test_imports_runs_and_agrees(self):
-        args = [3, np.linspace(-1, 1, 12, dtype="float32").reshape(3, 4), (3,)]
+        args = [3, np.linspace(-1, 1, 12, dtype="float32").reshape(3, 4), np.ones(5, "float32"), (5,)]
         program = agrees(self.Before, args)
-        (index, x), = program.params
-        assert x.dims == ("n", "") and x.shape == (3, 4)
-        assert [p.name for p in program.prim_params] == ["n"] and program.shape_params == (("n",),)
+        (_, x), (_, v) = program.params
+        assert x.dims == ("n", "") and x.shape == (3, 4) and v.dims == ("m",) and v.shape == (5,)
+        assert [p.name for p in program.prim_params] == ["n"] and program.shape_params == (("m",),)
         assert "match_cast" not in program.node_ops()  # match_casts are typing, not values
 
     def test_without_arguments_the_casts_give_the_dims(self):
@@ -173,7 +174,7 @@ class TestSymbolicPrimAndMatchCast:
         analyse(program)
 
 
-class TestDrawnModuleImportsWithoutArguments:
+class TestRangeInference:
     @I.ir_module
     class Before:
         @R.function
@@ -194,7 +195,6 @@ class TestDrawnModuleImportsWithoutArguments:
         assert d.lo > 0 or d.hi < 0  # no zero divisor
         assert p.lo > 0  # inside log's domain
         assert len(notes) == 3 and all("narrowed" in n for n in notes)
-        assert import_module(self.Before, seed=1) != program or True  # deterministic per seed
         assert import_module(self.Before) == program
 
     def test_imported_without_arguments_runs_and_agrees(self):
