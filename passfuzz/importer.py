@@ -954,7 +954,9 @@ def canonical(program: Program) -> Program:
     order its branches first read them, and each op's attributes as the importer reads them back
     from what they emit (a reshape's -1 resolved, an attribute left at TVM's default dropped:
     the module cannot tell these apart)."""
-    return _ordered(_normal_attributes(program))
+    program = _ordered(_normal_attributes(program))
+    prims = [what for _, kind, what in program.main_parameters() if kind == "prim"]
+    return replace(program, prim_params=tuple(prims))  # in the order main takes them
 
 
 def _ordered(program: Program) -> Program:
