@@ -883,11 +883,64 @@ def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: 
                                f"{candidate.values[i].hi:g}], its argument's" for i in params]
         except ProgramError:
             pass
+    clipped = _clip_fallback(program, params, options, choice, have_values, rng)
+    if clipped is not None:
+        return clipped
     try:
         analyse(_with_ranges(program, {i: options[i][0] for i in params}, have_values, rng))
     except ProgramError as exc:
         raise ImportRejected(f"cannot import {where}: no parameter ranges make it valid: {exc}") from None
     raise ImportRejected(f"cannot import {where}: no parameter ranges make it valid")
+
+
+def _clip_fallback(program, params, options, choice, have_values, rng):
+    """Where no range of a parameter is valid for its uses (its arguments lie outside what they
+    accept), a ``clip`` after it, read instead of it, to a range the failing use accepts."""
+    candidate = _with_ranges(program, {i: options[i][choice[i]] for i in params}, have_values, rng)
+    notes = []
+    for _ in range(len(params)):
+        try:
+            analyse(candidate)
+            return candidate, notes
+        except ProgramError as exc:
+            blamed = _blamed_param(candidate, exc, [i for i, v in enumerate(candidate.values) if isinstance(v, Param)])
+            use = _failing_index(exc)
+        if blamed is None or use is None:
+            return None
+        param = candidate.values[blamed]
+        for lo, hi in _ranges(replace(param, value=None), False)[1:]:
+            attempt = _clipped(candidate, blamed, lo, hi)
+            try:
+                analyse(attempt)
+            except ProgramError as exc:
+                if _failing_index(exc) == use + 1:
+                    continue  # this clip is not narrow enough for the use
+            candidate = attempt
+            notes.append(f"parameter {candidate.param_name(blamed)}: clip({lo:g}, {hi:g}) inserted after it")
+            break
+        else:
+            return None
+    try:
+        analyse(candidate)
+        return candidate, notes
+    except ProgramError:
+        return None
+
+
+def _clipped(program: Program, index: int, lo: float, hi: float) -> Program:
+    """``program`` with ``clip(values[index], lo, hi)`` right after that parameter, read by every
+    node instead of it."""
+    def moved(a):
+        return a + 1 if a > index else a
+
+    values = []
+    for k, v in enumerate(program.values):
+        if isinstance(v, Node):
+            v = Node(v.op, tuple(index + 1 if a == index else moved(a) for a in v.args), v.attrs)
+        values.append(v)
+        if k == index:
+            values.append(Node("clip", (index,), {"min": lo, "max": hi}))
+    return replace(program, values=tuple(values), outputs=tuple(moved(o) for o in program.outputs))
 
 
 def _ranges(param: Param, have_values: bool) -> list[tuple[float, float]]:
@@ -917,6 +970,11 @@ def _with_ranges(program, ranges, have_values, rng) -> Program:
 def _draw(shape, dtype, lo, hi, rng) -> list:
     return RandomChooser(rng).array(tuple(shape), dtype, lo, hi).astype(numpy_dtype(dtype)).tolist() \
         if shape else RandomChooser(rng).array((), dtype, lo, hi).astype(numpy_dtype(dtype)).reshape(()).tolist()
+
+
+def _failing_index(exc: Exception):
+    text = str(exc)
+    return int(text[len("values["):text.index("]")]) if text.startswith("values[") else None
 
 
 def _blamed_param(program: Program, exc: Exception, params: list[int]):

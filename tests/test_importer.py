@@ -204,6 +204,25 @@ class TestRangeInference:
             np.testing.assert_allclose(a, c.astype(a.dtype), rtol=1e-4, atol=1e-5)
 
 
+class TestClipWhereTheArgumentsLeaveTheDomain:
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((4, 3), "float32"), i: R.Tensor((2,), "int64")):
+            with R.dataflow():
+                t = R.take(x, i, axis=0)
+                R.output(t)
+            return t
+
+    def test_an_index_argument_outside_the_axis_is_clipped(self):
+        args = [np.zeros((4, 3), "float32"), np.array([1, 9], "int64")]  # 9 leaves the axis: undefined
+        program, notes = import_with_notes(self.Before, arguments=args)
+        analyse(program)
+        assert [n.op for n in program.nodes] == ["clip", "take"]
+        assert program.nodes[0].args == (1,) and program.nodes[1].args == (0, 2)  # take reads the clip
+        assert len(notes) == 1 and "clip(" in notes[0] and "x1" in notes[0]
+
+
 class TestRejections:
     @I.ir_module
     class UnknownOp:
