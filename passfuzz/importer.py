@@ -73,6 +73,8 @@ def _root_key(expr) -> str:
         return "item:" + _root_key(expr.tuple_value)
     if isinstance(expr, relax.Tuple):
         return "tuple"
+    if isinstance(expr, relax.Var):  # a DataflowVar too
+        return "var"
     return type(expr).__name__
 
 
