@@ -258,10 +258,16 @@ def _match(pattern, actual, holes: dict, absorbed: list, body) -> bool:
             return False
         if pattern.fields and all(isinstance(f, relax.Var) for f in pattern.fields):
             return _variadic(pattern, actual, holes)
+        if all(_literal(f) for f in pattern.fields) and all(_literal(f) for f in actual.fields):
+            return True  # a tuple of literals (strided_slice's begin, end, ...) of any length
         return len(actual.fields) == len(pattern.fields) and \
             all(_match(p, a, holes, absorbed, body) for p, a in zip(pattern.fields, actual.fields))
     # a literal (attribute values are searched afterwards): any literal, of any dtype
     return not isinstance(actual, (relax.Call, relax.Tuple, relax.TupleGetItem, relax.Var))
+
+
+def _literal(expr) -> bool:
+    return not isinstance(expr, (relax.Call, relax.Tuple, relax.TupleGetItem, relax.Var))
 
 
 def _variadic(pattern, actual, holes) -> bool:
