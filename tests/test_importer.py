@@ -23,7 +23,7 @@ from passfuzz.relax_build import build_module
 from passfuzz.standalone import load, numpy_outputs, to_tvm
 from strategies import relax_programs
 
-ROUND_TRIP = settings(max_examples=300, deadline=None, phases=[Phase.generate], database=None,
+ROUND_TRIP = settings(max_examples=200, deadline=None, phases=[Phase.generate], database=None,
                       suppress_health_check=list(HealthCheck))
 
 
