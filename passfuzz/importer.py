@@ -369,6 +369,8 @@ class _Body:
         if isinstance(expr, relax.TupleGetItem):
             leaf = self.importer.tuple_leaf(expr)
             if leaf is not None:
+                if self.leaf_map is not None and leaf not in self.leaf_map:
+                    self.fail(binding, "reads an item of a tuple parameter the branch does not take")
                 return leaf if self.leaf_map is None else self.leaf_map[leaf]
         self.fail(binding, f"operand {_brief(expr)} is not a value passfuzz can name")
 
@@ -571,6 +573,10 @@ def _outer_refs(expr, body: _Body, refs: list, bound: set) -> None:
     elif isinstance(expr, relax.SeqExpr):
         for block in expr.blocks:
             for b in block.bindings:
+                entry = body.importer.tuple_entry(b.value) if isinstance(b.value, relax.TupleGetItem) else None
+                if isinstance(entry, tuple):  # an item of a nested tuple parameter, read further below
+                    body.importer.leaves[b.var] = entry
+                    continue
                 _outer_refs(b.value, body, refs, bound)
                 bound.add(b.var)
         _outer_refs(expr.body, body, refs, bound)
