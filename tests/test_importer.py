@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+import tvm_ffi
 from hypothesis import HealthCheck, Phase, given, settings
 from tvm import relax
 from tvm.script import ir as I
@@ -41,7 +42,12 @@ def test_drawn_programs_come_back_exactly(program):
     except ImportRejected as exc:  # counted by benchmarks/import_roundtrip.py; none may crash
         assert "\n" not in str(exc) and str(exc).startswith("cannot import")
         return
-    assert without_ranges(imported) == without_ranges(canonical(program))
+    if without_ranges(imported) != without_ranges(canonical(program)):
+        # the one ambiguity: ops whose emits compose into another op's emit (permute_dims then
+        # matmul read once is linear's) come back as that op; the module is still the same
+        assert len(imported.nodes) < len(canonical(program).nodes)
+        mismatch = tvm_ffi.get_first_structural_mismatch(build_module(imported)["main"], build_module(program)["main"])
+        assert mismatch is None, (mismatch, build_module(imported)["main"], build_module(program)["main"])
     analyse(imported)  # the inferred ranges hold the arguments and make the program valid
 
 
