@@ -211,3 +211,12 @@ def test_plain_output_off_a_terminal_is_lines_without_escapes():
         "1 new finding:",
         "  corpus/crash-0123456789ab.json    reproduce: python corpus/crash-0123456789ab.py",
     ]
+
+
+def test_report_help_explains_its_options(capsys):
+    with pytest.raises(SystemExit) as exit_status:
+        main(["report", "--help"])
+    assert exit_status.value.code == 0
+    text = capsys.readouterr().out
+    for words in ("RUN_DIR", "log.jsonl", "--out FILE.png|FILE.html", "table of the final figures", "Exit status"):
+        assert words in text
