@@ -217,6 +217,6 @@ def test_report_help_explains_its_options(capsys):
     with pytest.raises(SystemExit) as exit_status:
         main(["report", "--help"])
     assert exit_status.value.code == 0
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())  # as wrapped to any width
     for words in ("RUN_DIR", "log.jsonl", "--out FILE.png|FILE.html", "table of the final figures", "Exit status"):
         assert words in text
