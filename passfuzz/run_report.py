@@ -23,6 +23,10 @@ def _minutes(lines: list[dict]) -> list[float]:
     return [line["elapsed"] / 60 for line in lines]
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'s' * (number != 1)}"
+
+
 def figure(lines: list[dict], title: str = "") -> Figure:
     """The four plots of a run, one per axes."""
     fig = Figure(figsize=(12, 8.5), layout="constrained")
@@ -38,18 +42,17 @@ def figure(lines: list[dict], title: str = "") -> Figure:
     new = [(m, line["examples"]) for m, line, before in zip(minutes[1:], lines[1:], lines)
            if line["findings"] > before["findings"]]  # a dot on the curve where findings were saved
     if new:
-        progress.scatter(*zip(*new), color="red", zorder=3, label=f"new findings ({last['findings']} in all)")
-    progress.set(title=f"examples ({last['findings']} findings, {last['known']} known hits, "
-                       f"{last['generator_defects']} generator defects)", xlabel="minutes", ylabel="count")
+        progress.scatter(*zip(*new), color="red", zorder=3, label=f"new finding saved ({last['findings']} in all)")
+    progress.set(title=f"examples ({_count(last['findings'], 'finding')}, {_count(last['known'], 'known hit')}, "
+                       f"{_count(last['generator_defects'], 'generator defect')})", xlabel="minutes", ylabel="count")
     progress.legend(loc="upper left")
 
     passes = sorted(last["passes"].items(), key=lambda item: (-item[1]["rate"], item[0]))[:_PASSES_SHOWN]
     if passes:
-        names = [name for name, _ in passes][::-1]
-        values = [100 * figures["rate"] for _, figures in passes][::-1]
-        bars = rates.barh(names, values, height=0.6)
-        rates.set_ylim(-0.7, max(len(names), 4) - 0.3)  # a few passes do not make fat bars
-        rates.bar_label(bars, labels=[f"of {figures['runs']}" for _, figures in passes][::-1], padding=3,
+        bars = rates.barh([name for name, _ in passes], [100 * figures["rate"] for _, figures in passes],
+                          height=0.6)
+        rates.set_ylim(max(len(passes), 4) - 0.3, -0.7)  # the highest rate on top; a few passes make no fat bars
+        rates.bar_label(bars, labels=[f"of {figures['runs']}" for _, figures in passes], padding=3,
                         fontsize="small")
         rates.set_xlim(0, 115)
     else:
