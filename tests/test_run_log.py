@@ -5,6 +5,7 @@ draws one pass, FoldConstant (fire rates) or a planted pass that refuses every m
 at once, shrunk and reduced, then known hits).
 """
 
+import dataclasses
 import io
 import json
 import os
@@ -175,14 +176,14 @@ def _stats():
                  pass_runs={"FoldConstant": 10, "FuseOps": 4}, pass_fired={"FoldConstant": 7})
 
 
-def test_the_live_display_shows_the_numbers_on_a_terminal():
+def test_the_live_display_shows_the_numbers_on_a_terminal(tmp_path):
     screen = io.StringIO()
-    console = Console(terminal=RichConsole(force_terminal=True, file=screen, width=120))
-    console.start(_config(), 1)
+    console = Console(terminal=RichConsole(force_terminal=True, file=screen, width=200))
+    console.start(dataclasses.replace(_config(), run_dir=tmp_path / "run"), 1)
     console.handle("example", {"stats": _stats()})
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())  # the display, without its escapes
     for text in ("17 examples", "17 of 100 examples", "findings 1", "known 3", "generator defects 2",
-                 "incomparable 1", "shrink runs 5"):
+                 "incomparable 1", "shrink runs 5", f"run log: {tmp_path / 'run'}/log.jsonl"):
         assert text in shown
     assert re.search(r"FoldConstant +70% +10", shown) and re.search(r"FuseOps +0% +4", shown)
     console.summary(_stats(), _config())

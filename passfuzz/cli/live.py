@@ -29,10 +29,12 @@ class LiveDisplay:
         self.max_examples: int | None = None
         self.max_time: float | None = None
         self.workers = 1
+        self.run_dir = None  # where the run log goes, shown so `passfuzz report` can be pointed at it
 
     def start(self, config, workers: int, started: float) -> None:
         self.max_examples, self.max_time, self.workers, self.started = \
             config.max_examples, config.max_time, workers, started
+        self.run_dir = config.run_dir
         self.live = Live(console=self.terminal, get_renderable=self.render, auto_refresh=False, transient=True,
                          redirect_stdout=False, redirect_stderr=False)
         self.live.start(refresh=True)
@@ -64,6 +66,8 @@ class LiveDisplay:
         if self.max_time is not None:
             parts.append(self._bar(min(elapsed, self.max_time), self.max_time,
                                    f"{clock(elapsed)} of {clock(self.max_time)}"))
+        if self.run_dir is not None:
+            parts.append(Text(f"run log: {self.run_dir}/log.jsonl (passfuzz report {self.run_dir})", style="dim"))
         if stats is None:
             return Group(*parts)
         counts = Text()
