@@ -44,7 +44,7 @@ class Console:
         self.stream.flush()
 
     def close(self) -> None:
-        """End the live display (its last state stays above what follows)."""
+        """End the live display (erased: the summary that follows says it all)."""
         if self.display is not None:
             self.display.stop()
 
