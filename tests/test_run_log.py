@@ -137,8 +137,9 @@ def test_the_log_keeps_coming_while_no_event_does(tmp_path):
     """An example or a reduction may run a minute without an event: the timer writes anyway,
     the latest figures; the final line holds the final statistics."""
     stats = Stats(examples=4, pass_runs={"FoldConstant": 4}, pass_fired={"FoldConstant": 2})
-    with RunLog(tmp_path / "run" / LOG_NAME, interval=0.05) as log:
-        log.handle("example", {"stats": stats})
+    log = RunLog(tmp_path / "run" / LOG_NAME, interval=0.05)
+    log.handle("example", {"stats": stats})  # before the timer starts: every timer line holds it
+    with log:
         time.sleep(0.5)  # no event meanwhile
         stats.examples, stats.findings = 6, {"a": "a.json"}
         log.finish(stats)
