@@ -61,13 +61,15 @@ def main() -> None:
     peak = max(lines, key=lambda line: line["rss_bytes"])
     children_peak = max(lines, key=lambda line: line["children_rss_bytes"])
     print(f"{last['elapsed'] / 60:.1f} min, {last['examples']} examples, {last['shrink_runs']} shrink runs, "
-          f"{last['findings']} findings, {len(lines)} log lines ({last['memory_source']})")
+          f"{last['findings']} new finding{'s' * (last['findings'] != 1)}, {len(lines)} log lines ({last['memory_source']})")
     print(f"passfuzz process RSS: start {mib(first['rss_bytes'])}, at {warm['elapsed']:.0f} s "
           f"{mib(warm['rss_bytes'])}, end {mib(last['rss_bytes'])}, peak {mib(peak['rss_bytes'])} "
           f"at {peak['elapsed']:.0f} s")
     print(f"growth from {warm['elapsed']:.0f} s to the end: {mib(last['rss_bytes'] - warm['rss_bytes'])} "
           f"({100 * (last['rss_bytes'] - warm['rss_bytes']) / warm['rss_bytes']:+.1f}%)")
-    print(f"live children RSS (summed): peak {mib(children_peak['children_rss_bytes'])} at "
+    print(f"live children RSS (summed): start {mib(first['children_rss_bytes'])}, at {warm['elapsed']:.0f} s "
+          f"{mib(warm['children_rss_bytes'])}, end {mib(last['children_rss_bytes'])}, "
+          f"peak {mib(children_peak['children_rss_bytes'])} at "
           f"{children_peak['elapsed']:.0f} s ({children_peak['children']} processes); "
           f"median {mib(sorted(line['children_rss_bytes'] for line in lines)[len(lines) // 2])}")
 
