@@ -47,7 +47,9 @@ def figure(lines: list[dict], title: str = "") -> Figure:
                        f"{_count(last['generator_defects'], 'generator defect')})", xlabel="minutes", ylabel="count")
     progress.legend(loc="upper left")
 
-    passes = sorted(last["passes"].items(), key=lambda item: (-item[1]["rate"], item[0]))[:_PASSES_SHOWN]
+    # the most-run passes (a rate of 1 run says little), highest rate on top
+    most_run = sorted(last["passes"].items(), key=lambda item: (-item[1]["runs"], item[0]))[:_PASSES_SHOWN]
+    passes = sorted(most_run, key=lambda item: (-item[1]["rate"], item[0]))
     if passes:
         bars = rates.barh([name for name, _ in passes], [100 * figures["rate"] for _, figures in passes],
                           height=0.6)
@@ -57,7 +59,8 @@ def figure(lines: list[dict], title: str = "") -> Figure:
         rates.set_xlim(0, 115)
     else:
         rates.text(0.5, 0.5, "no pass ran", ha="center", va="center", transform=rates.transAxes)
-    rates.set(title="fire rate: examples where the pass changed the module", xlabel="%")
+    shown = f", the {len(passes)} most run of {len(last['passes'])}" if len(passes) < len(last["passes"]) else ""
+    rates.set(title=f"fire rate per pass{shown}", xlabel="% of the examples it ran in where it changed the module")
 
     split.stackplot(minutes, [line["seconds_generating"] / 60 for line in lines],
                     [line["seconds_shrinking"] / 60 for line in lines],
