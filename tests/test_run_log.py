@@ -222,3 +222,9 @@ def test_report_help_explains_its_options(capsys):
     text = " ".join(capsys.readouterr().out.split())  # as wrapped to any width
     for words in ("RUN_DIR", "log.jsonl", "--out FILE.png|FILE.html", "table of the final figures", "Exit status"):
         assert words in text
+
+
+def test_workers_time_adds_up():
+    total, worker = Stats(seconds_generating=1.5, seconds_shrinking=2.0), Stats(seconds_generating=3.0)
+    total.merge(worker)
+    assert (total.seconds_generating, total.seconds_shrinking) == (4.5, 2.0)
