@@ -61,7 +61,8 @@ def main() -> None:
     peak = max(lines, key=lambda line: line["rss_bytes"])
     children_peak = max(lines, key=lambda line: line["children_rss_bytes"])
     print(f"{last['elapsed'] / 60:.1f} min, {last['examples']} examples, {last['shrink_runs']} shrink runs, "
-          f"{last['findings']} new finding{'s' * (last['findings'] != 1)}, {len(lines)} log lines ({last['memory_source']})")
+          f"{last['findings']} new finding{'s' * (last['findings'] != 1)}, {len(lines)} log lines "
+          f"({last['memory_source']})")
     print(f"passfuzz process RSS: start {mib(first['rss_bytes'])}, at {warm['elapsed']:.0f} s "
           f"{mib(warm['rss_bytes'])}, end {mib(last['rss_bytes'])}, peak {mib(peak['rss_bytes'])} "
           f"at {peak['elapsed']:.0f} s")

@@ -87,7 +87,8 @@ def png(lines: list[dict], title: str = "") -> bytes:
 def final_figures(lines: list[dict]) -> list[tuple[str, str]]:
     """The table of an HTML report: what the run came to."""
     first, last = lines[0], lines[-1]
-    state = f"finished ({last['stop_reason'] or 'done'})" if last["final"] else "not finished (still running, or killed)"
+    state = f"finished ({last['stop_reason'] or 'done'})" if last["final"] \
+        else "not finished (still running, or killed)"
     return [
         ("run", state),
         ("elapsed", f"{last['elapsed'] / 60:.1f} min"),
@@ -121,7 +122,8 @@ img {{max-width: 100%}}</style></head>
 <table>
 {rows}
 </table>
-<img alt="examples and findings, fire rate per pass, time generating and shrinking, memory" src="data:image/png;base64,{image}">
+<img alt="examples and findings, fire rate per pass, time generating and shrinking, memory"
+ src="data:image/png;base64,{image}">
 </body>
 </html>
 """

@@ -22,7 +22,7 @@ from rich.console import Console as RichConsole
 from passfuzz.cli import main
 from passfuzz.cli.output import Console
 from passfuzz.engine import FuzzConfig, Stats
-from passfuzz.run_log import LOG_NAME, RunLog, RunLogError, memory, read, schema
+from passfuzz.run_log import LOG_NAME, RunLog, memory, read, schema
 from passfuzz.run_report import figure, final_figures
 
 from .conftest import ROOT
@@ -47,7 +47,8 @@ def _summary(stderr: str) -> dict:
     first = re.search(r"passfuzz: (\d+) examples in [\d.]+ s \([\d.]+/s\), (\d+) shrink runs; stop: ([^;]+);", stderr)
     second = re.search(r"incomparable (\d+); known bugs hit (\d+); generator defects (\d+)", stderr)
     found = re.search(r"(\d+) new findings?:", stderr)
-    rates = re.findall(r"(\S+) (\d+)% of (\d+)", stderr.split("fire rate (examples where the pass changed the module): ")[1])
+    fire_rates = stderr.split("fire rate (examples where the pass changed the module): ")[1].splitlines()[0]
+    rates = re.findall(r"(\S+) (\d+)% of (\d+)", fire_rates)
     return {"passes": {name: (int(rate), int(runs)) for name, rate, runs in rates},
             "examples": int(first[1]), "shrink_runs": int(first[2]), "stop_reason": first[3],
             "incomparable": int(second[1]), "known": int(second[2]), "generator_defects": int(second[3]),
