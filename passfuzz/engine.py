@@ -70,6 +70,7 @@ class FuzzConfig:
     focus_constants: bool = False  # the focused pattern wants constant operands
     focus_dtypes: tuple[str, ...] = ()  # the dtypes the focused rewrite checks for
     motifs_for: tuple[str, ...] = ()  # passes whose motifs are drawn first (the named passes, unless --focus none)
+    run_dir: Path | None = None
 
 
 @dataclass
@@ -82,6 +83,8 @@ class Stats:
     pass_runs: dict[str, int] = field(default_factory=dict)  # per pass: examples it ran in
     pass_fired: dict[str, int] = field(default_factory=dict)  # per pass: examples where it changed the module
     known: int = 0  # examples that hit an already known bug
+    seconds_generating: float = 0.0  # spent checking fresh examples
+    seconds_shrinking: float = 0.0  # spent checking examples while shrinking or reducing
     findings: dict[str, str] = field(default_factory=dict)  # new bugs of what was named: id -> .json record
     unblamed: dict[str, str] = field(default_factory=dict)  # new bugs of TVM's plain build (no pass to blame)
     outside_contract: dict[str, str] = field(default_factory=dict)  # misuse of a pass, saved apart, never a bug
@@ -91,7 +94,8 @@ class Stats:
     seed: int | None = None
 
     def merge(self, other: "Stats") -> None:
-        for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known"):
+        for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known",
+                     "seconds_generating", "seconds_shrinking"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in ("findings", "unblamed", "outside_contract"):
             getattr(self, name).update(getattr(other, name))
@@ -281,6 +285,12 @@ class Fuzzer:
             return verdict.finding
         return None
 
+    def _spent(self, seconds: float, shrinking: bool) -> None:
+        if shrinking:
+            self.stats.seconds_shrinking += seconds
+        else:
+            self.stats.seconds_generating += seconds
+
     def _count_fired(self, optimized: Outcome, passes: list[PassSpec]) -> None:
         """Fire rates per pass, shown in the summary; and a Hypothesis target, so that
         generation leans toward programs the passes actually rewrite."""
@@ -316,8 +326,10 @@ class Fuzzer:
                 self.stats.shrink_runs += 1
             else:
                 self.stats.examples += 1
+            started = time.monotonic()
             verdict, optimized = check(program, passes, self.config.targets, self.config.timeout,
                                        self.config.build, shrinking=bool(pending))
+            self._spent(time.monotonic() - started, shrinking=bool(pending))
             finding = self._count(program, verdict, optimized, passes, known, shrinking=bool(pending))
             self.notify("example", {"stats": self.stats})
             if pending and verdict.finding is not None and verdict.finding.fingerprint not in pending \
@@ -378,8 +390,12 @@ class Fuzzer:
             if self.interrupted:
                 raise KeyboardInterrupt
             self.stats.shrink_runs += 1
-            return check(program, list(passes), self.config.targets, self.config.timeout, self.config.build,
-                         shrinking=True)
+            started = time.monotonic()
+            try:
+                return check(program, list(passes), self.config.targets, self.config.timeout, self.config.build,
+                             shrinking=True)
+            finally:
+                self._spent(time.monotonic() - started, shrinking=True)
 
         def same_bug(program: Program, passes: Sequence[PassSpec]) -> bool:
             verdict, _ = run(program, passes)

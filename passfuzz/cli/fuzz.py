@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import datetime
 import os
+import secrets
 from pathlib import Path
 
 from . import Parser, UsageError
@@ -230,12 +233,32 @@ def config_from(args: argparse.Namespace, console: Console):
                       motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []))
 
 
+def new_run_dir(corpus: Path) -> Path:
+    """A fresh directory for this run's records: <corpus>/.runs/<UTC time>-<4 hex>."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    path = corpus / ".runs" / f"{stamp}-{secrets.token_hex(2)}"
+    path.mkdir(parents=True)
+    return path
+
+
 def run(args: argparse.Namespace) -> int:
     from ..parallel import fuzz_in_workers
+    from ..run_log import LOG_NAME, RunLog
 
     console = Console()
     config = config_from(args, console)
+    if config.run_dir is None:
+        config = dataclasses.replace(config, run_dir=new_run_dir(config.corpus_dir))
     console.start(config, args.workers)
-    stats = fuzz_in_workers(config, args.workers, console.handle)
+    with RunLog(config.run_dir / LOG_NAME) as log:
+        def notify(kind: str, data: dict) -> None:  # the console and the run log see the same events
+            console.handle(kind, data)
+            log.handle(kind, data)
+
+        try:
+            stats = fuzz_in_workers(config, args.workers, notify)
+        finally:
+            console.close()
+        log.finish(stats)
     console.summary(stats, config)
     return 1 if stats.findings else 0
