@@ -30,8 +30,9 @@ def parser() -> argparse.ArgumentParser:
                         "or a callable returning one. Prerequisites a pass needs (LegalizeOps before FuseOps, ...) "
                         "are inserted; `passfuzz passes` lists what is known of each pass. `random` draws a "
                         "sequence for every example from --pass-pool; a failing sequence shrinks to the fewest "
-                        "passes that still fail, and the finding names the first bad pass. Required unless "
-                        "--build or --pipeline gives something else to compare")
+                        "passes that still fail, and the finding names the first bad pass. A pass given arguments "
+                        "is first run on a few tiny modules: arguments TVM rejects there are a usage error. "
+                        "Required unless --build or --pipeline gives something else to compare")
     p.add_argument("--pass-pool", metavar="P[,P...]",
                    help="with --passes random: the passes to draw from (default: every pass `passfuzz passes` "
                         "marks fuzzable)")
@@ -194,6 +195,9 @@ def config_from(args: argparse.Namespace, console: Console):
         targets = default_targets()
         if not targets:
             raise UsageError("this TVM build can run no target on this machine")
+    _check_arguments(named or [], "--passes", targets, args.timeout)
+    if args.pass_pool:
+        _check_arguments(resolve_list(args.pass_pool), "--pass-pool", targets, args.timeout)
     if "c" in map(kind_of, targets) and (build.pipeline == "target" or build.exec_mode == "compiled"):
         # as for --build codegen=c (builds.parse_build): TVM cannot compile these for the c target
         raise UsageError("the c target takes neither pipeline=target (TVM has no default pipeline for it) nor "
@@ -226,6 +230,21 @@ def config_from(args: argparse.Namespace, console: Console):
                       known_bugs=tuple(bug.fingerprint for bug in known), dtypes=dtypes,
                       focus=tuple(focus), focus_reason=focus_reason,
                       motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []))
+
+
+# A pass whose arguments TVM takes runs a tiny module in well under a second; a hang there is the
+# fuzzer's to report, not worth the whole --timeout before the run starts.
+ARGUMENT_CHECK_TIMEOUT = 20.0
+
+
+def _check_arguments(specs, option: str, targets: list[str], timeout: float) -> None:
+    """UsageError for a pass whose arguments TVM rejects (passfuzz.pass_arguments)."""
+    from ..pass_arguments import rejection
+
+    for spec in specs:
+        refused = rejection(spec, targets, min(timeout, ARGUMENT_CHECK_TIMEOUT))
+        if refused:
+            raise UsageError(f"{option}: {spec.text}: TVM rejects it: {refused}")
 
 
 def run(args: argparse.Namespace) -> int:
