@@ -47,3 +47,54 @@ def test_only_argument_strings_are_looked_for():
     assert argument_words(resolve("FoldConstant")) == []
     assert argument_words(resolve("ConvertLayout({'relax.nn.conv2d': ['NHWC', 'OHWI']})")) == \
         ["relax.nn.conv2d", "NHWC", "OHWI"]
+
+
+# -- malformed corpus records ------------------------------------------------------------------
+
+RECORD = "compile-error-0f540b36910c.json"  # a shipped finding that replays in about a second
+
+
+def _corpus_with_malformed_records(directory):
+    import shutil
+
+    from .conftest import ROOT
+
+    shutil.copy(ROOT / "corpus" / RECORD, directory)
+    (directory / "wrong-result-aaaaaaaaaaaa.json").write_text('{"id": "x", ')  # cut short
+    (directory / "compile-error-bbbbbbbbbbbb.json").write_text((ROOT / "corpus" / RECORD).read_text())  # misnamed
+    return directory
+
+
+def test_a_malformed_record_makes_no_bug_known_and_says_why(tmp_path):
+    from passfuzz.corpus import known_fingerprints, malformed
+
+    corpus = _corpus_with_malformed_records(tmp_path)
+    assert known_fingerprints(corpus) == {"0f540b36910c"}
+    problems = malformed(corpus)
+    assert len(problems) == 2
+    assert any(line.startswith(f"{corpus / 'wrong-result-aaaaaaaaaaaa.json'}: not JSON") for line in problems)
+    assert any(f"holds the record of {RECORD[:-5]}" in line for line in problems)
+    (corpus / "wrong-result-aaaaaaaaaaaa.json").unlink()  # the cache follows the files
+    assert len(malformed(corpus)) == 1
+
+
+def test_fuzzing_warns_of_each_malformed_record_once_and_goes_on(run_cli, tmp_path):
+    corpus = _corpus_with_malformed_records(tmp_path)
+    result = run_cli("--passes", "FoldConstant", "--max-examples", "2", "--seed", "1", "--corpus", str(corpus),
+                     timeout=300)
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "malformed record" in line]
+    assert len(warnings) == 2, result.stderr
+    assert any(f"{corpus / 'wrong-result-aaaaaaaaaaaa.json'}: not JSON" in line for line in warnings)
+    assert all(line.startswith("passfuzz: warning: ") for line in warnings)
+    assert "2 examples in" in result.stderr
+
+
+def test_replay_warns_of_a_malformed_record_and_replays_the_others(run_cli, tmp_path):
+    corpus = _corpus_with_malformed_records(tmp_path)
+    result = run_cli("replay", str(corpus), timeout=300)
+    assert result.returncode == 1, result.stderr + result.stdout  # the valid record still reproduces
+    warnings = [line for line in result.stderr.splitlines() if "malformed record" in line]
+    assert len(warnings) == 2 and all(line.startswith("passfuzz replay: warning: ") for line in warnings)
+    assert f"REPRODUCES {corpus / RECORD}" in result.stdout
+    assert "1 reproduces, 2 skipped" in result.stdout

@@ -109,7 +109,7 @@ def config_from(args: argparse.Namespace, console: Console):
     from ..pass_catalogue import info as pass_info
     from ..pass_catalogue import fuzzable_pool, with_prerequisites
     from ..contracts import generation_dtypes, sequence_violation
-    from ..corpus import OUTSIDE_CONTRACT
+    from ..corpus import OUTSIDE_CONTRACT, malformed
     from ..known_bugs import BaselineError, load
     from ..focus import FocusError
     from ..focus import resolve as resolve_focus
@@ -214,6 +214,8 @@ def config_from(args: argparse.Namespace, console: Console):
         raise UsageError(f"cannot create --corpus {args.corpus}: {exc.strerror}") from None
     if not os.access(args.corpus, os.W_OK):
         raise UsageError(f"--corpus {args.corpus} is not writable")
+    for why in malformed(args.corpus):  # said once; such a record makes no bug known
+        console.note(f"warning: skipping a malformed record in --corpus: {' '.join(why.split())}")
     try:
         known = load(args.known_bugs, tvm.__version__)
     except BaselineError as exc:
