@@ -1,8 +1,11 @@
 """Bad input is refused or reported, never silently run: pass arguments TVM rejects, malformed
 corpus records, and the run's time budget."""
 
+import time
+
 import pytest
 
+from passfuzz import corpus
 from passfuzz.pass_arguments import argument_words, rejection, tiny_programs
 from passfuzz.passes import resolve
 
@@ -98,3 +101,35 @@ def test_replay_warns_of_a_malformed_record_and_replays_the_others(run_cli, tmp_
     assert len(warnings) == 2 and all(line.startswith("passfuzz replay: warning: ") for line in warnings)
     assert f"REPRODUCES {corpus / RECORD}" in result.stdout
     assert "1 reproduces, 2 skipped" in result.stdout
+
+
+# -- the time budget ---------------------------------------------------------------------------
+
+def _elapsed(stderr: str) -> float:
+    """The run's own count of its seconds, from its summary line 'N examples in S s'."""
+    import re
+
+    return float(re.search(r"examples in ([0-9.]+) s", stderr).group(1))
+
+
+def test_the_first_line_says_when_the_run_ends_at_the_latest(run_cli, tmp_path):
+    result = run_cli("--passes", "FoldConstant", "--max-time", "1", "--corpus", str(tmp_path), timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "(1 s, then up to 300 s to shrink and reduce what it found: at most 301 s in all," in result.stderr
+    assert run_cli("--passes", "FoldConstant", "--strict-time", timeout=120).returncode == 2  # bounds nothing
+
+
+def test_strict_time_bounds_the_whole_run_and_still_saves_the_finding(run_cli, tmp_path):
+    # A planted wrong rewrite found in the first seconds, with a minute of shrinking and two of
+    # reduction allowed per finding: without --strict-time the run would go on for minutes.
+    started = time.monotonic()
+    result = run_cli("--passes", "tests.planted_passes:permute_as_reshape", "--max-time", "8", "--strict-time",
+                     "--shrink-time", "60", "--reduce-time", "120", "--seed", "1", "--corpus", str(tmp_path),
+                     timeout=600)
+    wall = time.monotonic() - started
+    assert result.returncode == 1, result.stderr
+    assert "(8 s in all, shrinking and reduction included," in result.stderr
+    assert _elapsed(result.stderr) < 8 + 20, result.stderr  # the example in progress, on a noisy machine
+    assert wall < 8 + 60  # interpreter and TVM start-up included
+    [record] = tmp_path.glob("*.json")
+    assert corpus.load(record).record["kind"] == "wrong-result"  # saved as far as it was shrunk, and valid

@@ -13,6 +13,8 @@ DEFAULT_MAX_EXAMPLES = 200
 
 
 def parser() -> argparse.ArgumentParser:
+    from ..engine import FuzzConfig
+
     p = Parser(
         prog="passfuzz",
         description="Fuzz TVM Relax passes: generate random well-typed Relax programs, apply the passes, "
@@ -63,7 +65,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-examples", type=int, metavar="N",
                    help="stop after N generated examples (shrinking runs are not counted)")
     p.add_argument("--max-time", type=float, metavar="SECONDS",
-                   help="stop generating after SECONDS; a shrink in progress may finish (up to 5 more minutes)")
+                   help="stop generating after SECONDS; findings seen by then are still shrunk and reduced, for "
+                        "up to %d s more (the run's first line says when it ends at the latest)"
+                        % FuzzConfig.shrink_grace)
+    p.add_argument("--strict-time", action="store_true",
+                   help="with --max-time: end the whole run within SECONDS (give or take the example in "
+                        "progress): shrinking and reduction stop then, and each finding is saved as far as it "
+                        "was shrunk")
     p.add_argument("--seed", type=int, metavar="N", help="seed of the run: the same seed generates the same examples")
     p.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR",
                    help="where findings are saved and known bugs are read from (default: ./corpus); findings of "
@@ -124,6 +132,8 @@ def config_from(args: argparse.Namespace, console: Console):
         value = getattr(args, name)
         if value is not None and value <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
+    if args.strict_time and args.max_time is None:
+        raise UsageError("--strict-time bounds --max-time: give --max-time too")
     if args.max_passes < 1:
         raise UsageError(f"--max-passes must be at least 1, got {args.max_passes}")
     try:
@@ -228,6 +238,7 @@ def config_from(args: argparse.Namespace, console: Console):
     return FuzzConfig(passes=passes, targets=targets, corpus_dir=args.corpus, max_examples=max_examples,
                       max_time=args.max_time, seed=args.seed, exitfirst=args.exitfirst, timeout=args.timeout,
                       shrink_seconds=args.shrink_time, reduce_seconds=args.reduce_time, max_nodes=args.max_nodes,
+                      shrink_grace=0.0 if args.strict_time else FuzzConfig.shrink_grace,
                       pass_pool=pool, max_passes=args.max_passes, build=build, ops=ops,
                       known_bugs=tuple(bug.fingerprint for bug in known), dtypes=dtypes,
                       focus=tuple(focus), focus_reason=focus_reason,
