@@ -205,13 +205,13 @@ def config_from(args: argparse.Namespace, console: Console):
         targets = default_targets()
         if not targets:
             raise UsageError("this TVM build can run no target on this machine")
-    _check_arguments(named or [], "--passes", targets, args.timeout)
-    if args.pass_pool:
-        _check_arguments(resolve_list(args.pass_pool), "--pass-pool", targets, args.timeout)
     if "c" in map(kind_of, targets) and (build.pipeline == "target" or build.exec_mode == "compiled"):
         # as for --build codegen=c (builds.parse_build): TVM cannot compile these for the c target
         raise UsageError("the c target takes neither pipeline=target (TVM has no default pipeline for it) nor "
                          "exec-mode=compiled (gcc rejects the generated VM code)")
+    _check_arguments(named or [], "--passes", targets, args.timeout)
+    if args.pass_pool:
+        _check_arguments(resolve_list(args.pass_pool), "--pass-pool", targets, args.timeout)
     dtypes = generation_dtypes(passes or [])
     if drawable_dtypes(targets, DTYPES) != DTYPES:
         dtypes = drawable_dtypes(targets, dtypes or DTYPES)
