@@ -112,8 +112,42 @@ def entries(paths: list[Path]) -> list[Path]:
     return found
 
 
+def _records(directory: Path) -> list[Path]:
+    """The record files of a corpus directory and of its outside-contract findings."""
+    return [p for folder in (directory, directory / OUTSIDE_CONTRACT) if folder.is_dir()
+            for p in sorted(folder.glob("*.json")) if not p.name.startswith(".")]
+
+
+# path -> (mtime_ns, size, '' or why the record is malformed): each version of a file is
+# validated once, so reading the known fingerprints stays cheap enough for every round.
+_checked: dict[Path, tuple[int, int, str]] = {}
+
+
+def problem(path: Path) -> str:
+    """'' for a record that loads and is named by its id; else one line naming the file and why not."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        return f"{path}: cannot read: {exc.strerror}"
+    cached = _checked.get(path)
+    if cached is not None and cached[:2] == (stat.st_mtime_ns, stat.st_size):
+        return cached[2]
+    try:
+        entry = load(path)
+        why = "" if entry.id == path.stem else f"{path}: holds the record of {entry.id}, not {path.stem}"
+    except CorpusError as exc:
+        why = str(exc)
+    _checked[path] = (stat.st_mtime_ns, stat.st_size, why)
+    return why
+
+
+def malformed(directory: Path) -> list[str]:
+    """One line per record in the corpus that does not load (see ``problem``)."""
+    return [why for why in map(problem, _records(directory)) if why]
+
+
 def known_fingerprints(directory: Path) -> set[str]:
-    """Fingerprints already in the corpus or among its outside-contract findings, read from file
-    names (cheap enough for every round)."""
-    return {p.stem.rsplit("-", 1)[-1] for folder in (directory, directory / OUTSIDE_CONTRACT) if folder.is_dir()
-            for p in folder.glob("*.json") if not p.name.startswith(".")}
+    """Fingerprints already in the corpus or among its outside-contract findings, read from the
+    names of the records that load: a malformed record makes no bug known, so one found again is
+    saved afresh over it."""
+    return {p.stem.rsplit("-", 1)[-1] for p in _records(directory) if not problem(p)}

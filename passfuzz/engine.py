@@ -57,7 +57,7 @@ class FuzzConfig:
     round_size: int = 50
     reduce_seconds: float = 50.0  # reduction of one finding's passes and Program (passfuzz.reduce)
     shrink_seconds: float = 10.0  # Hypothesis' own shrinking, per new finding of a round
-    shrink_grace: float = 300.0  # how long past --max-time a pending shrink may run
+    shrink_grace: float = 300.0  # how long past --max-time shrinking and reducing may run (0: --strict-time)
     max_nodes: int = 10
     pass_pool: list[str] = field(default_factory=list)
     max_passes: int = 4
@@ -224,6 +224,13 @@ class Fuzzer:
     def _out_of_time(self, grace: float = 0.0) -> bool:
         return self.config.max_time is not None and time.monotonic() - self.started > self.config.max_time + grace
 
+    def _shrink_time_left(self) -> float | None:
+        """Seconds left for shrinking and reducing, up to --max-time plus the grace; None without
+        --max-time."""
+        if self.config.max_time is None:
+            return None
+        return self.started + self.config.max_time + self.config.shrink_grace - time.monotonic()
+
     def _examples_left(self) -> int | None:
         if self.config.max_examples is None:
             return None
@@ -318,9 +325,7 @@ class Fuzzer:
                 raise _StopFuzzing()
             if not pending and (self._out_of_time() or self._examples_left() == 0):
                 raise _StopFuzzing()
-            if pending and self._out_of_time(self.config.shrink_grace):
-                raise _StopFuzzing()  # the unshrunk findings are already saved
-            if pending and time.monotonic() > shrink_deadline[0]:
+            if pending and (time.monotonic() > shrink_deadline[0] or self._out_of_time(self.config.shrink_grace)):
                 raise _StopShrinking()
             if pending:
                 self.stats.shrink_runs += 1
@@ -383,8 +388,14 @@ class Fuzzer:
     def reduce_and_save(self, error: FindingError) -> Path:
         """Reduce a shrunk finding (its passes and its Program, passfuzz.reduce) and save it over
         its first sighting. Every run here is a shrink run, with its time limit derived from the
-        unoptimized side's (``shrink_timeout``)."""
+        unoptimized side's (``shrink_timeout``). Past --max-time and its grace, the example is saved
+        as Hypothesis left it (``shrunk`` false), without running it again."""
         fp = error.finding.fingerprint
+        left = self._shrink_time_left()
+        if left is not None and left <= 0:
+            path = self.save(error.finding, error.program, list(error.finding.passes), shrunk=False, optimized=None)
+            self.notify("saved", {"finding": error.finding, "path": path, "program": error.program})
+            return path
 
         def run(program: Program, passes: Sequence[PassSpec]) -> tuple[Verdict, Outcome | None]:
             if self.interrupted:
@@ -408,7 +419,8 @@ class Fuzzer:
         unchanged = [p.text for p in passes if p.text not in fired] if reproduced else []
         program, passes = error.program, passes
         if reproduced:
-            program, passes = Reducer(same_bug, self.config.reduce_seconds).reduce(program, passes, unchanged)
+            seconds = self.config.reduce_seconds if left is None else min(self.config.reduce_seconds, left)
+            program, passes = Reducer(same_bug, seconds).reduce(program, passes, unchanged)
             if (program, passes) != (error.program, tuple(error.finding.passes)):
                 verdict, optimized = run(program, passes)
         finding = verdict.finding if verdict.finding and verdict.finding.fingerprint == fp else None

@@ -142,9 +142,10 @@ def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str, build: Build
     return hashlib.sha256(signature.encode()).hexdigest()[:12], signature
 
 
-def _finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",
+def new_finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",
              log: str = "", build: Build = PLAIN_BUILD, targets: tuple[str, ...] = (),
              pipeline_pass: str = "") -> Finding:
+    """A finding of ``kind``, keyed on the passes up to the one its stage failed in (``fingerprint``)."""
     ran = tuple(_up_to_failing_pass(passes, stage))
     fp, signature = fingerprint(kind, ran, detail, build)
     head, _, where = stage.partition(":")
@@ -247,7 +248,7 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
         # The pipeline pass it failed in is told, not fingerprinted: the error names the fault already.
         inside = f" in {optimized.pipeline_pass}" if optimized.pipeline_pass else ""
         message = f"{optimized.status} at {optimized.stage}{inside}: {optimized.error}"
-        return Verdict(_finding(kind, passes, detail, message, optimized.stage, optimized.log, build,
+        return Verdict(new_finding(kind, passes, detail, message, optimized.stage, optimized.log, build,
                                 pipeline_pass=optimized.pipeline_pass))
     infos = analyse(program, check_values=False)
     rounding = rounding_dtypes(program, infos)
@@ -257,7 +258,7 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
     for target, expected in original.outputs.items():
         got = optimized.outputs[target]
         if len(got) != len(expected):
-            wrong[target] = _finding("wrong-result", passes, "output count",
+            wrong[target] = new_finding("wrong-result", passes, "output count",
                                      f"{target}: {len(expected)} outputs became {len(got)}", f"run:{target}",
                                      build=build)
             continue
@@ -270,7 +271,7 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
                 closer_to_numpy = f"{target}: output {i} differs from the original's, but matches numpy's: {difference}"
                 continue
             if what:
-                wrong[target] = _finding("wrong-result", passes, f"{what} differ",
+                wrong[target] = new_finding("wrong-result", passes, f"{what} differ",
                                          f"{target}: output {i} ({a.dtype}, shape {a.shape}): {difference}",
                                          f"run:{target}", build=build)
                 break
@@ -334,7 +335,7 @@ def _compare_targets(program: Program, outcome: Outcome, passes: Sequence[PassSp
         return None
     detail = f"{what} differ between {reference} and {other}"
     message = f"{other} disagrees with {reference} on the same module: {difference}"
-    return _finding("target-mismatch", passes, detail, message, f"run:{other}", build=build, targets=pair)
+    return new_finding("target-mismatch", passes, detail, message, f"run:{other}", build=build, targets=pair)
 
 
 def probe_program(program: Program) -> Program:
@@ -380,5 +381,5 @@ def reference_verdict(program: Program, original: Outcome, probe: Outcome | None
                 if first is not None and first != index:
                     op = program.values[first].op
                     message += f"; the first value that differs is node {first} ({op})"
-            return Verdict(_finding("reference-mismatch", (), f"{what} differ at {op}", message, f"reference:{target}"))
+            return Verdict(new_finding("reference-mismatch", (), f"{what} differ at {op}", message, f"reference:{target}"))
     return Verdict()

@@ -11,10 +11,10 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 
 from passfuzz.catalogue import BY_NAME, DTYPES, OPS, OpError, is_int
-from passfuzz.catalogue.base import numpy_dtype, representable, valid
+from passfuzz.catalogue.base import representable, valid
 from passfuzz.catalogue.motifs import motifs_within
 from passfuzz.graph import ProgramSketch
-from passfuzz.program import Node, Param, PrimParam, Program
+from passfuzz.program import Node, Param, PrimParam, Program, numpy_dtype
 
 from ._focus import Focus
 

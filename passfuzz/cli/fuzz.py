@@ -16,6 +16,8 @@ DEFAULT_MAX_EXAMPLES = 200
 
 
 def parser() -> argparse.ArgumentParser:
+    from ..engine import FuzzConfig
+
     p = Parser(
         prog="passfuzz",
         description="Fuzz TVM Relax passes: generate random well-typed Relax programs, apply the passes, "
@@ -33,8 +35,9 @@ def parser() -> argparse.ArgumentParser:
                         "or a callable returning one. Prerequisites a pass needs (LegalizeOps before FuseOps, ...) "
                         "are inserted; `passfuzz passes` lists what is known of each pass. `random` draws a "
                         "sequence for every example from --pass-pool; a failing sequence shrinks to the fewest "
-                        "passes that still fail, and the finding names the first bad pass. Required unless "
-                        "--build or --pipeline gives something else to compare")
+                        "passes that still fail, and the finding names the first bad pass. A pass given arguments "
+                        "is first run on a few tiny modules: arguments TVM rejects there are a usage error. "
+                        "Required unless --build or --pipeline gives something else to compare")
     p.add_argument("--pass-pool", metavar="P[,P...]",
                    help="with --passes random: the passes to draw from (default: every pass `passfuzz passes` "
                         "marks fuzzable)")
@@ -65,7 +68,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-examples", type=int, metavar="N",
                    help="stop after N generated examples (shrinking runs are not counted)")
     p.add_argument("--max-time", type=float, metavar="SECONDS",
-                   help="stop generating after SECONDS; a shrink in progress may finish (up to 5 more minutes)")
+                   help="stop generating after SECONDS; findings seen by then are still shrunk and reduced, for "
+                        "up to %d s more (the run's first line says when it ends at the latest)"
+                        % FuzzConfig.shrink_grace)
+    p.add_argument("--strict-time", action="store_true",
+                   help="with --max-time: end the whole run within SECONDS (give or take the example in "
+                        "progress): shrinking and reduction stop then, and each finding is saved as far as it "
+                        "was shrunk")
     p.add_argument("--seed", type=int, metavar="N", help="seed of the run: the same seed generates the same examples")
     p.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR",
                    help="where findings are saved and known bugs are read from (default: ./corpus); findings of "
@@ -111,7 +120,7 @@ def config_from(args: argparse.Namespace, console: Console):
     from ..pass_catalogue import info as pass_info
     from ..pass_catalogue import fuzzable_pool, with_prerequisites
     from ..contracts import generation_dtypes, sequence_violation
-    from ..corpus import OUTSIDE_CONTRACT
+    from ..corpus import OUTSIDE_CONTRACT, malformed
     from ..known_bugs import BaselineError, load
     from ..focus import FocusError
     from ..focus import resolve as resolve_focus
@@ -126,6 +135,8 @@ def config_from(args: argparse.Namespace, console: Console):
         value = getattr(args, name)
         if value is not None and value <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
+    if args.strict_time and args.max_time is None:
+        raise UsageError("--strict-time bounds --max-time: give --max-time too")
     if args.max_passes < 1:
         raise UsageError(f"--max-passes must be at least 1, got {args.max_passes}")
     try:
@@ -202,6 +213,9 @@ def config_from(args: argparse.Namespace, console: Console):
         # as for --build codegen=c (builds.parse_build): TVM cannot compile these for the c target
         raise UsageError("the c target takes neither pipeline=target (TVM has no default pipeline for it) nor "
                          "exec-mode=compiled (gcc rejects the generated VM code)")
+    _check_arguments(named or [], "--passes", targets, args.timeout)
+    if args.pass_pool:
+        _check_arguments(resolve_list(args.pass_pool), "--pass-pool", targets, args.timeout)
     dtypes = generation_dtypes(passes or [])
     if drawable_dtypes(targets, DTYPES) != DTYPES:
         dtypes = drawable_dtypes(targets, dtypes or DTYPES)
@@ -214,6 +228,8 @@ def config_from(args: argparse.Namespace, console: Console):
         raise UsageError(f"cannot create --corpus {args.corpus}: {exc.strerror}") from None
     if not os.access(args.corpus, os.W_OK):
         raise UsageError(f"--corpus {args.corpus} is not writable")
+    for why in malformed(args.corpus):  # said once; such a record makes no bug known
+        console.note(f"warning: skipping a malformed record in --corpus: {' '.join(why.split())}")
     try:
         known = load(args.known_bugs, tvm.__version__)
     except BaselineError as exc:
@@ -226,6 +242,7 @@ def config_from(args: argparse.Namespace, console: Console):
     return FuzzConfig(passes=passes, targets=targets, corpus_dir=args.corpus, max_examples=max_examples,
                       max_time=args.max_time, seed=args.seed, exitfirst=args.exitfirst, timeout=args.timeout,
                       shrink_seconds=args.shrink_time, reduce_seconds=args.reduce_time, max_nodes=args.max_nodes,
+                      shrink_grace=0.0 if args.strict_time else FuzzConfig.shrink_grace,
                       pass_pool=pool, max_passes=args.max_passes, build=build, ops=ops,
                       known_bugs=tuple(bug.fingerprint for bug in known), dtypes=dtypes,
                       focus=tuple(focus), focus_reason=focus_reason, focus_constants=plan.constants,
@@ -239,6 +256,21 @@ def new_run_dir(corpus: Path) -> Path:
     path = corpus / ".runs" / f"{stamp}-{secrets.token_hex(2)}"
     path.mkdir(parents=True)
     return path
+
+
+# A pass whose arguments TVM takes runs a tiny module in well under a second; a hang there is the
+# fuzzer's to report, not worth the whole --timeout before the run starts.
+ARGUMENT_CHECK_TIMEOUT = 20.0
+
+
+def _check_arguments(specs, option: str, targets: list[str], timeout: float) -> None:
+    """UsageError for a pass whose arguments TVM rejects (passfuzz.pass_arguments)."""
+    from ..pass_arguments import rejection
+
+    for spec in specs:
+        refused = rejection(spec, targets, min(timeout, ARGUMENT_CHECK_TIMEOUT))
+        if refused:
+            raise UsageError(f"{option}: {spec.text}: TVM rejects it: {refused}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -55,8 +55,11 @@ class Console:
         budget = []
         if config.max_examples is not None:
             budget.append(f"{config.max_examples} examples")
-        if config.max_time is not None:
-            budget.append(f"{config.max_time:g} s")
+        if config.max_time is not None and config.shrink_grace:
+            budget.append(f"{config.max_time:g} s, then up to {config.shrink_grace:g} s to shrink and reduce what it "
+                          f"found: at most {config.max_time + config.shrink_grace:g} s in all")
+        elif config.max_time is not None:
+            budget.append(f"{config.max_time:g} s in all, shrinking and reduction included")
         seed = f", seed {config.seed}" if config.seed is not None else ""
         what = ",".join(p.text for p in config.passes) if config.passes is not None else \
             f"random sequences of up to {config.max_passes} of {len(config.pass_pool)} passes"

@@ -15,7 +15,7 @@ def parser() -> argparse.ArgumentParser:
                description="Re-run each saved finding (its .json record) and say whether it still reproduces "
                            "(same fingerprint), is fixed, or changed into a different finding.",
                epilog="Exit status: 0 nothing reproduces, 1 at least one reproducer still reproduces (or changed), "
-                      "2 a record could not be loaded or replayed.")
+                      "2 a record could not be replayed, or was malformed (a warning names it, and the others are replayed).")
     p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                    help="records (.json) or directories of them (default: ./corpus)")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
@@ -33,15 +33,18 @@ def parser() -> argparse.ArgumentParser:
 
 def replay_one(path: Path, timeout: float, rewrite: bool = False,
                reduce_seconds: float | None = None) -> tuple[str, str]:
-    """(status, detail) with status one of REPRODUCES, CHANGED, FIXED, ERROR. With ``rewrite``, a
+    """(status, detail) with status one of REPRODUCES, CHANGED, FIXED, ERROR, SKIPPED (a malformed
+    record: the detail names the file and why). With ``rewrite``, a
     finding that REPRODUCES has its files regenerated from this run (atomically), after being
     reduced again for ``reduce_seconds`` when that is given."""
     from ..builds import BuildError, parse_build
-    from ..corpus import CorpusError, load
+    from ..corpus import CorpusError, load, problem
     from ..engine import check
     from ..passes import PassSpecError, resolve
     from ..targets import unavailable_reason
 
+    if problem(path):
+        return "SKIPPED", problem(path)
     try:
         entry = load(path)
         passes = [resolve(p) for p in entry.record["passes"]]
@@ -118,8 +121,12 @@ def run(args: argparse.Namespace) -> int:
         status, detail = replay_one(path, args.timeout, args.rewrite,
                                     args.reduce_time if args.reduce else None)
         counts[status] = counts.get(status, 0) + 1
-        print(f"{status:<10} {path}: {detail[:300]}", flush=True)
+        if status == "SKIPPED":
+            print(f"passfuzz replay: warning: skipping a malformed record: {' '.join(detail.split())[:300]}",
+                  file=sys.stderr, flush=True)
+        else:
+            print(f"{status:<10} {path}: {detail[:300]}", flush=True)
     print("passfuzz replay: " + ", ".join(f"{n} {s.lower()}" for s, n in sorted(counts.items())))
     if counts.get("REPRODUCES") or counts.get("CHANGED"):
         return 1
-    return 2 if counts.get("ERROR") else 0
+    return 2 if counts.get("ERROR") or counts.get("SKIPPED") else 0
