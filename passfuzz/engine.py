@@ -29,7 +29,7 @@ import numpy as np
 import tvm
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings, target
 
-from strategies import pass_sequences, relax_programs
+from strategies import pass_sequences, relax_programs, seeded_programs
 
 from . import __version__, corpus, gradient
 from .builds import PLAIN_BUILD, Build
@@ -68,6 +68,7 @@ class FuzzConfig:
     focus: tuple[str, ...] = ()  # the ops most steps draw (passfuzz.focus); (): the whole catalogue alike
     focus_reason: str = ""  # where the focus comes from, for the start of the run
     motifs_for: tuple[str, ...] = ()  # passes whose motifs are drawn first (the named passes, unless --focus none)
+    seeds: tuple[Program, ...] = ()  # --seeds: programs are drawn as mutations of these (strategies.seeded_programs)
 
 
 @dataclass
@@ -339,7 +340,10 @@ class Fuzzer:
             phases=[Phase.generate, Phase.target, Phase.shrink], suppress_health_check=list(HealthCheck),
             report_multiple_bugs=True, verbosity=Verbosity.quiet, print_blob=False,
         )
-        if self.config.passes is not None and gradient.involved(self.config.passes):  # loss programs
+        if self.config.seeds:
+            programs = seeded_programs(self.config.seeds, ops=self.config.ops,
+                                       **({"dtypes": self.config.dtypes} if self.config.dtypes else {}))
+        elif self.config.passes is not None and gradient.involved(self.config.passes):  # loss programs
             programs = relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes,
                                       loss=True)
         else:

@@ -9,7 +9,9 @@
   Executing a file runs arbitrary code, so it happens in a forked child (``isolate``) with a time
   limit, and so does the import into a Program (``passfuzz.importer``), which sees TVM objects a
   fuzzing process never built itself. Only plain data (Programs, names, reasons) comes back.
-- Corpus ``.json`` records: their Program, as saved.
+- Corpus ``.json`` records: their Program, as saved. In a directory, a ``.py`` beside a
+  record of the same name is its reproducer and is not executed; JSON that is no record is
+  someone else's file and passes silently.
 
 A module the importer cannot turn into a Program is a rejection (its name and a one-line
 reason); a file that cannot be executed is a one-line warning and is skipped. Neither ever
@@ -64,13 +66,29 @@ class SeedSet:
     def rejected(self) -> list[Seed]:
         return [seed for seed in self.seeds if seed.program is None]
 
+    def within_dtypes(self, dtypes) -> "SeedSet":
+        """The same, with every seed that computes in a dtype outside ``dtypes`` rejected (the
+        targets or the passes cannot take it)."""
+        from .catalogue.base import leaves
+        from .graph import analyse
+
+        def outside(program: Program) -> list[str]:
+            used = {leaf.dtype for info in analyse(program) for leaf in leaves(info)}
+            return sorted(used - set(dtypes))
+
+        seeds = [seed if seed.program is None or not outside(seed.program) else
+                 Seed(seed.name, None, f"computes in {','.join(outside(seed.program))}, not drawn for these "
+                                       "targets and passes")
+                 for seed in self.seeds]
+        return SeedSet(seeds, self.files, self.warnings)
+
     def summary(self) -> str:
         """``42 modules in 7 files, 30 imported, 12 rejected (9 unknown op relax.nn.conv3d, ...)``"""
         line = f"{len(self.seeds)} module(s) in {self.files} file(s), {len(self.programs)} imported, " \
                f"{len(self.rejected)} rejected"
         groups = Counter(reason_group(seed.reason) for seed in self.rejected).most_common()
         if groups:
-            shown = ", ".join(f"{n} {reason}" for n, reason in groups[:5])
+            shown = ", ".join(f"{n} {reason}" for reason, n in groups[:5])
             line += f" ({shown}{', ...' if len(groups) > 5 else ''})"
         return line
 
@@ -100,6 +118,8 @@ def find_seeds(paths: Iterable[Path | str], convert: Callable[[Any], Program] = 
         files = [path] if named else sorted(p for p in path.rglob("*") if p.suffix in (".py", ".json") and p.is_file()
                                             and not any(part.startswith(".") for part in p.relative_to(path).parts))
         for file in files:
+            if not named and file.suffix == ".py" and file.with_suffix(".json").is_file():
+                continue  # a corpus reproducer: its record beside it is the seed, executing it only reruns the bug
             if file.suffix == ".json":
                 seeds = _record_seed(file, found.warnings, named)
             else:

@@ -51,7 +51,9 @@ class Console:
         self.note(f"fuzzing {what} on {','.join(config.targets)} "
                   f"({' or '.join(budget) or 'until interrupted'}, {workers} worker{'s' * (workers > 1)}{seed}); "
                   f"corpus {config.corpus_dir}")
-        if config.focus:
+        if config.seeds:
+            self.note(f"programs are mutations of {len(config.seeds)} seed(s); --focus and motifs do not apply")
+        elif config.focus:
             self.note(f"focus: {','.join(config.focus)} ({config.focus_reason})")
         elif config.focus_reason:
             self.note(config.focus_reason)
