@@ -92,15 +92,19 @@ class _Mutator:
         """One mutation of ``program``, or ``program`` itself when the mutation drawn finds nothing to
         change or leaves the program invalid."""
         kind = self.kinds[draw(st.integers(0, len(self.kinds) - 1))]
-        chooser = _DrawChooser(draw)
+        return self.apply(kind, program, _DrawChooser(draw)) or program
+
+    def apply(self, kind: Callable, program: Program, chooser) -> Program | None:
+        """``kind`` applied to ``program``; None when it finds nothing to change, or when what it
+        makes does not pass ``analyse``."""
         try:
             candidate = kind(program, analyse(program), chooser)
             if candidate is None:
-                return program
+                return None
             candidate = _with_arguments(candidate, chooser)
             analyse(candidate)
         except (ProgramError, OpError):
-            return program
+            return None
         return candidate
 
     # -- parameters ------------------------------------------------------------------------
