@@ -295,6 +295,17 @@ class Fuzzer:
             event(f"{name} changed the module")
         target(float(len(optimized.fired)), label="passes that changed the module")
 
+    def programs(self):
+        """The strategy examples are drawn from: mutations of the seeds, loss programs for
+        Gradient, or programs drawn as the focus and motifs say."""
+        dtypes = {"dtypes": self.config.dtypes} if self.config.dtypes else {}
+        if self.config.seeds:
+            return seeded_programs(self.config.seeds, ops=self.config.ops, **dtypes)
+        if self.config.passes is not None and gradient.involved(self.config.passes):
+            return relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes, loss=True)
+        return relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
+                              motifs_for=self.config.motifs_for, **dtypes)
+
     # -- one round --------------------------------------------------------------------------
     def _round(self, round_seed: int, max_examples: int) -> list[FindingError]:
         known = corpus.known_fingerprints(self.config.corpus_dir) | set(self.config.known_bugs)
@@ -340,16 +351,7 @@ class Fuzzer:
             phases=[Phase.generate, Phase.target, Phase.shrink], suppress_health_check=list(HealthCheck),
             report_multiple_bugs=True, verbosity=Verbosity.quiet, print_blob=False,
         )
-        if self.config.seeds:
-            programs = seeded_programs(self.config.seeds, ops=self.config.ops,
-                                       **({"dtypes": self.config.dtypes} if self.config.dtypes else {}))
-        elif self.config.passes is not None and gradient.involved(self.config.passes):  # loss programs
-            programs = relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes,
-                                      loss=True)
-        else:
-            programs = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
-                                      motifs_for=self.config.motifs_for,
-                                      **({"dtypes": self.config.dtypes} if self.config.dtypes else {}))
+        programs = self.programs()
         if self.config.passes is None:  # the pass sequence is part of the example, so it shrinks too
             sequences = pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes)
             test = given(programs, sequences)(example)
