@@ -62,6 +62,7 @@ TVM_TEST_STYLE = textwrap.dedent('''
 
 
     same_module = Module  # one module under two names is one seed
+    mod = tvm.IRModule({"main": TestFoldAdd.Expected["main"]})  # built, not parsed
 
     if __name__ == "__main__":
         tvm.testing.main()
@@ -88,10 +89,12 @@ def test_modules_in_test_classes_and_at_module_level_are_found_and_a_failing_fil
     test_file = write(tmp_path, "relax/test_transform_fold.py", TVM_TEST_STYLE)
     write(tmp_path, "relax/test_broken.py", "import tvm\nraise RuntimeError('cannot set up')\n")
     found = find_seeds([tmp_path], convert=first_parameter_program)
-    assert [seed.name for seed in found.seeds] == [f"{test_file}::TestFoldAdd::Before",
-                                                   f"{test_file}::TestFoldAdd::Expected", f"{test_file}::Module"]
-    before, expected, module = found.programs
-    assert before.values[0].shape == expected.values[0].shape == (2, 3) and module.values[0].dtype == "int32"
+    assert [seed.name for seed in found.seeds] == [f"{test_file}::TestFoldAdd::Before",  # in the file's order
+                                                   f"{test_file}::TestFoldAdd::Expected", f"{test_file}::Module",
+                                                   f"{test_file}::mod"]
+    before, expected, module, built = found.programs
+    assert before.values[0].shape == expected.values[0].shape == built.values[0].shape == (2, 3)
+    assert module.values[0].dtype == "int32"
     assert found.files == 1
     assert found.warnings == [f"{tmp_path / 'relax/test_broken.py'}: skipped: executing it raised "
                               "RuntimeError: cannot set up"]
@@ -110,10 +113,10 @@ def test_what_the_importer_refuses_is_a_rejection_in_one_line(tmp_path):
 
     found = find_seeds([tmp_path / "test_x.py"], convert=refuse)
     assert [seed.reason for seed in found.seeds] == ["unknown op relax.multiply at main/z"] * 2 + \
-        ["KeyError: 'an importer defect'"]
+        ["KeyError: 'an importer defect'", "unknown op relax.multiply at main/z"]
     assert not found.programs
-    assert found.summary() == "3 module(s) in 1 file(s), 0 imported, 3 rejected " \
-                              "(2 unknown op relax.multiply, 1 KeyError: 'an importer defect')"
+    assert found.summary() == "4 module(s) in 1 file(s), 0 imported, 4 rejected " \
+                              "(3 unknown op relax.multiply, 1 KeyError: 'an importer defect')"
 
 
 def test_a_file_that_hangs_is_skipped_after_the_time_limit(tmp_path):
@@ -249,8 +252,8 @@ needs_importer = pytest.mark.skipif(not _has_importer(), reason="passfuzz.import
 def test_tvm_test_style_modules_are_imported_as_programs(tmp_path):
     write(tmp_path, "test_transform_fold.py", TVM_TEST_STYLE)
     found = find_seeds([tmp_path])
-    assert len(found.seeds) == 3 and len(found.programs) == 3, found.summary()
-    assert found.programs[0].node_ops() == ["add", "multiply"]
+    assert len(found.seeds) == 4 and len(found.programs) == 4, found.summary()
+    assert found.programs[0].node_ops() == ["add", "multiply"]  # TestFoldAdd::Before
 
 
 @needs_importer
