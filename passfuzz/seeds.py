@@ -3,12 +3,17 @@
 ``find_seeds(paths)`` walks files and directories (recursively) for two kinds of source:
 
 - Python/TVMScript files. Every ``tvm.IRModule`` bound at module level, or as an attribute of a
-  class defined in the file (TVM's pass tests write ``class TestX: @I.ir_module class Before``
-  and ``class Expected``), is a seed named ``path::TestX::Before``. ``tvm.script`` parses a class
-  body when it is decorated, so executing the file's body finds them all; pytest is not needed.
-  Executing a file runs arbitrary code, so it happens in a forked child (``isolate``) with a time
-  limit, and so does the import into a Program (``passfuzz.importer``), which sees TVM objects a
-  fuzzing process never built itself. Only plain data (Programs, names, reasons) comes back.
+  class defined in the file (``class TestX: @I.ir_module class Before`` and ``class Expected``),
+  is a seed named ``path::TestX::Before``. ``tvm.script`` parses a class body when it is
+  decorated, so executing the file's body finds them. Most of TVM's tests parse theirs inside
+  ``def test_...():`` though, so the file's argument-less tests are then called too (outside
+  pytest, failures ignored) while ``@I.ir_module`` records what it parses
+  (``path::test_simple::Before``). A module without ``main`` gives a seed per public Relax
+  function (``path::test_x::Before::foo``). Executing a file runs arbitrary code, so it happens
+  in a forked child (``isolate``) with a time limit, and so does the import into a Program
+  (``passfuzz.importer``), which sees TVM objects a fuzzing process never built itself. Only
+  plain data (Programs, names, reasons) comes back, each seed as soon as it is imported, so a
+  test that hangs or crashes loses only what came after it.
 - Corpus ``.json`` records: their Program, as saved. In a directory, a ``.py`` beside a
   record of the same name is its reproducer and is not executed; JSON that is no record is
   someone else's file and passes silently.
@@ -21,13 +26,14 @@ shows a traceback.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
 import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from .program import Program
 
@@ -99,17 +105,30 @@ def reason_group(reason: str) -> str:
     return re.split(r" (?:at|in) (?=\S+$)| \((?:at|in) [^)]*\)$|; ", reason.strip(), maxsplit=1)[0][:80]
 
 
-def import_program(mod) -> Program:
+def import_program(mod, function: str) -> Program:
     """The importer, loaded only when a module is imported (raises its ImportRejected)."""
     from .importer import import_module
 
-    return import_module(mod)
+    return import_module(mod, function=function)
 
 
-def find_seeds(paths: Iterable[Path | str], convert: Callable[[Any], Program] = import_program,
+def entry_functions(mod) -> list[str]:
+    """The functions of ``mod`` a seed starts from: ``main`` when there is one, else each public
+    Relax function (TVM's tests often name theirs ``foo``, or ``before`` and ``expected``)."""
+    from tvm import relax
+
+    names = sorted(gv.name_hint for gv, fn in mod.functions.items() if isinstance(fn, relax.Function))
+    if "main" in names:
+        return ["main"]
+    public = [n for n in names if mod[n].attrs is not None and "global_symbol" in mod[n].attrs]
+    return public or names
+
+
+def find_seeds(paths: Iterable[Path | str], convert: Callable[[Any, str], Program] = import_program,
                timeout: float = FILE_TIMEOUT) -> SeedSet:
     """Every seed in ``paths`` (files or directories, searched recursively for ``*.py`` and
-    ``*.json``). SeedError if a path does not exist."""
+    ``*.json``); ``convert(module, function)`` imports one function of a module.
+    SeedError if a path does not exist."""
     found = SeedSet()
     for path in map(Path, paths):
         if not path.exists():
@@ -147,55 +166,120 @@ def _record_seed(path: Path, warnings: list[str], named: bool) -> list[Seed]:
         return []
 
 
-def _file_seeds(path: Path, convert: Callable[[Any], Any], timeout: float, warnings: list[str]) -> list[Seed]:
+def _file_seeds(path: Path, convert: Callable[[Any, str], Any], timeout: float, warnings: list[str]) -> list[Seed]:
+    """The seeds of one Python file, executed in a child. Each seed is sent back as soon as it is
+    converted, so a file whose tests hang or crash later still gives the seeds found before."""
     from .isolate import run_forked
 
-    result = run_forked(lambda: converted_modules(path, convert), timeout)
+    result = run_forked(lambda: report_modules(path, convert), timeout)
+    seeds = [Seed(name, value if isinstance(value, Program) else None, "" if isinstance(value, Program) else value)
+             for key, (name, value) in result.notes.items() if key.startswith("seed:")]
     if result.status != "ok":
         why = {"hang": f"took longer than {timeout:g} s", "crash": f"crashed ({result.error})"}.get(
             result.status, "raised " + (result.error.splitlines() or ["an error"])[0])
-        warnings.append(f"{path}: skipped: executing it {why}"[:300])
-        return []
-    return [Seed(name, value if isinstance(value, Program) else None, "" if isinstance(value, Program) else value)
-            for name, value in result.value]
+        kept = f"kept the {len(seeds)} module(s) found before" if seeds else "skipped"
+        warnings.append(f"{path}: {kept}: executing it {why}"[:300])
+    return seeds
 
 
-def converted_modules(path: Path, convert: Callable[[Any], Any]) -> list[tuple[str, Any]]:
-    """(name, ``convert(module)``) for every IRModule the file defines, or (name, one-line reason)
-    where ``convert`` raised. Executes the file: call it in a child."""
-    out = []
+def report_modules(path: Path, convert: Callable[[Any, str], Any]) -> int:
+    """Send the parent (``isolate.note``) (name, ``convert(module, function)``) for every entry
+    function (``entry_functions``) of every IRModule the file defines, or (name, one-line reason)
+    where ``convert`` raised; return how many. Executes the file and its tests: call it in a child."""
+    from .isolate import note
+
+    count = 0
     for name, mod in modules_in(path):
-        try:
-            out.append((name, convert(mod)))
-        except Exception as exc:  # noqa: BLE001 - a rejection is any failure to import, told in one line
-            from_importer = type(exc).__name__ == "ImportRejected"
-            message = (str(exc).strip().splitlines() or [""])[0]
-            out.append((name, message if from_importer else f"{type(exc).__name__}: {message}"))
-    return out
+        functions = entry_functions(mod)
+        if not functions:
+            note(f"seed:{count}", (name, "no Relax function"))
+            count += 1
+        for function in functions:
+            try:
+                value = convert(mod, function)
+            except Exception as exc:  # noqa: BLE001 - a rejection is any failure to import, told in one line
+                message = (str(exc).strip().splitlines() or [""])[0]
+                value = message if type(exc).__name__ == "ImportRejected" else f"{type(exc).__name__}: {message}"
+            note(f"seed:{count}", (name if function == "main" else f"{name}::{function}", value))
+            count += 1
+    return count
 
 
-def modules_in(path: Path) -> list[tuple[str, Any]]:
+def modules_in(path: Path) -> Iterator[tuple[str, Any]]:
     """Execute the file as a module named after it (not ``__main__``, so its ``tvm.testing.main()``
-    does not run) and list its IRModules: module level, then in the classes it defines."""
+    does not run) and yield its IRModules, each once: those bound at module level and in the
+    classes it defines, then those its tests parse with ``@I.ir_module`` inside their bodies
+    (TVM's tests mostly write ``class Before`` inside ``def test_...():``). Every test function
+    and method that takes no argument is called, outside pytest; what a test raises is ignored,
+    since its modules were parsed when its body reached them."""
     import tvm
+    import tvm_ffi
+    from tvm.script.parser.ir import entry
 
     shown, path = str(path), Path(path).resolve()
     name = "passfuzz_seed_" + re.sub(r"\W", "_", path.stem)
+    parsed: list[tuple[str, Any]] = []  # (qualified name of the class, module), as ir_module parses them
+    parse = entry.parse
+
+    def recording_parse(program, *args, **kwargs):
+        mod = parse(program, *args, **kwargs)
+        if isinstance(program, type) and isinstance(mod, tvm.IRModule):
+            parsed.append((program.__qualname__.replace(".<locals>", ""), mod))
+        return mod
+
+    entry.parse = recording_parse  # this child only: ir_module looks its parse up at each call
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(path.parent))  # sibling helpers the file imports
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    found: list[tuple[str, Any]] = []
-    seen: set[int] = set()
+    seen: set = set()
 
-    def walk(namespace: dict, prefix: str, depth: int) -> None:
+    def first_time(mod) -> bool:
+        key = tvm_ffi.structural_hash(mod)
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
+    def walk(namespace: dict, prefix: str, depth: int) -> Iterator[tuple[str, Any]]:
         for key, value in list(namespace.items()):
-            if isinstance(value, tvm.IRModule) and id(value) not in seen:
-                seen.add(id(value))
-                found.append((f"{prefix}::{key}", value))
+            if isinstance(value, tvm.IRModule) and first_time(value):
+                yield f"{prefix}::{key}", value
             elif isinstance(value, type) and value.__module__ == name and depth < _NESTING:
-                walk(vars(value), f"{prefix}::{key}", depth + 1)
+                yield from walk(vars(value), f"{prefix}::{key}", depth + 1)
 
-    walk(vars(module), shown, 0)
-    return found
+    yield from walk(vars(module), shown, 0)
+    for test in _tests(module, name):
+        parsed.clear()
+        try:
+            test()
+        except BaseException:  # noqa: BLE001 - a failing or skipped test still parsed its modules
+            pass
+        for qualname, mod in list(parsed):
+            if first_time(mod):
+                yield f"{shown}::{qualname.replace('.', '::')}", mod
+
+
+def _tests(module, name: str) -> Iterator[Callable[[], Any]]:
+    """The test functions and methods of ``module`` that take no argument (pytest's parametrized
+    and fixture-taking tests are left out: their arguments are pytest's)."""
+    def bare(fn) -> bool:
+        try:
+            return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                       for p in inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            return False
+
+    for key, value in list(vars(module).items()):
+        if key.startswith("test") and inspect.isfunction(value) and value.__module__ == name and bare(value):
+            yield value
+        elif key.startswith("Test") and inspect.isclass(value) and value.__module__ == name:
+            try:
+                instance = value()
+            except BaseException:  # noqa: BLE001 - a class that needs pytest to set it up
+                continue
+            for attr in dir(value):
+                method = getattr(instance, attr, None)
+                if attr.startswith("test") and inspect.ismethod(method) and bare(method):
+                    yield method

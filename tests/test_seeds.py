@@ -27,6 +27,7 @@ CORPUS_SEEDS = [load(path).program for path in RECORDS]
 TVM_TEST_STYLE = textwrap.dedent('''
     import tvm
     import tvm.testing
+    from tvm import relax
     from tvm.script import ir as I, relax as R
 
 
@@ -46,12 +47,12 @@ TVM_TEST_STYLE = textwrap.dedent('''
             @R.function
             def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
                 with R.dataflow():
-                    z = R.multiply(R.add(x, x), x)
+                    z = R.multiply(R.multiply(x, R.const(2.0, "float32")), x)
                     R.output(z)
                 return z
 
         def test_it(self):
-            raise AssertionError("pytest is never run on a seed file")
+            raise AssertionError("a failing test is no concern of the seeds")
 
 
     @I.ir_module
@@ -62,17 +63,39 @@ TVM_TEST_STYLE = textwrap.dedent('''
 
 
     same_module = Module  # one module under two names is one seed
-    mod = tvm.IRModule({"main": TestFoldAdd.Expected["main"]})  # built, not parsed
+
+    _x = relax.Var("x", relax.TensorType((3,), "float32"))
+    _bb = relax.BlockBuilder()
+    with _bb.function("main", [_x]):
+        _bb.emit_func_output(_bb.emit(relax.op.exp(_x)))
+    mod = _bb.get()  # built, not parsed
+
+
+    def test_inside_a_function():
+        @I.ir_module
+        class Before:
+            @R.function
+            def foo(x: R.Tensor((5,), "float32")) -> R.Tensor((5,), "float32"):
+                return R.abs(x)
+
+        @I.ir_module
+        class Expected:  # the same module as Before: one seed
+            @R.function
+            def foo(y: R.Tensor((5,), "float32")) -> R.Tensor((5,), "float32"):
+                return R.abs(y)
+
+        raise AssertionError("the test fails after parsing its modules")
+
 
     if __name__ == "__main__":
         tvm.testing.main()
 ''')
 
 
-def first_parameter_program(mod) -> Program:
-    """A stand-in importer: a program over main's first parameter type (enough to see that
-    Programs come back from the child that executed the file)."""
-    ty = mod["main"].params[0].ty
+def first_parameter_program(mod, function) -> Program:
+    """A stand-in importer: a program over the function's first parameter type (enough to see
+    that Programs come back from the child that executed the file)."""
+    ty = mod[function].params[0].ty
     shape = tuple(int(d) for d in ty.shape)
     return Program((Param(shape, str(ty.dtype), 0, 1, [0] * shape[0] if len(shape) == 1 else [[0] * shape[1]] * shape[0]),
                     Node("negative", (0,))), (1,))
@@ -89,12 +112,12 @@ def test_modules_in_test_classes_and_at_module_level_are_found_and_a_failing_fil
     test_file = write(tmp_path, "relax/test_transform_fold.py", TVM_TEST_STYLE)
     write(tmp_path, "relax/test_broken.py", "import tvm\nraise RuntimeError('cannot set up')\n")
     found = find_seeds([tmp_path], convert=first_parameter_program)
-    assert [seed.name for seed in found.seeds] == [f"{test_file}::TestFoldAdd::Before",  # in the file's order
-                                                   f"{test_file}::TestFoldAdd::Expected", f"{test_file}::Module",
-                                                   f"{test_file}::mod"]
-    before, expected, module, built = found.programs
-    assert before.values[0].shape == expected.values[0].shape == built.values[0].shape == (2, 3)
-    assert module.values[0].dtype == "int32"
+    assert [seed.name for seed in found.seeds] == [  # the file's order, then what its tests parse
+        f"{test_file}::TestFoldAdd::Before", f"{test_file}::TestFoldAdd::Expected", f"{test_file}::Module",
+        f"{test_file}::mod", f"{test_file}::test_inside_a_function::Before::foo"]
+    before, expected, module, built, inside = found.programs
+    assert before.values[0].shape == expected.values[0].shape == (2, 3)
+    assert module.values[0].dtype == "int32" and built.values[0].shape == (3,) and inside.values[0].shape == (5,)
     assert found.files == 1
     assert found.warnings == [f"{tmp_path / 'relax/test_broken.py'}: skipped: executing it raised "
                               "RuntimeError: cannot set up"]
@@ -106,24 +129,39 @@ def test_what_the_importer_refuses_is_a_rejection_in_one_line(tmp_path):
     class ImportRejected(ValueError):
         pass
 
-    def refuse(mod):
+    def refuse(mod, function):
         if "multiply" in mod.script():
             raise ImportRejected("unknown op relax.multiply at main/z\nsecond line never shown")
         raise KeyError("an importer defect")
 
     found = find_seeds([tmp_path / "test_x.py"], convert=refuse)
     assert [seed.reason for seed in found.seeds] == ["unknown op relax.multiply at main/z"] * 2 + \
-        ["KeyError: 'an importer defect'", "unknown op relax.multiply at main/z"]
+        ["KeyError: 'an importer defect'"] * 3
     assert not found.programs
-    assert found.summary() == "4 module(s) in 1 file(s), 0 imported, 4 rejected " \
-                              "(3 unknown op relax.multiply, 1 KeyError: 'an importer defect')"
+    assert found.summary() == "5 module(s) in 1 file(s), 0 imported, 5 rejected " \
+                              "(3 KeyError: 'an importer defect', 2 unknown op relax.multiply)"
 
 
-def test_a_file_that_hangs_is_skipped_after_the_time_limit(tmp_path):
+def test_a_file_that_hangs_is_skipped_after_the_time_limit_keeping_the_modules_found_before(tmp_path):
     write(tmp_path, "test_slow.py", "import time\ntime.sleep(60)\n")
-    found = find_seeds([tmp_path], convert=first_parameter_program, timeout=1.0)
-    assert not found.seeds and found.warnings == [f"{tmp_path / 'test_slow.py'}: skipped: executing it took "
-                                                  "longer than 1 s"]
+    write(tmp_path, "test_slow_test.py", textwrap.dedent('''
+        import time
+        from tvm.script import ir as I, relax as R
+
+        @I.ir_module
+        class Module:
+            @R.function
+            def main(x: R.Tensor((4,), "float32")):
+                return R.negative(x)
+
+        def test_hangs():
+            time.sleep(60)
+    '''))
+    found = find_seeds([tmp_path], convert=first_parameter_program, timeout=5.0)
+    assert [seed.name for seed in found.seeds] == [f"{tmp_path / 'test_slow_test.py'}::Module"]
+    assert found.warnings == [f"{tmp_path / 'test_slow.py'}: skipped: executing it took longer than 5 s",
+                              f"{tmp_path / 'test_slow_test.py'}: kept the 1 module(s) found before: executing it "
+                              "took longer than 5 s"]
 
 
 def test_corpus_records_are_seeds_as_saved_and_other_json_passes_silently(tmp_path):
@@ -252,7 +290,7 @@ needs_importer = pytest.mark.skipif(not _has_importer(), reason="passfuzz.import
 def test_tvm_test_style_modules_are_imported_as_programs(tmp_path):
     write(tmp_path, "test_transform_fold.py", TVM_TEST_STYLE)
     found = find_seeds([tmp_path])
-    assert len(found.seeds) == 4 and len(found.programs) == 4, found.summary()
+    assert len(found.seeds) == 5 and len(found.programs) == 5, found.summary()
     assert found.programs[0].node_ops() == ["add", "multiply"]  # TestFoldAdd::Before
 
 
