@@ -250,6 +250,7 @@ def modules_in(path: Path) -> Iterator[tuple[str, Any]]:
                 yield from walk(vars(value), f"{prefix}::{key}", depth + 1)
 
     yield from walk(vars(module), shown, 0)
+    _stop_at_the_first_pass_or_build(tvm)
     for test in _tests(module, name):
         parsed.clear()
         try:
@@ -259,6 +260,20 @@ def modules_in(path: Path) -> Iterator[tuple[str, Any]]:
         for qualname, mod in list(parsed):
             if first_time(mod):
                 yield f"{shown}::{qualname.replace('.', '::')}", mod
+
+
+class _Enough(Exception):
+    """A test reached a pass or a build: the modules it is about are parsed by then."""
+
+
+def _stop_at_the_first_pass_or_build(tvm) -> None:
+    """In this child, applying a pass or building ends the test: what follows (the pass, the
+    comparison, compiling and running) costs seconds and parses nothing new."""
+    def enough(*args, **kwargs):
+        raise _Enough()
+
+    tvm.ir.transform.Pass.__call__ = enough
+    tvm.compile = tvm.relax.build = enough
 
 
 def _tests(module, name: str) -> Iterator[Callable[[], Any]]:
