@@ -25,9 +25,11 @@ shows a traceback.
 
 from __future__ import annotations
 
+import glob
 import importlib.util
 import inspect
 import json
+import os
 import re
 import sys
 from collections import Counter
@@ -124,27 +126,56 @@ def entry_functions(mod) -> list[str]:
     return public or names
 
 
-def find_seeds(paths: Iterable[Path | str], convert: Callable[[Any, str], Program] = import_program,
-               timeout: float = FILE_TIMEOUT) -> SeedSet:
-    """Every seed in ``paths`` (files or directories, searched recursively for ``*.py`` and
-    ``*.json``); ``convert(module, function)`` imports one function of a module.
-    SeedError if a path does not exist."""
-    found = SeedSet()
+def seed_paths(text: str) -> list[Path]:
+    """``--seeds``' comma-separated paths, ``~`` expanded, glob patterns (``test_transform_*.py``,
+    ``**``) matched. SeedError for a path that does not exist or a pattern matching nothing."""
+    paths: list[Path] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        part = os.path.expanduser(part)
+        matches = sorted(glob.glob(part, recursive=True)) if glob.has_magic(part) else [part]
+        if not matches or not Path(matches[0]).exists():
+            raise SeedError(f"--seeds: {part}: {'matches nothing' if glob.has_magic(part) else 'no such file or directory'}")
+        paths += map(Path, matches)
+    if not paths:
+        raise SeedError("--seeds: no path given")
+    return paths
+
+
+def seed_files(paths: Iterable[Path | str]) -> list[tuple[Path, bool]]:
+    """(file, named) for every ``*.py`` and ``*.json`` file in ``paths`` (directories searched
+    recursively, hidden ones left out), ``named`` when the path was the file itself. SeedError if
+    a path does not exist."""
+    files: list[tuple[Path, bool]] = []
     for path in map(Path, paths):
         if not path.exists():
             raise SeedError(f"--seeds: {path}: no such file or directory")
-        named = path.is_file()
-        files = [path] if named else sorted(p for p in path.rglob("*") if p.suffix in (".py", ".json") and p.is_file()
-                                            and not any(part.startswith(".") for part in p.relative_to(path).parts))
-        for file in files:
-            if not named and file.suffix == ".py" and file.with_suffix(".json").is_file():
+        if path.is_file():
+            files.append((path, True))
+            continue
+        for file in sorted(path.rglob("*")):
+            if file.suffix not in (".py", ".json") or not file.is_file() or \
+                    any(part.startswith(".") for part in file.relative_to(path).parts):
+                continue
+            if file.suffix == ".py" and file.with_suffix(".json").is_file():
                 continue  # a corpus reproducer: its record beside it is the seed, executing it only reruns the bug
-            if file.suffix == ".json":
-                seeds = _record_seed(file, found.warnings, named)
-            else:
-                seeds = _file_seeds(file, convert, timeout, found.warnings)
-            found.files += bool(seeds)
-            found.seeds += seeds
+            files.append((file, False))
+    return files
+
+
+def find_seeds(paths: Iterable[Path | str], convert: Callable[[Any, str], Program] = import_program,
+               timeout: float = FILE_TIMEOUT) -> SeedSet:
+    """Every seed in ``paths`` (``seed_files``); ``convert(module, function)`` imports one
+    function of a module. SeedError if a path does not exist."""
+    found = SeedSet()
+    for file, named in seed_files(paths):
+        if file.suffix == ".json":
+            seeds = _record_seed(file, found.warnings, named)
+        else:
+            seeds = _file_seeds(file, convert, timeout, found.warnings)
+        found.files += bool(seeds)
+        found.seeds += seeds
     return found
 
 

@@ -15,7 +15,7 @@ from passfuzz.catalogue.base import RandomChooser
 from passfuzz.corpus import entries, load
 from passfuzz.graph import analyse
 from passfuzz.program import Node, Param, Program
-from passfuzz.seeds import SeedSet, Seed, find_seeds, reason_group
+from passfuzz.seeds import Seed, SeedError, SeedSet, find_seeds, reason_group, seed_paths
 from strategies import relax_programs, seeded_programs
 from passfuzz.catalogue import OPS
 from strategies._seeded import _Mutator
@@ -180,6 +180,17 @@ def test_corpus_records_are_seeds_as_saved_and_other_json_passes_silently(tmp_pa
 def test_a_missing_path_is_an_error():
     with pytest.raises(ValueError, match="no such file"):
         find_seeds([Path("/no/such/seeds")])
+
+
+def test_seed_paths_match_globs_and_name_what_is_missing(tmp_path):
+    for name in ("test_transform_a.py", "test_transform_b.py", "test_other.py"):
+        write(tmp_path, f"relax/{name}", "")
+    assert seed_paths(f"{tmp_path}/relax/test_transform_*.py, {tmp_path}") == [
+        tmp_path / "relax/test_transform_a.py", tmp_path / "relax/test_transform_b.py", tmp_path]
+    with pytest.raises(SeedError, match="test_nothing_\\*.py: matches nothing"):
+        seed_paths(f"{tmp_path}/test_nothing_*.py")
+    with pytest.raises(SeedError, match="no path given"):
+        seed_paths(" , ")
 
 
 def test_reasons_group_without_their_place():

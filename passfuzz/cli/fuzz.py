@@ -67,7 +67,8 @@ def parser() -> argparse.ArgumentParser:
                         "modules (not under pytest). Each example is a seed after a few mutations (shapes, dtypes, "
                         "attributes; ops inserted, deleted, replaced; subgraphs spliced in from other seeds), which "
                         "shrink back to the unmutated seed; --ops and the dtypes limit what mutations add, and "
-                        "--focus does not apply. E.g. --seeds ~/tvm/tests/python/relax")
+                        "--focus does not apply. Glob patterns are matched: "
+                        "--seeds '~/tvm/tests/python/relax/test_transform_*.py'")
     p.add_argument("--max-examples", type=int, metavar="N",
                    help="stop after N generated examples (shrinking runs are not counted)")
     p.add_argument("--max-time", type=float, metavar="SECONDS",
@@ -243,14 +244,15 @@ def seed_programs(text: str, passes, dtypes, console: Console) -> tuple:
     """--seeds: the Programs found and imported, after one line saying how many; UsageError when
     no path exists or no seed can be imported."""
     from ..gradient import involved
-    from ..seeds import SeedError, find_seeds
+    from ..seeds import SeedError, find_seeds, seed_files, seed_paths
 
     if passes and involved(passes):
         raise UsageError("--seeds: Gradient differentiates loss programs drawn for it, which seeds are not")
-    paths = [Path(part.strip()).expanduser() for part in text.split(",") if part.strip()]
-    if not paths:
-        raise UsageError("--seeds: no path given")
     try:
+        paths = seed_paths(text)
+        scripts = sum(file.suffix == ".py" for file, _ in seed_files(paths))
+        if scripts:
+            console.note(f"seeds: executing {scripts} Python file(s), each in a child process")
         found = find_seeds(paths)
     except SeedError as exc:
         raise UsageError(str(exc)) from None
