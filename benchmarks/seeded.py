@@ -8,8 +8,9 @@ would (the command line's own config_from, so focus, motifs, prerequisites and d
 user gets them), with a fresh corpus per run and the shipped known-bug baseline. The arms:
 
 - ``unseeded``: programs drawn from scratch (relax_programs, focus and motifs as usual);
-- ``seeded``: programs drawn as mutations of SEEDS (default: the repository's corpus records);
-- ``mixed``: half of each, one Hypothesis ``one_of`` (seeded first, so shrinking prefers it).
+- ``seeded``: programs drawn only as mutations of SEEDS (default: the repository's corpus records);
+- ``mixed``: half of each, one Hypothesis ``one_of`` (seeded first, so shrinking prefers it);
+  what ``--seeds`` does (``FuzzConfig.fresh_too``).
 
 Printed per pass and arm: examples run, the fire rate (examples in which the pass changed the
 module, of those in which it ran), the distinct bugs met (known ones of the baseline, and new
@@ -26,12 +27,9 @@ import io
 import tempfile
 from pathlib import Path
 
-from hypothesis import strategies as st
-
 from passfuzz.cli.fuzz import config_from, parser as fuzz_parser
 from passfuzz.cli.output import Console
 from passfuzz.engine import Fuzzer
-from strategies import relax_programs, seeded_programs
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSES = "FoldConstant,EliminateCommonSubexpr,FuseTransposeMatmul,CombineParallelMatmul,ReorderTakeAfterMatmul"
@@ -40,24 +38,14 @@ PASSES = "FoldConstant,EliminateCommonSubexpr,FuseTransposeMatmul,CombineParalle
 class _CountingFuzzer(Fuzzer):
     """The fuzzer, also remembering every distinct finding it met (known ones included)."""
 
-    def __init__(self, *args, mixed: bool = False, **kwargs):
+    def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.met: set[tuple[str, str]] = set()
-        self.mixed = mixed
 
     def _count(self, program, verdict, optimized, passes, known, shrinking):
         if verdict.finding is not None and not shrinking:
             self.met.add((verdict.finding.kind, verdict.finding.fingerprint))
         return super()._count(program, verdict, optimized, passes, known, shrinking)
-
-    def programs(self):
-        if not self.mixed:
-            return super().programs()
-        config = self.config
-        dtypes = {"dtypes": config.dtypes} if config.dtypes else {}
-        return st.one_of(seeded_programs(config.seeds, ops=config.ops, **dtypes),
-                         relax_programs(ops=config.ops, max_nodes=config.max_nodes, focus=config.focus,
-                                        motifs_for=config.motifs_for, **dtypes))
 
 
 def run_arm(pass_name: str, arm: str, args) -> dict:
@@ -68,7 +56,8 @@ def run_arm(pass_name: str, arm: str, args) -> dict:
             argv += ["--seeds", args.seeds]
         log = io.StringIO()
         config = config_from(fuzz_parser().parse_args(argv), Console(log))
-        fuzzer = _CountingFuzzer(config, mixed=arm == "mixed")
+        config.fresh_too = arm == "mixed"
+        fuzzer = _CountingFuzzer(config)
         stats = fuzzer.run()
     ran = stats.pass_runs.get(pass_name, 0)
     fired = stats.pass_fired.get(pass_name, 0)

@@ -28,6 +28,7 @@ from typing import Callable, Sequence
 import numpy as np
 import tvm
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings, target
+from hypothesis import strategies as st
 
 from strategies import pass_sequences, relax_programs, seeded_programs
 
@@ -69,6 +70,7 @@ class FuzzConfig:
     focus_reason: str = ""  # where the focus comes from, for the start of the run
     motifs_for: tuple[str, ...] = ()  # passes whose motifs are drawn first (the named passes, unless --focus none)
     seeds: tuple[Program, ...] = ()  # --seeds: programs are drawn as mutations of these (strategies.seeded_programs)
+    fresh_too: bool = True  # with seeds, half the examples are drawn from scratch (benchmarks/seeded.py measured it)
 
 
 @dataclass
@@ -299,12 +301,15 @@ class Fuzzer:
         """The strategy examples are drawn from: mutations of the seeds, loss programs for
         Gradient, or programs drawn as the focus and motifs say."""
         dtypes = {"dtypes": self.config.dtypes} if self.config.dtypes else {}
-        if self.config.seeds:
-            return seeded_programs(self.config.seeds, ops=self.config.ops, **dtypes)
         if self.config.passes is not None and gradient.involved(self.config.passes):
             return relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes, loss=True)
-        return relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
-                              motifs_for=self.config.motifs_for, **dtypes)
+        fresh = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
+                               motifs_for=self.config.motifs_for, **dtypes)
+        if not self.config.seeds:
+            return fresh
+        seeded = seeded_programs(self.config.seeds, ops=self.config.ops, **dtypes)
+        # seeded first: a finding of either kind shrinks toward a seed where one still shows it
+        return st.one_of(seeded, fresh) if self.config.fresh_too else seeded
 
     # -- one round --------------------------------------------------------------------------
     def _round(self, round_seed: int, max_examples: int) -> list[FindingError]:

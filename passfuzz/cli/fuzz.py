@@ -60,14 +60,15 @@ def parser() -> argparse.ArgumentParser:
                         "motifs built for the named passes (the patterns they rewrite, in every form they branch on) "
                         "are drawn more often than the others")
     p.add_argument("--seeds", metavar="PATH[,PATH...]",
-                   help="draw programs as mutations of existing modules instead of from scratch: Python/TVMScript "
-                        "files or directories (searched recursively), in which every tvm.IRModule defined at module "
-                        "level or inside a class (as TVM's tests write `class TestX: class Before / class Expected`) "
-                        "is imported, and corpus .json records. Files are executed, each in a child process, as "
-                        "modules (not under pytest). Each example is a seed after a few mutations (shapes, dtypes, "
-                        "attributes; ops inserted, deleted, replaced; subgraphs spliced in from other seeds), which "
-                        "shrink back to the unmutated seed; --ops and the dtypes limit what mutations add, and "
-                        "--focus does not apply. Glob patterns are matched: "
+                   help="draw half the programs as mutations of existing modules, the other half from scratch: "
+                        "Python/TVMScript files or directories (searched recursively) in which every tvm.IRModule "
+                        "defined at module level, inside a class (as TVM's tests write `class TestX: class Before / "
+                        "class Expected`) or inside an argument-less test function is imported, and corpus .json "
+                        "records. Files are executed, each in a child process, as modules (not under pytest); their "
+                        "test functions are called until they first apply a pass. A seeded example is a seed after "
+                        "a few mutations (shapes, dtypes, attributes; ops inserted, deleted, replaced; subgraphs "
+                        "spliced in from other seeds), which shrink back to the unmutated seed; --ops and the "
+                        "dtypes limit what mutations add. Glob patterns are matched: "
                         "--seeds '~/tvm/tests/python/relax/test_transform_*.py'")
     p.add_argument("--max-examples", type=int, metavar="N",
                    help="stop after N generated examples (shrinking runs are not counted)")
