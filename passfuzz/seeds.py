@@ -25,6 +25,7 @@ shows a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import importlib.util
 import inspect
@@ -281,13 +282,13 @@ def modules_in(path: Path) -> Iterator[tuple[str, Any]]:
                 yield from walk(vars(value), f"{prefix}::{key}", depth + 1)
 
     yield from walk(vars(module), shown, 0)
-    _stop_at_the_first_pass_or_build(tvm)
     for test in _tests(module, name):
         parsed.clear()
-        try:
-            test()
-        except BaseException:  # noqa: BLE001 - a failing or skipped test still parsed its modules
-            pass
+        with _stopping_at_the_first_pass_or_build(tvm):  # not while importing: the importer may run passes
+            try:
+                test()
+            except BaseException:  # noqa: BLE001 - a failing or skipped test still parsed its modules
+                pass
         for qualname, mod in list(parsed):
             if first_time(mod):
                 yield f"{shown}::{qualname.replace('.', '::')}", mod
@@ -297,14 +298,20 @@ class _Enough(Exception):
     """A test reached a pass or a build: the modules it is about are parsed by then."""
 
 
-def _stop_at_the_first_pass_or_build(tvm) -> None:
-    """In this child, applying a pass or building ends the test: what follows (the pass, the
-    comparison, compiling and running) costs seconds and parses nothing new."""
+@contextlib.contextmanager
+def _stopping_at_the_first_pass_or_build(tvm) -> Iterator[None]:
+    """Inside, applying a pass or building ends the test: what follows (the pass, the comparison,
+    compiling and running) costs seconds and parses nothing new."""
     def enough(*args, **kwargs):
         raise _Enough()
 
+    saved = tvm.ir.transform.Pass.__call__, tvm.compile, tvm.relax.build
     tvm.ir.transform.Pass.__call__ = enough
     tvm.compile = tvm.relax.build = enough
+    try:
+        yield
+    finally:
+        tvm.ir.transform.Pass.__call__, tvm.compile, tvm.relax.build = saved
 
 
 def _tests(module, name: str) -> Iterator[Callable[[], Any]]:
