@@ -7,7 +7,8 @@
   is a seed named ``path::TestX::Before``. ``tvm.script`` parses a class body when it is
   decorated, so executing the file's body finds them. Most of TVM's tests parse theirs inside
   ``def test_...():`` though, so the file's argument-less tests are then called too (outside
-  pytest, failures ignored) while ``@I.ir_module`` records what it parses
+  pytest, failures ignored, each stopped where it first applies a pass or builds) while
+  ``@I.ir_module`` records what it parses
   (``path::test_simple::Before``). A module without ``main`` gives a seed per public Relax
   function (``path::test_x::Before::foo``). Executing a file runs arbitrary code, so it happens
   in a forked child (``isolate``) with a time limit, and so does the import into a Program
@@ -53,10 +54,6 @@ class Seed:
     name: str  # path::Class::Attribute, or the record's path
     program: Program | None  # None when rejected
     reason: str = ""  # why it was rejected, one line
-
-    @property
-    def imported(self) -> bool:
-        return self.program is not None
 
 
 @dataclass
