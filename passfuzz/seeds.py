@@ -101,8 +101,12 @@ class SeedSet:
 
 def reason_group(reason: str) -> str:
     """A rejection's reason without where it occurred, so that equal causes count together:
-    ``unknown op relax.nn.conv3d at main/lv3`` and ``... at main/lv7`` are one group."""
-    return re.split(r" (?:at|in) (?=\S+$)| \((?:at|in) [^)]*\)$|; ", reason.strip(), maxsplit=1)[0][:80]
+    ``unknown op relax.nn.conv3d at main/lv3`` and ``... at main/lv7`` are one group, and so are
+    ``cannot import foo: binding lv0 = R.call_tir(...): op relax.call_tir is not in ...`` and
+    the same at another binding (the cause is the last of three or more parts)."""
+    parts = reason.strip().split(": ")
+    cause = parts[-1] if len(parts) >= 3 else reason.strip()
+    return re.split(r" (?:at|in) (?=\S+$)| \((?:at|in) [^)]*\)$|; ", cause, maxsplit=1)[0][:80]
 
 
 def import_program(mod, function: str) -> Program:
@@ -160,6 +164,26 @@ def seed_files(paths: Iterable[Path | str]) -> list[tuple[Path, bool]]:
                 continue  # a corpus reproducer: its record beside it is the seed, executing it only reruns the bug
             files.append((file, False))
     return files
+
+
+def reachable_module(mod, function: str):
+    """``mod`` cut to ``function`` and the functions it calls, transitively: one module of TVM's
+    tests often holds ``before`` and ``expected`` side by side, and a seed is one of them."""
+    import tvm
+    from tvm import relax
+
+    keep, todo = {function}, [function]
+    while todo:
+        fn = mod[todo.pop()]
+        if isinstance(fn, relax.Function):
+            for gv in relax.analysis.all_global_vars(fn):
+                if gv.name_hint not in keep:
+                    keep.add(gv.name_hint)
+                    todo.append(gv.name_hint)
+    if len(keep) == len(mod.functions):
+        return mod
+    return tvm.IRModule({gv: fn for gv, fn in mod.functions.items() if gv.name_hint in keep}, attrs=mod.attrs,
+                        global_infos=mod.global_infos)
 
 
 def find_seeds(paths: Iterable[Path | str], convert: Callable[[Any, str], Program] = import_program,
@@ -225,7 +249,7 @@ def report_modules(path: Path, convert: Callable[[Any, str], Any]) -> int:
             count += 1
         for function in functions:
             try:
-                value = convert(mod, function)
+                value = convert(reachable_module(mod, function), function)
             except Exception as exc:  # noqa: BLE001 - a rejection is any failure to import, told in one line
                 message = (str(exc).strip().splitlines() or [""])[0]
                 value = message if type(exc).__name__ == "ImportRejected" else f"{type(exc).__name__}: {message}"

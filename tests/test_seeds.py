@@ -146,6 +146,33 @@ def test_what_the_importer_refuses_is_a_rejection_in_one_line(tmp_path):
                               "(3 KeyError: 'an importer defect', 2 unknown op relax.multiply)"
 
 
+def test_a_module_without_main_gives_a_seed_per_public_function_with_what_it_calls(tmp_path):
+    write(tmp_path, "test_pair.py", textwrap.dedent('''
+        from tvm.script import ir as I, relax as R
+
+        @I.ir_module
+        class Module:
+            @R.function
+            def before(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+                return Module.helper(x)
+
+            @R.function(private=True)
+            def helper(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+                return R.negative(x)
+
+            @R.function
+            def expected(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+                return R.negative(x)
+    '''))
+
+    def functions(mod, function):
+        raise ValueError(",".join(sorted(gv.name_hint for gv in mod.get_global_vars())))
+
+    found = find_seeds([tmp_path], convert=functions)
+    assert [(seed.name.split("::", 1)[1], seed.reason) for seed in found.seeds] == [
+        ("Module::before", "ValueError: before,helper"), ("Module::expected", "ValueError: expected")]
+
+
 def test_a_file_that_hangs_is_skipped_after_the_time_limit_keeping_the_modules_found_before(tmp_path):
     write(tmp_path, "test_slow.py", "import time\ntime.sleep(60)\n")
     write(tmp_path, "test_slow_test.py", textwrap.dedent('''
@@ -200,6 +227,9 @@ def test_seed_paths_match_globs_and_name_what_is_missing(tmp_path):
 def test_reasons_group_without_their_place():
     assert reason_group("unknown op relax.nn.conv3d at main/lv3") == "unknown op relax.nn.conv3d"
     assert reason_group("unknown op relax.nn.conv3d (at main/lv3)") == "unknown op relax.nn.conv3d"
+    assert reason_group("cannot import foo: binding lv0 = R.call_tir(...): op relax.call_tir is not in "
+                        "passfuzz's catalogue") == "op relax.call_tir is not in passfuzz's catalogue"
+    assert reason_group("KeyError: 'an importer defect'") == "KeyError: 'an importer defect'"
     seeds = SeedSet([Seed("a", None, "unknown op relax.nn.conv3d at main/lv3"),
                      Seed("b", None, "unknown op relax.nn.conv3d at main/lv9"), Seed("c", CORPUS_SEEDS[0])], 2)
     assert seeds.summary() == "3 module(s) in 2 file(s), 1 imported, 2 rejected (2 unknown op relax.nn.conv3d)"
