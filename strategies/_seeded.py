@@ -42,6 +42,9 @@ from passfuzz.program import Node, Param, Program, ProgramError
 from ._programs import FLOAT_RANGES, INT_RANGES, _DrawChooser
 
 MAX_SPLICE = 6  # most nodes a splice copies: the subgraph under a node, if no larger
+# Most elements of an argument a mutation draws: Hypothesis draws each element, so a seed's
+# 32768-element parameter would overrun its buffer; such a mutation is skipped.
+MAX_DRAWN_ELEMENTS = 1024
 
 
 def seeded_programs(seeds: Sequence[Program], *, ops: Sequence[str] | None = None, dtypes: Sequence[str] = DTYPES,
@@ -308,6 +311,9 @@ def _with_arguments(program: Program, chooser) -> Program:
     """Arguments drawn for the parameters a mutation left without one."""
     if all(not isinstance(v, Param) or v.value is not None for v in program.values):
         return program
+    if any(isinstance(v, Param) and v.value is None and np.prod(v.shape, dtype=np.int64) > MAX_DRAWN_ELEMENTS
+           for v in program.values):
+        raise OpError(f"an argument of more than {MAX_DRAWN_ELEMENTS} elements to draw")
     values = tuple(replace(v, value=chooser.array(v.shape, v.dtype, *_inward(v.dtype, v.lo, v.hi)).tolist())
                    if isinstance(v, Param) and v.value is None else v for v in program.values)
     return replace(program, values=values)
