@@ -28,8 +28,9 @@ from typing import Callable, Sequence
 import numpy as np
 import tvm
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings, target
+from hypothesis import strategies as st
 
-from strategies import pass_sequences, relax_programs
+from strategies import pass_sequences, relax_programs, seeded_programs
 
 from . import __version__, corpus, gradient
 from .builds import PLAIN_BUILD, Build
@@ -71,6 +72,8 @@ class FuzzConfig:
     focus_dtypes: tuple[str, ...] = ()  # the dtypes the focused rewrite checks for
     motifs_for: tuple[str, ...] = ()  # passes whose motifs are drawn first (the named passes, unless --focus none)
     run_dir: Path | None = None
+    seeds: tuple[Program, ...] = ()  # --seeds: programs are drawn as mutations of these (strategies.seeded_programs)
+    fresh_too: bool = True  # with seeds, half the examples are drawn from scratch (benchmarks/seeded.py measured it)
 
 
 @dataclass
@@ -313,6 +316,21 @@ class Fuzzer:
             event(f"{name} changed the module")
         target(float(len(optimized.fired)), label="passes that changed the module")
 
+    def programs(self):
+        """The strategy examples are drawn from: mutations of the seeds, loss programs for
+        Gradient, or programs drawn as the focus and motifs say."""
+        dtypes = {"dtypes": self.config.dtypes} if self.config.dtypes else {}
+        if self.config.passes is not None and gradient.involved(self.config.passes):
+            return relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes, loss=True)
+        fresh = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
+                               focus_constants=self.config.focus_constants, focus_dtypes=self.config.focus_dtypes,
+                               motifs_for=self.config.motifs_for, **dtypes)
+        if not self.config.seeds:
+            return fresh
+        seeded = seeded_programs(self.config.seeds, ops=self.config.ops, **dtypes)
+        # seeded first: a finding of either kind shrinks toward a seed where one still shows it
+        return st.one_of(seeded, fresh) if self.config.fresh_too else seeded
+
     # -- one round --------------------------------------------------------------------------
     def _round(self, round_seed: int, max_examples: int) -> list[FindingError]:
         known = corpus.known_fingerprints(self.config.corpus_dir) | set(self.config.known_bugs)
@@ -358,14 +376,7 @@ class Fuzzer:
             phases=[Phase.generate, Phase.target, Phase.shrink], suppress_health_check=list(HealthCheck),
             report_multiple_bugs=True, verbosity=Verbosity.quiet, print_blob=False,
         )
-        if self.config.passes is not None and gradient.involved(self.config.passes):  # loss programs
-            programs = relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes,
-                                      loss=True)
-        else:
-            programs = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
-                                      focus_constants=self.config.focus_constants,
-                                      focus_dtypes=self.config.focus_dtypes, motifs_for=self.config.motifs_for,
-                                      **({"dtypes": self.config.dtypes} if self.config.dtypes else {}))
+        programs = self.programs()
         if self.config.passes is None:  # the pass sequence is part of the example, so it shrinks too
             sequences = pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes)
             test = given(programs, sequences)(example)

@@ -12,5 +12,6 @@
 
 from ._passes import pass_sequences
 from ._programs import relax_programs, tensor_values
+from ._seeded import seeded_programs
 
-__all__ = ["pass_sequences", "relax_programs", "tensor_values"]
+__all__ = ["pass_sequences", "relax_programs", "seeded_programs", "tensor_values"]

@@ -65,6 +65,17 @@ def parser() -> argparse.ArgumentParser:
                         "op (FoldConstant) or with --passes random; none; or ops as `passfuzz ops` lists them. Unless none, the "
                         "motifs built for the named passes (the patterns they rewrite, in every form they branch on) "
                         "are drawn more often than the others")
+    p.add_argument("--seeds", metavar="PATH[,PATH...]",
+                   help="draw half the programs as mutations of existing modules, the other half from scratch: "
+                        "Python/TVMScript files or directories (searched recursively) in which every tvm.IRModule "
+                        "defined at module level, inside a class (as TVM's tests write `class TestX: class Before / "
+                        "class Expected`) or inside an argument-less test function is imported, and corpus .json "
+                        "records. Files are executed, each in a child process, as modules (not under pytest); their "
+                        "test functions are called until they first apply a pass. A seeded example is a seed after "
+                        "a few mutations (shapes, dtypes, attributes; ops inserted, deleted, replaced; subgraphs "
+                        "spliced in from other seeds), which shrink back to the unmutated seed; --ops and the "
+                        "dtypes limit what mutations add. Glob patterns are matched: "
+                        "--seeds '~/tvm/tests/python/relax/test_transform_*.py'")
     p.add_argument("--max-examples", type=int, metavar="N",
                    help="stop after N generated examples (shrinking runs are not counted)")
     p.add_argument("--max-time", type=float, metavar="SECONDS",
@@ -236,6 +247,7 @@ def config_from(args: argparse.Namespace, console: Console):
         raise UsageError(f"--known-bugs: {exc}") from None
     if args.known_bugs == "default" and not known:
         console.note(f"no known-bug baseline for TVM {tvm.__version__}: only {args.corpus}'s bugs count as known")
+    seeds = seed_programs(args.seeds, passes, dtypes, console) if args.seeds else ()
     max_examples = args.max_examples
     if max_examples is None and args.max_time is None:
         max_examples = DEFAULT_MAX_EXAMPLES
@@ -247,7 +259,34 @@ def config_from(args: argparse.Namespace, console: Console):
                       known_bugs=tuple(bug.fingerprint for bug in known), dtypes=dtypes,
                       focus=tuple(focus), focus_reason=focus_reason, focus_constants=plan.constants,
                       focus_dtypes=tuple(d for d in plan.dtypes if d in (dtypes or DTYPES)),
-                      motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []))
+                      motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []),
+                      seeds=seeds)
+
+
+def seed_programs(text: str, passes, dtypes, console: Console) -> tuple:
+    """--seeds: the Programs found and imported, after one line saying how many; UsageError when
+    no path exists or no seed can be imported."""
+    from ..gradient import involved
+    from ..seeds import SeedError, find_seeds, seed_files, seed_paths
+
+    if passes and involved(passes):
+        raise UsageError("--seeds: Gradient differentiates loss programs drawn for it, which seeds are not")
+    try:
+        paths = seed_paths(text)
+        scripts = sum(file.suffix == ".py" for file, _ in seed_files(paths))
+        if scripts:
+            console.note(f"seeds: executing {scripts} Python file(s), each in a child process")
+        found = find_seeds(paths)
+    except SeedError as exc:
+        raise UsageError(str(exc)) from None
+    for warning in found.warnings:
+        console.note(f"warning: seeds: {warning}")
+    if dtypes:
+        found = found.within_dtypes(dtypes)
+    console.note(f"seeds: {found.summary()}")
+    if not found.programs:
+        raise UsageError(f"--seeds: no seed could be imported ({found.summary()})")
+    return tuple(found.programs)
 
 
 def new_run_dir(corpus: Path) -> Path:

@@ -70,6 +70,9 @@ class Console:
         self.note(f"fuzzing {what} on {','.join(config.targets)} "
                   f"({' or '.join(budget) or 'until interrupted'}, {workers} worker{'s' * (workers > 1)}{seed}); "
                   f"corpus {config.corpus_dir}")
+        if config.seeds:
+            self.note(f"half the programs are mutations of {len(config.seeds)} seed(s), half drawn from scratch"
+                      if config.fresh_too else f"programs are mutations of {len(config.seeds)} seed(s)")
         if config.focus:
             self.note(f"focus: {','.join(config.focus)} ({config.focus_reason})")
         elif config.focus_reason:
