@@ -39,10 +39,10 @@ from tvm_ffi import structural_equal
 from tvm import relax
 
 from .catalogue import BY_NAME, OPS
-from .catalogue.base import DTYPES, RandomChooser, TupleInfo, fit, is_int, numpy_dtype, representable
+from .catalogue.base import DTYPES, RandomChooser, TupleInfo, fit, is_int, representable
 from .catalogue.structure import analyse_region
 from .graph import ProgramSketch, analyse
-from .program import Node, Param, PrimParam, Program, ProgramError
+from .program import Node, Param, PrimParam, Program, ProgramError, numpy_dtype
 
 # Declared ranges tried for a parameter without a given one, simplest first; the later ones make
 # indices, divisors and log domains valid (an index range [0, axis-1] is added per use).

@@ -50,7 +50,7 @@ def _bfloat16_within(x: float, lo: float, hi: float) -> float:
     return float(value)
 
 
-class _DrawChooser:
+class DrawChooser:
     """The catalogue's Chooser, backed by a Hypothesis draw function."""
 
     def __init__(self, draw):
@@ -178,7 +178,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
 
     @st.composite
     def draw_program(draw) -> Program:
-        chooser = _DrawChooser(draw)
+        chooser = DrawChooser(draw)
         # 0, where shrinking goes, keeps the dtypes the focused rewrite checks for
         drawn = wanted_dtypes if wanted_dtypes and draw(st.integers(0, 3)) != 3 else dtypes
         sketch = ProgramSketch(chooser, drawn, chosen)

@@ -39,7 +39,7 @@ from passfuzz.catalogue.base import fit, representable, same_type
 from passfuzz.graph import ProgramSketch, analyse
 from passfuzz.program import Node, Param, Program, ProgramError
 
-from ._programs import FLOAT_RANGES, INT_RANGES, _DrawChooser
+from ._programs import FLOAT_RANGES, INT_RANGES, DrawChooser
 
 MAX_SPLICE = 6  # most nodes a splice copies: the subgraph under a node, if no larger
 # Most elements of an argument a mutation draws: Hypothesis draws each element, so a seed's
@@ -95,7 +95,7 @@ class _Mutator:
         """One mutation of ``program``, or ``program`` itself when the mutation drawn finds nothing to
         change or leaves the program invalid."""
         kind = self.kinds[draw(st.integers(0, len(self.kinds) - 1))]
-        return self.apply(kind, program, _DrawChooser(draw)) or program
+        return self.apply(kind, program, DrawChooser(draw)) or program
 
     def apply(self, kind: Callable, program: Program, chooser) -> Program | None:
         """``kind`` applied to ``program``; None when it finds nothing to change, or when what it
