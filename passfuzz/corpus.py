@@ -2,14 +2,21 @@
 <id>.py (the standalone reproducer) and <id>.md (the bug report).
 
 The id is derived from the fingerprint, so each bug is stored once; a shrunk finding replaces
-its unshrunk first sighting. Every write is atomic (temporary file, then rename), and the
-record is written last, so an interrupted run never leaves a record without its script.
+its unshrunk first sighting. Every write is atomic (temporary file, then rename), so no file is
+ever seen half written, whenever the writer is killed. The three files of one finding cannot be
+replaced together; the record is written last, as the commit point: a kill between them leaves
+the script and report of the newer version beside the older record (or, at a first sighting,
+with no record yet, which no loader reads: loaders and known fingerprints go by the records).
+A run directory (passfuzz.runs) still lists such a finding in progress, and ``--resume`` writes
+all three again. A killed writer leaves its temporary file behind (hidden, named with its pid);
+``remove_orphaned_temporaries`` deletes those of processes no longer alive.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
@@ -53,7 +60,7 @@ def finding_id(kind: str, fingerprint: str) -> str:
 
 def atomic_write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -64,6 +71,31 @@ def atomic_write(path: Path, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+_TEMPORARY = re.compile(r"^\..+\.(\d+)\.[^.]+\.tmp$")  # as atomic_write names them, with the writer's pid
+
+
+def remove_orphaned_temporaries(directory: Path) -> list[Path]:
+    """Delete the temporary files left in ``directory`` by writers that were killed (whose pid
+    is no longer alive); those of live writers are theirs to rename."""
+    removed = []
+    for path in directory.glob(".*.tmp") if directory.is_dir() else ():
+        match = _TEMPORARY.match(path.name)
+        if match and not _alive(int(match.group(1))):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def save(directory: Path, record: dict, script: str, report: str) -> Path:

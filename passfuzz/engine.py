@@ -10,11 +10,16 @@ raise site. Raising ``_finding_error(fingerprint)`` makes it shrink each bug sep
 refuse shrink candidates that slip into another bug.
 
 Nothing is lost on Ctrl-C or a crash of passfuzz itself: the first sighting of a new bug is
-saved at once, unshrunk, and the shrunk version replaces it under the same id.
+saved at once, unshrunk, and the shrunk version replaces it under the same id. With a run
+directory (``FuzzConfig.run_dir``, passfuzz.runs) the Fuzzer also keeps its position there: after
+each round, and for each finding in progress the simplest example seen. A Fuzzer given a run
+directory that holds its worker's progress continues from it: it reduces the findings whose
+shrinking was cut off, then runs the rounds not yet done, within what is left of the budgets.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime
 import random
@@ -32,7 +37,7 @@ from hypothesis import strategies as st
 
 from strategies import pass_sequences, relax_programs, seeded_programs
 
-from . import __version__, corpus, gradient
+from . import __version__, corpus, gradient, runs
 from .builds import PLAIN_BUILD, Build
 from .contracts import sequence_violation
 from .execute import Outcome, run_side
@@ -222,6 +227,14 @@ class Fuzzer:
         self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
         self.started = time.monotonic()
         self.interrupted = False  # set by Ctrl-C (SIGINT)
+        self.progress = runs.Progress()  # what the run directory holds: the last round boundary
+        if config.run_dir is not None:
+            saved = runs.read_progress(config.run_dir, worker, self.seed)
+            if saved is not None:  # a resumed run: the budgets count from where it stopped
+                self.progress = saved
+                fields = {f.name for f in dataclasses.fields(Stats)}
+                self.stats = Stats(**{name: value for name, value in saved.stats.items() if name in fields})
+                self.started -= self.stats.elapsed
 
     # -- budget -----------------------------------------------------------------------------
     def _out_of_time(self, grace: float = 0.0) -> bool:
@@ -238,6 +251,24 @@ class Fuzzer:
         if self.config.max_examples is None:
             return None
         return self.config.max_examples - self.stats.examples
+
+    # -- the run directory ------------------------------------------------------------------
+    def _at_boundary(self, next_round: int) -> None:
+        """Record the position: the statistics now belong with ``next_round``."""
+        self.stats.elapsed = time.monotonic() - self.started
+        self.progress.next_round = next_round
+        self.progress.stats = dataclasses.asdict(copy.deepcopy(self.stats))
+        self._write_progress()
+
+    def _in_progress(self, error: FindingError) -> None:
+        """The simplest example of a finding in progress so far (written before its first save)."""
+        self.progress.in_progress[error.finding.fingerprint] = (error.finding, error.program)
+        self.progress.first_seen.setdefault(error.finding.fingerprint, self.progress.next_round)
+        self._write_progress()
+
+    def _write_progress(self) -> None:
+        if self.config.run_dir is not None:
+            runs.write_progress(self.config.run_dir, self.worker, self.seed, self.progress)
 
     # -- saving -----------------------------------------------------------------------------
     def save(self, finding: Finding, program: Program, passes: list[PassSpec], shrunk: bool,
@@ -332,7 +363,9 @@ class Fuzzer:
         return st.one_of(seeded, fresh) if self.config.fresh_too else seeded
 
     # -- one round --------------------------------------------------------------------------
-    def _round(self, round_seed: int, max_examples: int) -> list[FindingError]:
+    def _round(self, round_seed: int, max_examples: int, ends_at: frozenset[str] = frozenset()) -> list[FindingError]:
+        """One round; ``ends_at``: bugs this round first saw before it was cut off (now saved). Run
+        again, it ends at the first example of one, as it did then, so what follows is the same."""
         known = corpus.known_fingerprints(self.config.corpus_dir) | set(self.config.known_bugs)
         pending: dict[str, Path] = {}  # new in this round: saved unshrunk, shrinking now
         smallest: dict[str, FindingError] = {}  # per pending fingerprint, the simplest example seen
@@ -353,6 +386,10 @@ class Fuzzer:
             verdict, optimized = check(program, passes, self.config.targets, self.config.timeout,
                                        self.config.build, shrinking=bool(pending))
             self._spent(time.monotonic() - started, shrinking=bool(pending))
+            if not pending and verdict.finding is not None and verdict.finding.fingerprint in ends_at:
+                if optimized is not None:
+                    self._count_fired(optimized, passes)
+                raise _StopFuzzing()
             finding = self._count(program, verdict, optimized, passes, known, shrinking=bool(pending))
             self.notify("example", {"stats": self.stats})
             if pending and verdict.finding is not None and verdict.finding.fingerprint not in pending \
@@ -360,15 +397,16 @@ class Fuzzer:
                 raise _StopShrinking()  # a known bug (or one another worker saved meanwhile) is not shrunk here
             if finding is None:
                 return
+            error = _finding_error(finding.fingerprint)(finding, program)
+            best = smallest.get(finding.fingerprint)
+            if best is None or _simplicity(program, finding) < _simplicity(best.program, best.finding):
+                smallest[finding.fingerprint] = error
+                self._in_progress(error)
             if finding.fingerprint not in pending:
                 pending[finding.fingerprint] = self.save(finding, program, list(finding.passes), shrunk=False,
                                                          optimized=optimized)
                 shrink_deadline[0] = max(shrink_deadline[0], time.monotonic()) + self.config.shrink_seconds
                 self.notify("new", {"finding": finding, "path": pending[finding.fingerprint]})
-            error = _finding_error(finding.fingerprint)(finding, program)
-            best = smallest.get(finding.fingerprint)
-            if best is None or _simplicity(program, finding) < _simplicity(best.program, best.finding):
-                smallest[finding.fingerprint] = error
             raise error
 
         configure = settings(
@@ -421,7 +459,10 @@ class Fuzzer:
 
         def same_bug(program: Program, passes: Sequence[PassSpec]) -> bool:
             verdict, _ = run(program, passes)
-            return verdict.finding is not None and verdict.finding.fingerprint == fp
+            kept = verdict.finding is not None and verdict.finding.fingerprint == fp
+            if kept:  # the reducer keeps every candidate that shows the bug: the simplest so far
+                self._in_progress(FindingError(dataclasses.replace(error.finding, passes=tuple(passes)), program))
+            return kept
 
         passes = tuple(error.finding.passes)
         verdict, optimized = run(error.program, passes)
@@ -438,6 +479,8 @@ class Fuzzer:
         if finding is None:  # no longer reproduces (flaky): keep Hypothesis' example as it was seen
             finding, program, optimized = error.finding, error.program, None
         path = self.save(finding, program, list(finding.passes), shrunk=True, optimized=optimized)
+        if self.progress.in_progress.pop(fp, None) is not None:
+            self._at_boundary(self.progress.next_round)  # reductions run between rounds
         self.notify("saved", {"finding": finding, "path": path, "program": program})
         return path
 
@@ -450,12 +493,16 @@ class Fuzzer:
         self.interrupted = True
 
     def run(self) -> Stats:
-        round_number = 0
+        round_number = self.progress.next_round
         self.stats.seed = self.seed
         previous = signal.signal(signal.SIGINT, self._on_sigint) \
             if threading.current_thread() is threading.main_thread() else None
         try:
-            while True:
+            if round_number == 0 and not self.progress.in_progress:
+                self._at_boundary(0)
+            for finding, program in list(self.progress.in_progress.values()):  # cut off when the run stopped
+                self.reduce_and_save(FindingError(finding, program))
+            while not self.stats.stop_reason:  # a resumed run that had finished only finishes its reductions
                 left = self._examples_left()
                 if left is not None and left <= 0:
                     self.stats.stop_reason = "max examples reached"
@@ -464,17 +511,20 @@ class Fuzzer:
                     self.stats.stop_reason = "max time reached"
                     break
                 round_seed = random.Random(f"{self.seed}:{self.worker}:{round_number}").randrange(2**32)
+                cut_short = frozenset(fp for fp, seen in self.progress.first_seen.items() if seen == round_number)
                 round_number += 1
                 size = self.config.round_size if left is None else min(self.config.round_size, left)
-                for error in self._round(round_seed, size):
-                    self.reduce_and_save(error)
-                if self.interrupted:
+                found = self._round(round_seed, size, cut_short)
+                if self.interrupted:  # the round was cut off: a resumed run runs it again
                     raise KeyboardInterrupt
+                self.progress.in_progress.update((e.finding.fingerprint, (e.finding, e.program)) for e in found)
+                self._at_boundary(round_number)
+                for error in found:
+                    self.reduce_and_save(error)
                 if self.config.exitfirst and self.stats.findings:  # only a bug of what was named stops -x
                     self.stats.stop_reason = "stopped after the first finding (-x)"
                     break
-                if self.stats.stop_reason:
-                    break
+            self._at_boundary(round_number)  # finished: the stop reason is kept with the position
         except KeyboardInterrupt:
             self.stats.stop_reason = "interrupted"
         finally:

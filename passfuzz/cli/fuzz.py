@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime
 import os
-import secrets
+import random
 from pathlib import Path
 
 from . import Parser, UsageError
@@ -108,6 +107,13 @@ def parser() -> argparse.ArgumentParser:
                    help="stop after the first new finding has been shrunk and saved")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="fuzzing processes on this machine (default 1); they share the corpus")
+    p.add_argument("--resume", type=Path, metavar="RUN_DIR",
+                   help="continue a run stopped by Ctrl-C or killed: every run keeps its arguments, its position "
+                        "in the seed stream (per worker), its statistics and its findings in progress in a run "
+                        "directory, by default CORPUS/.runs/<UTC time>-<suffix>/, printed when it starts. The "
+                        "resumed run skips the rounds already done, counts the bugs it saved as known, reduces a "
+                        "finding whose shrinking was cut off from its simplest example saved, and runs within what "
+                        "is left of --max-examples and --max-time. Takes no other option: the run's own are used")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time limit for building, optimizing, compiling and running one side of one example; "
                         "past it the side counts as hung (default 60)")
@@ -289,14 +295,6 @@ def seed_programs(text: str, passes, dtypes, console: Console) -> tuple:
     return tuple(found.programs)
 
 
-def new_run_dir(corpus: Path) -> Path:
-    """A fresh directory for this run's records: <corpus>/.runs/<UTC time>-<4 hex>."""
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    path = corpus / ".runs" / f"{stamp}-{secrets.token_hex(2)}"
-    path.mkdir(parents=True)
-    return path
-
-
 # A pass whose arguments TVM takes runs a tiny module in well under a second; a hang there is the
 # fuzzer's to report, not worth the whole --timeout before the run starts.
 ARGUMENT_CHECK_TIMEOUT = 20.0
@@ -313,15 +311,29 @@ def _check_arguments(specs, option: str, targets: list[str], timeout: float) -> 
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import corpus, runs
     from ..parallel import fuzz_in_workers
     from ..run_log import LOG_NAME, RunLog
 
     console = Console()
+    run_dir = args.resume
+    if run_dir is not None:
+        args = resumed_arguments(run_dir, args)
     config = config_from(args, console)
-    if config.run_dir is None:
-        config = dataclasses.replace(config, run_dir=new_run_dir(config.corpus_dir))
+    if run_dir is None:
+        if args.seed is None:  # drawn here, so that the run directory can repeat it
+            args.seed = random.SystemRandom().randrange(2**32)
+        run_dir = runs.new_run_dir(args.corpus)
+        runs.write_arguments(run_dir, {"cwd": os.getcwd(), "options": _stored(args)})
+    else:
+        run_dir = run_dir.resolve()
+        console.note(f"resuming the run in {run_dir}: {_position(run_dir, args)}")
+    for directory in (config.corpus_dir, config.corpus_dir / corpus.OUTSIDE_CONTRACT, run_dir):
+        corpus.remove_orphaned_temporaries(directory)
+    config = dataclasses.replace(config, seed=args.seed, run_dir=run_dir)
     console.start(config, args.workers)
-    with RunLog(config.run_dir / LOG_NAME) as log:
+    console.note(f"run directory {run_dir}; resume with: passfuzz --resume {run_dir}")
+    with RunLog(config.run_dir / LOG_NAME) as log:  # a resumed run appends to its log
         def notify(kind: str, data: dict) -> None:  # the console and the run log see the same events
             console.handle(kind, data)
             log.handle(kind, data)
@@ -333,3 +345,58 @@ def run(args: argparse.Namespace) -> int:
         log.finish(stats)
     console.summary(stats, config)
     return 1 if stats.findings else 0
+
+
+def _stored(args: argparse.Namespace) -> dict:
+    """The options as JSON, the corpus absolute (a resume may start elsewhere)."""
+    options = {name: str(value) if isinstance(value, Path) else value for name, value in vars(args).items()}
+    options["corpus"] = str(args.corpus.resolve())
+    del options["resume"]
+    return options
+
+
+def resumed_arguments(run_dir: Path, args: argparse.Namespace) -> argparse.Namespace:
+    """The options of the run in ``run_dir``, in its working directory (relative paths and
+    module:attr passes resolve as they did); UsageError for anything that is not a run to resume."""
+    from ..runs import RunDirError, read_arguments
+
+    defaults = parser().parse_args([])
+    given = [name for name, value in vars(args).items() if name != "resume" and value != getattr(defaults, name)]
+    if given:
+        raise UsageError(f"--resume takes no other option (the run's own are used); got --{given[0].replace('_', '-')}")
+    try:
+        stored = read_arguments(run_dir)
+    except RunDirError as exc:
+        raise UsageError(f"--resume {exc}") from None
+    options, cwd = stored.get("options"), stored.get("cwd")
+    if not isinstance(options, dict) or not isinstance(cwd, str):
+        raise UsageError(f"--resume {run_dir}: not a run directory passfuzz can resume (run.json holds no options)")
+    resumed = argparse.Namespace(**{**vars(defaults), **options, "resume": run_dir.resolve()})
+    for action in parser()._actions:
+        if action.type is Path and isinstance(getattr(resumed, action.dest, None), str):
+            setattr(resumed, action.dest, Path(getattr(resumed, action.dest)))
+    try:
+        os.chdir(cwd)
+    except OSError as exc:
+        raise UsageError(f"--resume {run_dir}: cannot enter the run's working directory {cwd}: {exc.strerror}") \
+            from None
+    return resumed
+
+
+def _position(run_dir: Path, args: argparse.Namespace) -> str:
+    """Where each worker of the resumed run stands, in a few words."""
+    from ..runs import RunDirError, read_progress
+
+    said = []
+    for worker in range(args.workers):
+        try:
+            progress = read_progress(run_dir, worker, args.seed)
+        except RunDirError as exc:
+            raise UsageError(f"--resume {exc}") from None
+        if progress is None:
+            said.append(f"worker {worker} not started")
+            continue
+        done = " (finished)" if progress.stats.get("stop_reason") else ""
+        said.append(f"worker {worker} at round {progress.next_round}, {progress.stats.get('examples', 0)} examples "
+                    f"done{done}, {len(progress.in_progress)} finding(s) to finish shrinking")
+    return "; ".join(said)

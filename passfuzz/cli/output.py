@@ -110,7 +110,7 @@ class Console:
 
     def summary(self, stats, config) -> None:
         self.close()
-        elapsed = time.monotonic() - self.started
+        elapsed = max(time.monotonic() - self.started, stats.elapsed)  # a resumed run's includes the time before
         rate = stats.examples / max(elapsed, 1e-9)
         fired = 100.0 * stats.fired / max(stats.examples, 1)
         lines = [
