@@ -27,14 +27,11 @@ from .relax_build import build_module
 from .standalone import load, to_tvm
 from .targets import needs_fresh_process
 
-DEFAULT_THRESHOLD = 1.5
-
-
 @dataclass(frozen=True)
 class SpeedCheck:
     """What --check-speed times and when it calls a module slower (timing's defaults)."""
 
-    threshold: float = DEFAULT_THRESHOLD  # optimized / original beyond which it is a slowdown
+    threshold: float = timing.THRESHOLD  # optimized / original beyond which it is a slowdown
     alpha: float = timing.ALPHA
     min_pairs: int = timing.MIN_PAIRS
     max_pairs: int = timing.MAX_PAIRS

@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 
+THRESHOLD = 1.5  # the default: optimized / original beyond which a module is slower
 ALPHA = 0.01  # one-sided: the chance that the true median ratio lies below the interval's lower end
 MIN_PAIRS = 8  # the fewest pairs judged: with 7 the interval is at best the range itself
 MAX_PAIRS = 60
@@ -101,8 +102,12 @@ def compare_speed(run_original, run_optimized, threshold, alpha=ALPHA, min_pairs
         if len(times[0]) >= min_pairs:
             ratio, low, high = ratio_interval(times[0], times[1], alpha)
             at_most = sum(b <= threshold * a for a, b in zip(*times))
-            if low > threshold or high < threshold or at_most >= hopeless or clock() - started > max_seconds:
+            if low > threshold or high < threshold or at_most >= hopeless:
                 break
+        if clock() - started > max_seconds:  # undecided (a slow module: perhaps before min_pairs)
+            break
+    if len(times[0]) < min_pairs:
+        ratio, low, high = ratio_interval(times[0], times[1], alpha)[0], 0.0, float("inf")
     return {"original": float(np.median(times[0])), "optimized": float(np.median(times[1])), "ratio": ratio,
             "low": low, "high": high, "pairs": len(times[0]), "calls": calls, "threshold": threshold,
             "confidence": 1 - alpha, "slower": low > threshold}
