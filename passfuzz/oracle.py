@@ -23,6 +23,10 @@ others is a ``target-mismatch`` as well: the passes' output is right on one devi
 device's compilation is at fault. The tolerance between targets is per target kind
 (``TARGET_SLACK``).
 
+With ``--check-speed``, matching sides are also timed (passfuzz.speed, passfuzz.timing): an
+optimized module slower than the original beyond a threshold, with confidence, is a
+``slowdown`` (``slowdown_verdict``).
+
 Each Finding carries a fingerprint (kind, first bad pass, normalized error or difference class),
 so that distinct bugs stay distinct while Hypothesis shrinks them and in the corpus. A wrong
 result is fingerprinted by what differs (output count, shape, dtype or values), not by the

@@ -55,6 +55,9 @@ class Console:
             self.note(f"focus: {','.join(config.focus)} ({config.focus_reason})")
         elif config.focus_reason:
             self.note(config.focus_reason)
+        if config.speed is not None:
+            self.note(f"timing every example whose passes changed the module: a slowdown is optimized/original "
+                      f"above {config.speed.threshold:g}x with {1 - config.speed.alpha:.0%} confidence")
 
     def handle(self, kind: str, data: dict) -> None:
         if kind == "example":
