@@ -72,6 +72,7 @@ def test_slowdown_script_prints_both_times_and_exits_1_until_fixed(tmp_path, run
     text = script.read_text()
     assert "def compare_speed(" in text and "def ratio_interval(" in text  # copied, not written in strings
     assert "import passfuzz" not in text and "from passfuzz" not in text
+    assert path.with_suffix(".md").read_text().startswith("# [Bug][Relax] module 1.5x slower or more after")
     bug, fixed = run_scripts(script, fixed_twin(script, "redundant_maximum", "redundant_maximum_fixed"))
     assert bug.returncode == 1 and bug.stdout.startswith("BUG REPRODUCES (slowdown): optimized "), bug
     assert re.search(r"optimized [\d.]+ ms, original [\d.]+ ms .*ratio [\d.]+x, 99% lower bound", bug.stdout)
