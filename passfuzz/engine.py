@@ -127,8 +127,8 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     the shortest prefix of the passes that shows the same kind, so the finding names the first
     bad pass; with a non-plain build the empty prefix counts too (the build alone may be at
     fault). ``shrinking``: every later side gets ``shrink_timeout``. ``speed``: when the sides
-    match and the passes changed the module, time both (passfuzz.speed); a slowdown is pinned to
-    the shortest prefix that shows it too."""
+    match and the passes changed the module (or the build differs), time both (passfuzz.speed);
+    a slowdown is pinned to the shortest prefix that shows it too."""
     started = time.monotonic()
     original = run_side(program, None, targets, timeout)
     if shrinking:
@@ -157,10 +157,10 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
             prefix_verdict = judge(program, passes[:end], original, shorter, build, expected)
             if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
                 return _contract_checked(prefix_verdict, shorter), shorter
-    if speed is not None and verdict == Verdict() and optimized.changed:
+    if speed is not None and verdict == Verdict() and (optimized.changed or build.text):
         slow = slowdown_verdict(passes, time_sides(program, passes, targets, timeout, speed, build), build)
         if slow.finding is not None:
-            for end in range(1, len(passes)):
+            for end in range(0 if build.text else 1, len(passes)):
                 prefix_verdict = slowdown_verdict(passes[:end], time_sides(program, passes[:end], targets, timeout,
                                                                           speed, build), build)
                 if prefix_verdict.finding is not None:

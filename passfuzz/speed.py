@@ -1,8 +1,8 @@
 """--check-speed: the original and the optimized module timed in one child, on each target.
 
 Only once both sides ran and matched does the engine ask this (a slower wrong result is a
-wrong result first), and only when the passes changed the module (an unchanged module is its
-own original). Both modules are built, compiled and loaded in the *same* child, so the two
+wrong result first), and only when the passes changed the module or the build differs (an
+unchanged module built the same way is its own original). Both modules are built, compiled and loaded in the *same* child, so the two
 sides share one process, one allocator, one cache state; ``timing.compare_speed`` interleaves
 their calls and judges the ratio (that module says how, and why so).
 

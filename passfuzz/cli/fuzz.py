@@ -98,7 +98,8 @@ def parser() -> argparse.ArgumentParser:
                         "(default 50)")
     p.add_argument("--check-speed", action="store_true",
                    help="also report optimizations that make a module slower (a slowdown finding): when both sides "
-                        "ran and matched and the passes changed the module, compile both in one process and time "
+                        "ran and matched and the passes changed the module (or --build differs), compile both in "
+                        "one process and time "
                         "them interleaved (A B, B A, ...) until the ratio optimized/original is known with 99%% "
                         "confidence or 2 s per target have passed; a slowdown is saved when the ratio's lower "
                         "confidence bound exceeds --slowdown-threshold. Off by default: timing costs up to 2 s per "
