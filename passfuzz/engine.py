@@ -42,13 +42,15 @@ from .builds import PLAIN_BUILD, Build
 from .contracts import sequence_violation
 from .execute import Outcome, run_side
 from .graph import evaluate
-from .oracle import Finding, Verdict, judge, pipeline_verdict, probe_program, reference_verdict, target_verdict
+from .oracle import (Finding, Verdict, judge, pipeline_verdict, probe_program, reference_verdict, slowdown_verdict,
+                     target_verdict)
 from .pipeline_blame import blame_pipeline
 from .passes import PassSpec
 from .program import Program
 from .reduce import Reducer, complexity
 from .report import environment, render_report
 from .reproducer import module_text, render_script
+from .speed import SpeedCheck, time_sides
 
 @dataclass
 class FuzzConfig:
@@ -79,6 +81,7 @@ class FuzzConfig:
     run_dir: Path | None = None
     seeds: tuple[Program, ...] = ()  # --seeds: programs are drawn as mutations of these (strategies.seeded_programs)
     fresh_too: bool = True  # with seeds, half the examples are drawn from scratch (benchmarks/seeded.py measured it)
+    speed: SpeedCheck | None = None  # --check-speed: time the sides that match (passfuzz.speed)
 
 
 @dataclass
@@ -126,7 +129,8 @@ def shrink_timeout(original_seconds: float, timeout: float) -> float:
 
 
 def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
-          timeout: float, build: Build = PLAIN_BUILD, shrinking: bool = False) -> tuple[Verdict, Outcome | None]:
+          timeout: float, build: Build = PLAIN_BUILD, shrinking: bool = False,
+          speed: SpeedCheck | None = None) -> tuple[Verdict, Outcome | None]:
     """Run both sides of one example and judge them. The original side is first held against
     the numpy reference, then across targets; if it disagrees, that is the verdict (no pass is
     judged on a suspect original); if it fails to build or run, a pass of TVM's build pipeline
@@ -134,7 +138,9 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     that no single pass's stage explains (a wrong result, a compile or run failure) is pinned to
     the shortest prefix of the passes that shows the same kind, so the finding names the first
     bad pass; with a non-plain build the empty prefix counts too (the build alone may be at
-    fault). ``shrinking``: every later side gets ``shrink_timeout``."""
+    fault). ``shrinking``: every later side gets ``shrink_timeout``. ``speed``: when the sides
+    match and the passes changed the module (or the build differs), time both (passfuzz.speed);
+    a slowdown is pinned to the shortest prefix that shows it too."""
     started = time.monotonic()
     original = run_side(program, None, targets, timeout)
     if shrinking:
@@ -163,6 +169,15 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
             prefix_verdict = judge(program, passes[:end], original, shorter, build, expected)
             if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
                 return _contract_checked(prefix_verdict, shorter), shorter
+    if speed is not None and verdict == Verdict() and (optimized.changed or build.text):
+        slow = slowdown_verdict(passes, time_sides(program, passes, targets, timeout, speed, build), build)
+        if slow.finding is not None:
+            for end in range(0 if build.text else 1, len(passes)):
+                prefix_verdict = slowdown_verdict(passes[:end], time_sides(program, passes[:end], targets, timeout,
+                                                                          speed, build), build)
+                if prefix_verdict.finding is not None:
+                    return _contract_checked(prefix_verdict, optimized), optimized
+        return _contract_checked(slow, optimized), optimized
     return _contract_checked(verdict, optimized), optimized
 
 
@@ -286,8 +301,10 @@ class Fuzzer:
         }
         if finding.pipeline_pass:
             record["pipeline_pass"] = finding.pipeline_pass
+        if finding.kind == "slowdown":  # what replay and the script judge it by
+            record["slowdown_threshold"] = self.config.speed.threshold
         script = render_script(program, passes, finding, record["module"], targets, self.config.timeout, optimized,
-                               self.config.build)
+                               self.config.build, self.config.speed)
         if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
             record["outside_contract"] = finding.outside_contract
             path = corpus.save(self.config.corpus_dir / corpus.OUTSIDE_CONTRACT, record, script,
@@ -384,7 +401,7 @@ class Fuzzer:
                 self.stats.examples += 1
             started = time.monotonic()
             verdict, optimized = check(program, passes, self.config.targets, self.config.timeout,
-                                       self.config.build, shrinking=bool(pending))
+                                       self.config.build, shrinking=bool(pending), speed=self.config.speed)
             self._spent(time.monotonic() - started, shrinking=bool(pending))
             if not pending and verdict.finding is not None and verdict.finding.fingerprint in ends_at:
                 if optimized is not None:
@@ -453,7 +470,7 @@ class Fuzzer:
             started = time.monotonic()
             try:
                 return check(program, list(passes), self.config.targets, self.config.timeout, self.config.build,
-                             shrinking=True)
+                             shrinking=True, speed=self.config.speed)
             finally:
                 self._spent(time.monotonic() - started, shrinking=True)
 

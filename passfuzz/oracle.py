@@ -23,6 +23,10 @@ others is a ``target-mismatch`` as well: the passes' output is right on one devi
 device's compilation is at fault. The tolerance between targets is per target kind
 (``TARGET_SLACK``).
 
+With ``--check-speed``, matching sides are also timed (passfuzz.speed, passfuzz.timing): an
+optimized module slower than the original beyond a threshold, with confidence, is a
+``slowdown`` (``slowdown_verdict``).
+
 Each Finding carries a fingerprint (kind, first bad pass, normalized error or difference class),
 so that distinct bugs stay distinct while Hypothesis shrinks them and in the corpus. A wrong
 result is fingerprinted by what differs (output count, shape, dtype or values), not by the
@@ -47,9 +51,10 @@ from .graph import analyse, evaluate_all, flatten, output_leaves, rounding_dtype
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
+from .timing import speed_line
 
 KINDS = ("pass-error", "ill-formed", "compile-error", "runtime-error", "crash", "hang", "wrong-result",
-         "reference-mismatch", "target-mismatch", "pipeline-error", "pipeline-crash", "pipeline-hang")
+         "reference-mismatch", "target-mismatch", "pipeline-error", "pipeline-crash", "pipeline-hang", "slowdown")
 # The unoptimized module's plain build failed, and leaving one pass out of TVM's build pipeline
 # makes it run and match numpy (passfuzz.pipeline_blame): that pass is at fault.
 PIPELINE_KINDS = {"error": "pipeline-error", "crash": "pipeline-crash", "hang": "pipeline-hang"}
@@ -336,6 +341,18 @@ def _compare_targets(program: Program, outcome: Outcome, passes: Sequence[PassSp
     detail = f"{what} differ between {reference} and {other}"
     message = f"{other} disagrees with {reference} on the same module: {difference}"
     return new_finding("target-mismatch", passes, detail, message, f"run:{other}", build=build, targets=pair)
+
+
+def slowdown_verdict(passes: Sequence[PassSpec], timings: dict[str, dict], build: Build = PLAIN_BUILD) -> Verdict:
+    """A ``slowdown`` finding when on some target the optimized module is slower than the
+    original beyond the threshold with confidence (passfuzz.timing's ``slower``), else nothing.
+    Keyed on the first pass and the target, never on the ratio: a timing varies from run to run,
+    the slowdown does not."""
+    for target, timed in timings.items():
+        if timed["slower"]:
+            return Verdict(_finding("slowdown", passes, f"slower on {target}", f"{target}: {speed_line(timed)}",
+                                    f"time:{target}", build=build, targets=(target,)))
+    return Verdict()
 
 
 def probe_program(program: Program) -> Program:

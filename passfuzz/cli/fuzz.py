@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 
 from . import Parser, UsageError
+from ..timing import THRESHOLD as DEFAULT_THRESHOLD  # numpy only: the help needs no TVM
 from .output import Console
 
 DEFAULT_MAX_EXAMPLES = 200
@@ -124,6 +125,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--reduce-time", type=float, default=50.0, metavar="SECONDS",
                    help="time for reducing each finding's passes and program after Hypothesis has shrunk it "
                         "(default 50)")
+    p.add_argument("--check-speed", action="store_true",
+                   help="also report optimizations that make a module slower (a slowdown finding): when both sides "
+                        "ran and matched and the passes changed the module (or --build differs), compile both in "
+                        "one process and time "
+                        "them interleaved (A B, B A, ...) until the ratio optimized/original is known with 99%% "
+                        "confidence or 2 s per target have passed; a slowdown is saved when the ratio's lower "
+                        "confidence bound exceeds --slowdown-threshold. Off by default: timing costs up to 2 s per "
+                        "changed example and target")
+    p.add_argument("--slowdown-threshold", type=float, default=DEFAULT_THRESHOLD, metavar="X",
+                   help="with --check-speed: how many times slower the optimized module must be, beyond timing "
+                        "noise, to be a slowdown (default %g)" % DEFAULT_THRESHOLD)
     return p
 
 
@@ -154,6 +166,11 @@ def config_from(args: argparse.Namespace, console: Console):
             raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
     if args.strict_time and args.max_time is None:
         raise UsageError("--strict-time bounds --max-time: give --max-time too")
+    if args.slowdown_threshold <= 1:
+        raise UsageError(f"--slowdown-threshold must be above 1 (a ratio optimized/original), "
+                         f"got {args.slowdown_threshold:g}")
+    if args.slowdown_threshold != DEFAULT_THRESHOLD and not args.check_speed:
+        raise UsageError("--slowdown-threshold goes with --check-speed")
     if args.max_passes < 1:
         raise UsageError(f"--max-passes must be at least 1, got {args.max_passes}")
     try:
@@ -209,6 +226,7 @@ def config_from(args: argparse.Namespace, console: Console):
         focus_reason += f"; outside --ops, left out: {','.join(f for f in focus if f not in ops)}"
         focus = [f for f in focus if f in ops]
     from ..gradient import involved, loss_ops
+    from ..speed import SpeedCheck
     if passes and involved(passes) and not loss_ops(ops):
         raise UsageError("--ops: Gradient needs at least one smooth op with a registered gradient: "
                          + ",".join(loss_ops()))
@@ -266,7 +284,8 @@ def config_from(args: argparse.Namespace, console: Console):
                       focus=tuple(focus), focus_reason=focus_reason, focus_constants=plan.constants,
                       focus_dtypes=tuple(d for d in plan.dtypes if d in (dtypes or DTYPES)),
                       motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []),
-                      seeds=seeds)
+                      seeds=seeds,
+                      speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None)
 
 
 def seed_programs(text: str, passes, dtypes, console: Console) -> tuple:

@@ -77,6 +77,9 @@ class Console:
             self.note(f"focus: {','.join(config.focus)} ({config.focus_reason})")
         elif config.focus_reason:
             self.note(config.focus_reason)
+        if config.speed is not None:
+            self.note(f"timing every example whose passes changed the module: a slowdown is optimized/original "
+                      f"above {config.speed.threshold:g}x with {1 - config.speed.alpha:.0%} confidence")
         if self.display is not None:
             self.display.start(config, workers, self.started)
 

@@ -57,11 +57,13 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     if entry.record["kind"] == "target-mismatch" and targets != entry.record["targets"]:
         skipped = [f"{t} ({unavailable_reason(t)})" for t in entry.record["targets"] if t not in targets]
         return "ERROR", f"{path}: compares targets, and these cannot run here: {'; '.join(skipped)}"
-    verdict, optimized = check(entry.program, passes, targets, timeout, build)
+    speed = speed_of(entry.record)
+    verdict, optimized = check(entry.program, passes, targets, timeout, build, speed=speed)
     if verdict.generator_defect:
         return "ERROR", f"the original module no longer runs: {verdict.generator_defect}"
     if verdict.finding is None:
-        return "FIXED", verdict.incomparable or "the optimized module matches the original"
+        return "FIXED", verdict.incomparable or ("the optimized module is no longer slower beyond the threshold"
+                                                 if speed else "the optimized module matches the original")
     misuse = f" [outside the pass contracts: {verdict.finding.outside_contract}]" \
         if verdict.finding.outside_contract else ""
     if verdict.finding.fingerprint != entry.record["fingerprint"]:
@@ -75,12 +77,20 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     return "REPRODUCES", verdict.finding.message + misuse
 
 
+def speed_of(record: dict):
+    """The slowdown check a record was judged by (its threshold), or None for other kinds."""
+    from ..speed import SpeedCheck
+
+    return SpeedCheck(threshold=record["slowdown_threshold"]) if record["kind"] == "slowdown" else None
+
+
 def _reduce(entry, finding, targets: list[str], timeout: float, build, reduce_seconds: float) -> None:
     """Reduce the finding as a fuzzing run reduces a new one, and save it over its record."""
     from ..engine import FindingError, FuzzConfig, Fuzzer
 
     config = FuzzConfig(passes=list(finding.passes), targets=targets, corpus_dir=entry.path.parent, timeout=timeout,
-                        reduce_seconds=reduce_seconds, build=build, seed=entry.record.get("seed"))
+                        reduce_seconds=reduce_seconds, build=build, seed=entry.record.get("seed"),
+                        speed=speed_of(entry.record))
     Fuzzer(config).reduce_and_save(FindingError(finding, entry.program))
 
 
@@ -98,7 +108,7 @@ def _rewrite(entry, finding, optimized, targets: list[str], timeout: float, buil
     if finding.pipeline_pass:  # the pipeline pass it blames, or the one its compile failed in
         record["pipeline_pass"] = finding.pipeline_pass
     script = render_script(entry.program, passes, finding, record["module"], list(finding.targets) or targets[:1],
-                           timeout, optimized, build)
+                           timeout, optimized, build, speed_of(entry.record))
     save(entry.path.parent, record, script, render_report(record, script))
 
 
