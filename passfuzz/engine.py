@@ -29,7 +29,7 @@ import numpy as np
 import tvm
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings, target
 
-from strategies import pass_sequences, relax_programs
+from strategies import pass_sequences, relax_programs, schedule_steps
 
 from . import __version__, corpus, gradient
 from .builds import PLAIN_BUILD, Build
@@ -150,8 +150,26 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
             shorter = run_side(program, passes[:end], targets, timeout, build)
             prefix_verdict = judge(program, passes[:end], original, shorter, build, expected)
             if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
-                return _contract_checked(prefix_verdict, shorter), shorter
+                verdict, optimized = prefix_verdict, shorter
+                break
+        verdict, optimized = _blame_schedule(program, original, verdict, optimized, targets, timeout, build,
+                                             expected)
     return _contract_checked(verdict, optimized), optimized
+
+
+def _blame_schedule(program: Program, original: Outcome, verdict: Verdict, optimized: Outcome,
+                    targets: Sequence[str], timeout: float, build: Build, expected) -> tuple[Verdict, Outcome]:
+    """With a drawn schedule, the finding of the first prefix of its steps that shows the same
+    kind (replayed step by step): its last step is the primitive to blame, and the empty prefix
+    blames the passes or the build, not the schedule."""
+    steps, finding = build.schedule_steps, verdict.finding
+    for end in range(len(steps)):
+        shorter_build = build.with_schedule(steps[:end])
+        shorter = run_side(program, finding.passes, targets, timeout, shorter_build)
+        prefix_verdict = judge(program, finding.passes, original, shorter, shorter_build, expected)
+        if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
+            return prefix_verdict, shorter
+    return verdict, optimized
 
 
 def _contract_checked(verdict: Verdict, optimized: Outcome) -> Verdict:
@@ -225,6 +243,10 @@ class Fuzzer:
             return None
         return self.config.max_examples - self.stats.examples
 
+    def _build(self, steps: tuple) -> Build:
+        """The configured build, applying one example's drawn schedule steps (schedule=random)."""
+        return self.config.build.with_schedule(steps) if self.config.build.schedule else self.config.build
+
     # -- saving -----------------------------------------------------------------------------
     def save(self, finding: Finding, program: Program, passes: list[PassSpec], shrunk: bool,
              optimized: Outcome | None) -> Path:
@@ -241,8 +263,10 @@ class Fuzzer:
         }
         if finding.pipeline_pass:
             record["pipeline_pass"] = finding.pipeline_pass
+        if finding.schedule:
+            record["schedule"] = [[name, list(choices)] for name, choices in finding.schedule]
         script = render_script(program, passes, finding, record["module"], targets, self.config.timeout, optimized,
-                               self.config.build)
+                               self._build(finding.schedule))
         if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
             record["outside_contract"] = finding.outside_contract
             path = corpus.save(self.config.corpus_dir / corpus.OUTSIDE_CONTRACT, record, script,
@@ -303,7 +327,7 @@ class Fuzzer:
         smallest: dict[str, FindingError] = {}  # per pending fingerprint, the simplest example seen
         shrink_deadline = [0.0]  # Hypothesis' shrinking budget: shrink_seconds per pending finding
 
-        def example(program: Program, passes: list[PassSpec]) -> None:
+        def example(program: Program, passes: list[PassSpec], steps: tuple = ()) -> None:
             if self.interrupted:
                 raise _StopFuzzing()
             if not pending and (self._out_of_time() or self._examples_left() == 0):
@@ -317,7 +341,7 @@ class Fuzzer:
             else:
                 self.stats.examples += 1
             verdict, optimized = check(program, passes, self.config.targets, self.config.timeout,
-                                       self.config.build, shrinking=bool(pending))
+                                       self._build(steps), shrinking=bool(pending))
             finding = self._count(program, verdict, optimized, passes, known, shrinking=bool(pending))
             self.notify("example", {"stats": self.stats})
             if pending and verdict.finding is not None and verdict.finding.fingerprint not in pending \
@@ -349,11 +373,17 @@ class Fuzzer:
                                       focus_constants=self.config.focus_constants,
                                       focus_dtypes=self.config.focus_dtypes, motifs_for=self.config.motifs_for,
                                       **({"dtypes": self.config.dtypes} if self.config.dtypes else {}))
+        drawn = [programs]
         if self.config.passes is None:  # the pass sequence is part of the example, so it shrinks too
-            sequences = pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes)
-            test = given(programs, sequences)(example)
-        else:
-            test = given(programs)(lambda program: example(program, self.config.passes))
+            drawn.append(pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes))
+        if self.config.build.schedule == "random":  # and so is the kernels' schedule
+            drawn.append(schedule_steps())
+
+        def drawn_example(program: Program, *rest) -> None:
+            passes = rest[0] if self.config.passes is None else self.config.passes
+            example(program, passes, rest[-1] if self.config.build.schedule == "random" else ())
+
+        test = given(*drawn)(drawn_example)
         test = configure(seed(round_seed)(test))
         try:
             test()
@@ -378,8 +408,8 @@ class Fuzzer:
             if self.interrupted:
                 raise KeyboardInterrupt
             self.stats.shrink_runs += 1
-            return check(program, list(passes), self.config.targets, self.config.timeout, self.config.build,
-                         shrinking=True)
+            return check(program, list(passes), self.config.targets, self.config.timeout,
+                         self._build(error.finding.schedule), shrinking=True)
 
         def same_bug(program: Program, passes: Sequence[PassSpec]) -> bool:
             verdict, _ = run(program, passes)

@@ -12,5 +12,6 @@
 
 from ._passes import pass_sequences
 from ._programs import relax_programs, tensor_values
+from ._schedules import schedule_steps
 
-__all__ = ["pass_sequences", "relax_programs", "tensor_values"]
+__all__ = ["pass_sequences", "relax_programs", "schedule_steps", "tensor_values"]
