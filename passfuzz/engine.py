@@ -27,6 +27,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 import tvm
+from hypothesis import strategies as st
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings, target
 
 from strategies import pass_sequences, relax_programs, schedule_steps
@@ -379,11 +380,12 @@ class Fuzzer:
         if self.config.build.schedule == "random":  # and so is the kernels' schedule
             drawn.append(schedule_steps())
 
-        def drawn_example(program: Program, *rest) -> None:
+        def drawn_example(values: tuple) -> None:
+            program, *rest = values
             passes = rest[0] if self.config.passes is None else self.config.passes
             example(program, passes, rest[-1] if self.config.build.schedule == "random" else ())
 
-        test = given(*drawn)(drawn_example)
+        test = given(st.tuples(*drawn))(drawn_example)
         test = configure(seed(round_seed)(test))
         try:
             test()
