@@ -405,13 +405,14 @@ class Fuzzer:
         its first sighting. Every run here is a shrink run, with its time limit derived from the
         unoptimized side's (``shrink_timeout``)."""
         fp = error.finding.fingerprint
+        steps = list(error.finding.schedule)  # the drawn schedule, cut at the blamed primitive
 
         def run(program: Program, passes: Sequence[PassSpec]) -> tuple[Verdict, Outcome | None]:
             if self.interrupted:
                 raise KeyboardInterrupt
             self.stats.shrink_runs += 1
             return check(program, list(passes), self.config.targets, self.config.timeout,
-                         self._build(error.finding.schedule), shrinking=True)
+                         self._build(tuple(steps)), shrinking=True)
 
         def same_bug(program: Program, passes: Sequence[PassSpec]) -> bool:
             verdict, _ = run(program, passes)
@@ -423,9 +424,15 @@ class Fuzzer:
         fired = optimized.fired if optimized is not None else ()
         unchanged = [p.text for p in passes if p.text not in fired] if reproduced else []
         program, passes = error.program, passes
+        # Schedule steps before the blamed one that the bug does not need go first (Hypothesis'
+        # shrinking often stops with some left: each candidate costs a build of both sides).
+        for index in reversed(range(len(steps) - 1) if reproduced else ()):
+            kept = steps.pop(index)
+            if not same_bug(program, passes):
+                steps.insert(index, kept)
         if reproduced:
             program, passes = Reducer(same_bug, self.config.reduce_seconds).reduce(program, passes, unchanged)
-            if (program, passes) != (error.program, tuple(error.finding.passes)):
+            if (program, passes, tuple(steps)) != (error.program, tuple(error.finding.passes), error.finding.schedule):
                 verdict, optimized = run(program, passes)
         finding = verdict.finding if verdict.finding and verdict.finding.fingerprint == fp else None
         if finding is None:  # no longer reproduces (flaky): keep Hypothesis' example as it was seen
