@@ -32,10 +32,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 import tvm
+from hypothesis import strategies as st
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings, target
 from hypothesis import strategies as st
 
-from strategies import pass_sequences, relax_programs, seeded_programs
+from strategies import pass_sequences, relax_programs, schedule_steps, seeded_programs
 
 from . import __version__, corpus, gradient, runs
 from .builds import PLAIN_BUILD, Build
@@ -168,7 +169,11 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
             shorter = run_side(program, passes[:end], targets, timeout, build)
             prefix_verdict = judge(program, passes[:end], original, shorter, build, expected)
             if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
-                return _contract_checked(prefix_verdict, shorter), shorter
+                verdict, optimized = prefix_verdict, shorter
+                break
+        verdict, optimized = _blame_schedule(program, original, verdict, optimized, targets, timeout, build,
+                                             expected)
+        return _contract_checked(verdict, optimized), optimized
     if speed is not None and verdict == Verdict() and (optimized.changed or build.text):
         slow = slowdown_verdict(passes, time_sides(program, passes, targets, timeout, speed, build), build)
         if slow.finding is not None:
@@ -179,6 +184,21 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
                     return _contract_checked(prefix_verdict, optimized), optimized
         return _contract_checked(slow, optimized), optimized
     return _contract_checked(verdict, optimized), optimized
+
+
+def _blame_schedule(program: Program, original: Outcome, verdict: Verdict, optimized: Outcome,
+                    targets: Sequence[str], timeout: float, build: Build, expected) -> tuple[Verdict, Outcome]:
+    """With a drawn schedule, the finding of the first prefix of its steps that shows the same
+    kind (replayed step by step): its last step is the primitive to blame, and the empty prefix
+    blames the passes or the build, not the schedule."""
+    steps, finding = build.schedule_steps, verdict.finding
+    for end in range(len(steps)):
+        shorter_build = build.with_schedule(steps[:end])
+        shorter = run_side(program, finding.passes, targets, timeout, shorter_build)
+        prefix_verdict = judge(program, finding.passes, original, shorter, shorter_build, expected)
+        if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
+            return prefix_verdict, shorter
+    return verdict, optimized
 
 
 def _contract_checked(verdict: Verdict, optimized: Outcome) -> Verdict:
@@ -285,6 +305,10 @@ class Fuzzer:
         if self.config.run_dir is not None:
             runs.write_progress(self.config.run_dir, self.worker, self.seed, self.progress)
 
+    def _build(self, steps: tuple) -> Build:
+        """The configured build, applying one example's drawn schedule steps (schedule=random)."""
+        return self.config.build.with_schedule(steps) if self.config.build.schedule else self.config.build
+
     # -- saving -----------------------------------------------------------------------------
     def save(self, finding: Finding, program: Program, passes: list[PassSpec], shrunk: bool,
              optimized: Outcome | None) -> Path:
@@ -301,10 +325,12 @@ class Fuzzer:
         }
         if finding.pipeline_pass:
             record["pipeline_pass"] = finding.pipeline_pass
+        if finding.schedule:
+            record["schedule"] = [[name, list(choices)] for name, choices in finding.schedule]
         if finding.kind == "slowdown":  # what replay and the script judge it by
             record["slowdown_threshold"] = self.config.speed.threshold
         script = render_script(program, passes, finding, record["module"], targets, self.config.timeout, optimized,
-                               self.config.build, self.config.speed)
+                               self._build(finding.schedule), self.config.speed)
         if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
             record["outside_contract"] = finding.outside_contract
             path = corpus.save(self.config.corpus_dir / corpus.OUTSIDE_CONTRACT, record, script,
@@ -388,7 +414,7 @@ class Fuzzer:
         smallest: dict[str, FindingError] = {}  # per pending fingerprint, the simplest example seen
         shrink_deadline = [0.0]  # Hypothesis' shrinking budget: shrink_seconds per pending finding
 
-        def example(program: Program, passes: list[PassSpec]) -> None:
+        def example(program: Program, passes: list[PassSpec], steps: tuple = ()) -> None:
             if self.interrupted:
                 raise _StopFuzzing()
             if not pending and (self._out_of_time() or self._examples_left() == 0):
@@ -401,7 +427,8 @@ class Fuzzer:
                 self.stats.examples += 1
             started = time.monotonic()
             verdict, optimized = check(program, passes, self.config.targets, self.config.timeout,
-                                       self.config.build, shrinking=bool(pending), speed=self.config.speed)
+                                       self._build(steps), shrinking=bool(pending),
+                                       speed=self.config.speed)
             self._spent(time.monotonic() - started, shrinking=bool(pending))
             if not pending and verdict.finding is not None and verdict.finding.fingerprint in ends_at:
                 if optimized is not None:
@@ -431,12 +458,18 @@ class Fuzzer:
             phases=[Phase.generate, Phase.target, Phase.shrink], suppress_health_check=list(HealthCheck),
             report_multiple_bugs=True, verbosity=Verbosity.quiet, print_blob=False,
         )
-        programs = self.programs()
+        drawn = [self.programs()]
         if self.config.passes is None:  # the pass sequence is part of the example, so it shrinks too
-            sequences = pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes)
-            test = given(programs, sequences)(example)
-        else:
-            test = given(programs)(lambda program: example(program, self.config.passes))
+            drawn.append(pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes))
+        if self.config.build.schedule == "random":  # and so is the kernels' schedule
+            drawn.append(schedule_steps())
+
+        def drawn_example(values: tuple) -> None:
+            program, *rest = values
+            passes = rest[0] if self.config.passes is None else self.config.passes
+            example(program, passes, rest[-1] if self.config.build.schedule == "random" else ())
+
+        test = given(st.tuples(*drawn))(drawn_example)
         test = configure(seed(round_seed)(test))
         try:
             test()
@@ -462,6 +495,7 @@ class Fuzzer:
             path = self.save(error.finding, error.program, list(error.finding.passes), shrunk=False, optimized=None)
             self.notify("saved", {"finding": error.finding, "path": path, "program": error.program})
             return path
+        steps = list(error.finding.schedule)  # the drawn schedule, cut at the blamed primitive
 
         def run(program: Program, passes: Sequence[PassSpec]) -> tuple[Verdict, Outcome | None]:
             if self.interrupted:
@@ -469,7 +503,7 @@ class Fuzzer:
             self.stats.shrink_runs += 1
             started = time.monotonic()
             try:
-                return check(program, list(passes), self.config.targets, self.config.timeout, self.config.build,
+                return check(program, list(passes), self.config.targets, self.config.timeout, self._build(tuple(steps)),
                              shrinking=True, speed=self.config.speed)
             finally:
                 self._spent(time.monotonic() - started, shrinking=True)
@@ -487,10 +521,16 @@ class Fuzzer:
         fired = optimized.fired if optimized is not None else ()
         unchanged = [p.text for p in passes if p.text not in fired] if reproduced else []
         program, passes = error.program, passes
+        # Schedule steps before the blamed one that the bug does not need go first (Hypothesis'
+        # shrinking often stops with some left: each candidate costs a build of both sides).
+        for index in reversed(range(len(steps) - 1) if reproduced else ()):
+            kept = steps.pop(index)
+            if not same_bug(program, passes):
+                steps.insert(index, kept)
         if reproduced:
             seconds = self.config.reduce_seconds if left is None else min(self.config.reduce_seconds, left)
             program, passes = Reducer(same_bug, seconds).reduce(program, passes, unchanged)
-            if (program, passes) != (error.program, tuple(error.finding.passes)):
+            if (program, passes, tuple(steps)) != (error.program, tuple(error.finding.passes), error.finding.schedule):
                 verdict, optimized = run(program, passes)
         finding = verdict.finding if verdict.finding and verdict.finding.fingerprint == fp else None
         if finding is None:  # no longer reproduces (flaky): keep Hypothesis' example as it was seen

@@ -82,6 +82,7 @@ class Finding:
     passes: tuple[PassSpec, ...] = ()  # the passes that ran up to the failure: what reproduces it
     targets: tuple[str, ...] = ()  # the targets it shows on (for a target-mismatch: reference first); () any
     build: str = ""  # the --build it shows under ("" plain)
+    schedule: tuple = ()  # with schedule=random: the drawn steps up to the blamed primitive (the last)
     outside_contract: str = ""  # the pass contract the run broke (passfuzz.contracts); "" when inside them
     pipeline_pass: str = ""  # the pass of the build's Relax pipeline it names: blamed (pipeline-*) or failed in
 
@@ -139,10 +140,13 @@ def _elide_calls(text: str, opener: str) -> str:
 
 def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str, build: Build = PLAIN_BUILD) -> tuple[str, str]:
     """Keyed on the *last* of ``passes``, the first bad pass: the passes before it vary while a
-    sequence shrinks, and the bug is the same. A non-plain build is part of the key."""
+    sequence shrinks, and the bug is the same. A non-plain build is part of the key, and so is
+    the schedule primitive it blames (the steps before it vary as the schedule shrinks)."""
     where = passes[-1].text if passes else "-"
     if build.text:
         where += f" @ {build.text}"
+    if build.blamed_primitive:
+        where += f" [{build.blamed_primitive}]"
     signature = f"{kind} | {where} | {detail}"
     return hashlib.sha256(signature.encode()).hexdigest()[:12], signature
 
@@ -156,7 +160,8 @@ def new_finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str
     head, _, where = stage.partition(":")
     if not targets and head in ("compile", "run", "reference"):
         targets = (where,)  # a failure on one target reproduces on that target
-    return Finding(kind, fp, signature, message, stage, log, ran, targets, build.text, pipeline_pass=pipeline_pass)
+    return Finding(kind, fp, signature, message, stage, log, ran, targets, build.text, build.schedule_steps,
+                   pipeline_pass=pipeline_pass)
 
 
 def pipeline_verdict(original: Outcome, blamed: str) -> Verdict:

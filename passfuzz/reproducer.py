@@ -36,7 +36,7 @@ import numpy as np
 import tvm
 from tvm import relax
 
-from . import conventions, finite_differences, gradient, standalone, timing
+from . import conventions, finite_differences, gradient, schedules, standalone, timing
 from .builds import PLAIN_BUILD, Build
 from .calling import ADJOINT, PLAIN, Adapter
 from .catalogue import is_float
@@ -130,6 +130,9 @@ def _source(*functions) -> str:
 _LOAD = (f"GPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n"
          + _source(standalone.kind_of, standalone.target_config, standalone.has_closures, standalone.is_plain,
                    standalone.load))
+# The schedule a --build schedule=random finding drew is data in BUILD; this applies it (all of
+# passfuzz.schedules below its imports), and load() runs it after the Relax pipeline.
+_SCHEDULES = inspect.getsource(schedules).split("from tvm import s_tir\n", 1)[1].strip()
 _FINITE_DIFFERENCES = inspect.getsource(finite_differences).split("import numpy as np\n", 1)[1].strip()
 _TIMING = inspect.getsource(timing).split("import numpy as np\n", 1)[1].strip()
 # Crash, hang and pipeline scripts: how a child re-running the script ended.
@@ -181,6 +184,7 @@ class _Script:
             stdlib.append("from typing import TypeVar")
         third = [line for name, line in (("ml_dtypes", "import ml_dtypes"), ("np", "import numpy as np"),
                                          ("tvm", "import tvm"), ("relax", "from tvm import relax"),
+                                         ("s_tir", "from tvm import s_tir"),
                                          ("I", "from tvm.script import ir as I"),
                                          ("R", "from tvm.script import relax as R"),
                                          ("T", "from tvm.script import tirx as T")) if uses(name)]
@@ -275,6 +279,8 @@ class _Sides:
                 script.need(_source(standalone.to_tvm))
             return ([f"executable = tvm.compile({compiled}, {self.target!r})"], "tvm.cpu()",
                     "to_tvm(a)" if tuples else "tvm.runtime.tensor(a)")
+        if build.get("schedule_steps"):
+            script.need(_SCHEDULES)
         script.need(_LOAD)
         script.need(_source(standalone.to_tvm))
         return [f"executable, device = load({module}, {target or repr(self.target)}, {build!r})"], "device", \
