@@ -301,30 +301,35 @@ def _same(emitted, actual, inline) -> bool:
 
 # -- bodies --------------------------------------------------------------------------------------------
 
+def _children(expr) -> list:
+    """The sub-expressions of ``expr`` a reference can sit in (bindings, bodies and branches too)."""
+    if isinstance(expr, relax.Call):
+        return [expr.op, *expr.args]
+    if isinstance(expr, relax.Tuple):
+        return list(expr.fields)
+    if isinstance(expr, relax.TupleGetItem):
+        return [expr.tuple_value]
+    if isinstance(expr, relax.If):
+        return [expr.cond, expr.true_branch, expr.false_branch]
+    if isinstance(expr, relax.SeqExpr):
+        return [b.value for block in expr.blocks for b in block.bindings] + [expr.body]
+    if isinstance(expr, relax.Function):
+        return [expr.body]
+    return []
+
+
+def _references(expr, kind):
+    """Every occurrence of a node of ``kind`` in ``expr``, nested functions and branches included."""
+    if isinstance(expr, kind):
+        yield expr
+    for child in _children(expr):
+        yield from _references(child, kind)
+
+
 def _uses(expr, counts: dict) -> None:
-    """Count the references to each relax Var in ``expr`` (nested functions and branches too)."""
-    if isinstance(expr, relax.Var):
-        counts[expr] = counts.get(expr, 0) + 1
-    elif isinstance(expr, relax.Call):
-        _uses(expr.op, counts) if isinstance(expr.op, relax.Var) else None
-        for a in expr.args:
-            _uses(a, counts)
-    elif isinstance(expr, relax.Tuple):
-        for f in expr.fields:
-            _uses(f, counts)
-    elif isinstance(expr, relax.TupleGetItem):
-        _uses(expr.tuple_value, counts)
-    elif isinstance(expr, relax.If):
-        _uses(expr.cond, counts)
-        _uses(expr.true_branch, counts)
-        _uses(expr.false_branch, counts)
-    elif isinstance(expr, relax.SeqExpr):
-        for block in expr.blocks:
-            for b in block.bindings:
-                _uses(b.value, counts)
-        _uses(expr.body, counts)
-    elif isinstance(expr, relax.Function):
-        _uses(expr.body, counts)
+    """Count the references to each relax Var in ``expr``."""
+    for var in _references(expr, relax.Var):
+        counts[var] = counts.get(var, 0) + 1
 
 
 class _Body:
@@ -743,27 +748,7 @@ def _check_reachable(mod, entry: str) -> None:
 
 
 def _global_refs(expr, out: list) -> None:
-    if isinstance(expr, tvm.ir.GlobalVar):
-        out.append(expr)
-    elif isinstance(expr, relax.Function):
-        _global_refs(expr.body, out)
-    elif isinstance(expr, relax.SeqExpr):
-        for block in expr.blocks:
-            for b in block.bindings:
-                _global_refs(b.value, out)
-        _global_refs(expr.body, out)
-    elif isinstance(expr, relax.Call):
-        _global_refs(expr.op, out)
-        for a in expr.args:
-            _global_refs(a, out)
-    elif isinstance(expr, relax.Tuple):
-        for f in expr.fields:
-            _global_refs(f, out)
-    elif isinstance(expr, relax.TupleGetItem):
-        _global_refs(expr.tuple_value, out)
-    elif isinstance(expr, relax.If):
-        for e in (expr.cond, expr.true_branch, expr.false_branch):
-            _global_refs(e, out)
+    out.extend(_references(expr, tvm.ir.GlobalVar))
 
 
 def _tuple_params(ty, values, path, given, where):

