@@ -85,6 +85,10 @@ def parser() -> argparse.ArgumentParser:
                    help="stop after the first new finding has been shrunk and saved")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="fuzzing processes on this machine (default 1); they share the corpus")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="fuzz on the workers of this Dask distributed cluster instead, one fuzzer per worker process "
+                        "(start workers with --nthreads 1); findings come back here and are written to --corpus. "
+                        "Needs the extra: pip install \"passfuzz[distributed]\"")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time limit for building, optimizing, compiling and running one side of one example; "
                         "past it the side counts as hung (default 60)")
@@ -123,6 +127,13 @@ def config_from(args: argparse.Namespace, console: Console):
         value = getattr(args, name)
         if value is not None and value <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
+    if args.scheduler is not None:
+        from ..cluster import available
+        if not available():
+            raise UsageError('--scheduler needs Dask distributed: pip install "passfuzz[distributed]" '
+                             '(from a checkout: pip install ".[distributed]")')
+        if args.workers != 1:
+            raise UsageError("--workers is for this machine; with --scheduler every worker of the cluster fuzzes")
     if args.max_passes < 1:
         raise UsageError(f"--max-passes must be at least 1, got {args.max_passes}")
     try:
@@ -236,6 +247,13 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     config = config_from(args, console)
     console.start(config, args.workers)
-    stats = fuzz_in_workers(config, args.workers, console.handle)
+    if args.scheduler is not None:
+        from ..cluster import ClusterError, fuzz_on_cluster
+        try:
+            stats = fuzz_on_cluster(config, args.scheduler, console.handle)
+        except ClusterError as exc:
+            raise UsageError(str(exc)) from None
+    else:
+        stats = fuzz_in_workers(config, args.workers, console.handle)
     console.summary(stats, config)
     return 1 if stats.findings else 0
