@@ -27,6 +27,7 @@ import pickle
 import threading
 import time
 import uuid
+import warnings
 from pathlib import Path
 
 from . import corpus
@@ -75,6 +76,9 @@ def fuzz_task(config: FuzzConfig, index: int, run: str) -> None:
     from distributed import Queue, Variable, get_client, get_worker
     from distributed.worker import thread_state
 
+    # Hypothesis warns when the global random state moves during a draw; here the worker's own
+    # threads move it (Dask's event loop), not the strategies.
+    warnings.filterwarnings("ignore", message="Do not use the `random` module inside strategies")
     client = get_client()
     events = Queue(f"{run}-events", client=client)
     last = [0.0]
@@ -225,10 +229,11 @@ class _Run:
     def follow_membership(self, interrupted: bool) -> None:
         """Count a worker gone from the scheduler as lost; give a worker that joined mid-run the
         rest of the time, or what lost workers left of their example shares."""
-        present = set(self.workers())
+        connected = self.client.status == "running"
+        present = set(self.workers()) if connected else set()
         for index, assignment in list(self.assigned.items()):
             if index not in self.finished and index not in self.lost and assignment.address not in present:
-                self.lose(index, "it left the cluster")
+                self.lose(index, "it left the cluster" if connected else "the scheduler is out of reach")
         if interrupted:
             return
         for address in sorted(present - {a.address for a in self.assigned.values()}):
