@@ -152,7 +152,7 @@ class _Run:
         self.started = time.monotonic()
 
     def workers(self) -> list[str]:
-        return sorted(self.client.scheduler_info(n_workers=-1)["workers"])
+        return sorted(self.client.nthreads())
 
     def go(self) -> Stats:
         try:
