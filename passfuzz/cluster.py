@@ -152,6 +152,8 @@ class _Run:
         self.started = time.monotonic()
 
     def workers(self) -> list[str]:
+        # Client.nthreads asks the scheduler each time; scheduler_info() returns a cache that the
+        # client's own periodic refresh may have just emptied of workers.
         return sorted(self.client.nthreads())
 
     def go(self) -> Stats:
@@ -160,8 +162,10 @@ class _Run:
         except TimeoutError:
             raise ClusterError(f"--scheduler {self.client.scheduler.address}: no worker joined within "
                                f"{CONNECT_TIMEOUT:g} s") from None
-        addresses = self.workers()
-        self.notify("cluster", {"scheduler": self.client.scheduler.address, "workers": addresses})
+        threads = self.client.nthreads()
+        addresses = sorted(threads)
+        self.notify("cluster", {"scheduler": self.client.scheduler.address, "workers": addresses,
+                                "multithreaded": [a for a in addresses if threads[a] > 1]})
         for index, address in enumerate(addresses):
             self.submit(index, address, example_share(self.config.max_examples, len(addresses), index))
         interrupted, stop_deadline, next_membership = False, None, 0.0

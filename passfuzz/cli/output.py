@@ -71,6 +71,9 @@ class Console:
         elif kind == "cluster":
             self.note(f"on {len(data['workers'])} worker{'s' * (len(data['workers']) > 1)} of the Dask cluster at "
                       f"{data['scheduler']}: {', '.join(data['workers'])}")
+            if data["multithreaded"]:
+                self.note(f"{len(data['multithreaded'])} of them run several threads, of which passfuzz uses one "
+                          "(one fuzzer per worker process): start workers with --nthreads 1, one per core")
         elif kind == "worker-lost":
             self._write(f"worker {data['worker']} lost ({data['why']}); the others go on")
         elif kind == "saved":
