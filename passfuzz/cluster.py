@@ -185,6 +185,8 @@ class _Run:
                 self.client.cancel([a.future for a in self.assigned.values()], force=True)
         self.drain()
         self.client.cancel([a.future for a in self.assigned.values()], force=True)
+        self.known_variable.delete()  # the scheduler keeps both until told (a worker still
+        self.events.close()  # stopping then finds them gone, which ends its task)
         names = {index: a.address for index, a in self.assigned.items()}
         total = total_stats({**self.latest, **self.finished}, self.seed, names)
         total.workers_lost = [names[index] for index in self.lost]
