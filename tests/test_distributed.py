@@ -74,7 +74,6 @@ def test_cluster_run_saves_the_finding_on_the_client_and_counts_both_workers(clu
                                              "--max-examples", "8", "--seed", "1", "--shrink-time", "3",
                                              "--reduce-time", "10", "--corpus", "found"),
                             cwd=client_dir, env=client_env(), capture_output=True, text=True, timeout=RUN_TIMEOUT)
-    open("/tmp/dk/last.log", "a").write(result.stderr + "\n=====\n")
     assert result.returncode == 1, result.stderr
     [path] = sorted((client_dir / "found").glob("*.json"))
     entry = corpus.load(path)
