@@ -9,7 +9,7 @@ build path, or of the passes run before it.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 
 class BuildError(ValueError):
@@ -24,6 +24,18 @@ class Build:
     codegen: str | None = None  # "c": the C codegen in place of LLVM
     exec_mode: str = "bytecode"  # or "compiled": VM bytecode turned into native code
     export: bool = False  # export_library and load the library back
+    schedule: str | None = None  # "random": each example draws a schedule for every kernel
+    schedule_steps: tuple = ()  # one example's drawn steps ((primitive, choices), ...); not in the text
+
+    def with_schedule(self, steps) -> "Build":
+        """This build applying ``steps`` (passfuzz.schedules) to the kernels."""
+        return replace(self, schedule_steps=tuple((name, tuple(choices)) for name, choices in steps))
+
+    @property
+    def blamed_primitive(self) -> str:
+        """The schedule primitive a finding of this build blames: the last step, once the steps
+        are cut to the first prefix that shows the finding; "" without steps."""
+        return self.schedule_steps[-1][0] if self.schedule_steps else ""
 
     @property
     def text(self) -> str:
@@ -41,6 +53,8 @@ class Build:
             parts.append(f"exec-mode={self.exec_mode}")
         if self.export:
             parts.append("export")
+        if self.schedule is not None:
+            parts.append(f"schedule={self.schedule}")
         return ",".join(parts)
 
     def as_dict(self) -> dict:
@@ -50,7 +64,8 @@ class Build:
 
 PLAIN_BUILD = Build()
 
-_USAGE = "pipeline=default|target, opt-level=0..3, mcpu=host|NAME, codegen=c, exec-mode=bytecode|compiled, export"
+_USAGE = ("pipeline=default|target, opt-level=0..3, mcpu=host|NAME, codegen=c, exec-mode=bytecode|compiled, export, "
+          "schedule=random")
 
 
 def parse_build(text: str) -> Build:
@@ -72,6 +87,8 @@ def parse_build(text: str) -> Build:
             fields["mcpu"] = value
         elif key == "codegen" and value == "c":
             fields["codegen"] = value
+        elif key == "schedule" and value == "random":
+            fields["schedule"] = value
         elif key == "exec_mode" and value in ("bytecode", "compiled"):
             fields["exec_mode"] = value
         else:

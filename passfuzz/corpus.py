@@ -2,14 +2,21 @@
 <id>.py (the standalone reproducer) and <id>.md (the bug report).
 
 The id is derived from the fingerprint, so each bug is stored once; a shrunk finding replaces
-its unshrunk first sighting. Every write is atomic (temporary file, then rename), and the
-record is written last, so an interrupted run never leaves a record without its script.
+its unshrunk first sighting. Every write is atomic (temporary file, then rename), so no file is
+ever seen half written, whenever the writer is killed. The three files of one finding cannot be
+replaced together; the record is written last, as the commit point: a kill between them leaves
+the script and report of the newer version beside the older record (or, at a first sighting,
+with no record yet, which no loader reads: loaders and known fingerprints go by the records).
+A run directory (passfuzz.runs) still lists such a finding in progress, and ``--resume`` writes
+all three again. A killed writer leaves its temporary file behind (hidden, named with its pid);
+``remove_orphaned_temporaries`` deletes those of processes no longer alive.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
@@ -53,7 +60,7 @@ def finding_id(kind: str, fingerprint: str) -> str:
 
 def atomic_write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -64,6 +71,31 @@ def atomic_write(path: Path, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+_TEMPORARY = re.compile(r"^\..+\.(\d+)\.[^.]+\.tmp$")  # as atomic_write names them, with the writer's pid
+
+
+def remove_orphaned_temporaries(directory: Path) -> list[Path]:
+    """Delete the temporary files left in ``directory`` by writers that were killed (whose pid
+    is no longer alive); those of live writers are theirs to rename."""
+    removed = []
+    for path in directory.glob(".*.tmp") if directory.is_dir() else ():
+        match = _TEMPORARY.match(path.name)
+        if match and not _alive(int(match.group(1))):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def save(directory: Path, record: dict, script: str, report: str) -> Path:
@@ -112,8 +144,42 @@ def entries(paths: list[Path]) -> list[Path]:
     return found
 
 
+def _records(directory: Path) -> list[Path]:
+    """The record files of a corpus directory and of its outside-contract findings."""
+    return [p for folder in (directory, directory / OUTSIDE_CONTRACT) if folder.is_dir()
+            for p in sorted(folder.glob("*.json")) if not p.name.startswith(".")]
+
+
+# path -> (mtime_ns, size, '' or why the record is malformed): each version of a file is
+# validated once, so reading the known fingerprints stays cheap enough for every round.
+_checked: dict[Path, tuple[int, int, str]] = {}
+
+
+def problem(path: Path) -> str:
+    """'' for a record that loads and is named by its id; else one line naming the file and why not."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        return f"{path}: cannot read: {exc.strerror}"
+    cached = _checked.get(path)
+    if cached is not None and cached[:2] == (stat.st_mtime_ns, stat.st_size):
+        return cached[2]
+    try:
+        entry = load(path)
+        why = "" if entry.id == path.stem else f"{path}: holds the record of {entry.id}, not {path.stem}"
+    except CorpusError as exc:
+        why = str(exc)
+    _checked[path] = (stat.st_mtime_ns, stat.st_size, why)
+    return why
+
+
+def malformed(directory: Path) -> list[str]:
+    """One line per record in the corpus that does not load (see ``problem``)."""
+    return [why for why in map(problem, _records(directory)) if why]
+
+
 def known_fingerprints(directory: Path) -> set[str]:
-    """Fingerprints already in the corpus or among its outside-contract findings, read from file
-    names (cheap enough for every round)."""
-    return {p.stem.rsplit("-", 1)[-1] for folder in (directory, directory / OUTSIDE_CONTRACT) if folder.is_dir()
-            for p in folder.glob("*.json") if not p.name.startswith(".")}
+    """Fingerprints already in the corpus or among its outside-contract findings, read from the
+    names of the records that load: a malformed record makes no bug known, so one found again is
+    saved afresh over it."""
+    return {p.stem.rsplit("-", 1)[-1] for p in _records(directory) if not problem(p)}

@@ -10,11 +10,16 @@ raise site. Raising ``_finding_error(fingerprint)`` makes it shrink each bug sep
 refuse shrink candidates that slip into another bug.
 
 Nothing is lost on Ctrl-C or a crash of passfuzz itself: the first sighting of a new bug is
-saved at once, unshrunk, and the shrunk version replaces it under the same id.
+saved at once, unshrunk, and the shrunk version replaces it under the same id. With a run
+directory (``FuzzConfig.run_dir``, passfuzz.runs) the Fuzzer also keeps its position there: after
+each round, and for each finding in progress the simplest example seen. A Fuzzer given a run
+directory that holds its worker's progress continues from it: it reduces the findings whose
+shrinking was cut off, then runs the rounds not yet done, within what is left of the budgets.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime
 import random
@@ -27,23 +32,27 @@ from typing import Callable, Sequence
 
 import numpy as np
 import tvm
+from hypothesis import strategies as st
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings, target
+from hypothesis import strategies as st
 
-from strategies import pass_sequences, relax_programs
+from strategies import pass_sequences, relax_programs, schedule_steps, seeded_programs
 
-from . import __version__, corpus, gradient
+from . import __version__, corpus, gradient, runs
 from .builds import PLAIN_BUILD, Build
 from .contracts import sequence_violation
 from .execute import Outcome, run_side
 from .finding_store import CorpusStore, FindingStore
 from .graph import evaluate
-from .oracle import Finding, Verdict, judge, pipeline_verdict, probe_program, reference_verdict, target_verdict
+from .oracle import (Finding, Verdict, judge, pipeline_verdict, probe_program, reference_verdict, slowdown_verdict,
+                     target_verdict)
 from .pipeline_blame import blame_pipeline
 from .passes import PassSpec
 from .program import Program
 from .reduce import Reducer, complexity
 from .report import environment, render_report
 from .reproducer import module_text, render_script
+from .speed import SpeedCheck, time_sides
 
 @dataclass
 class FuzzConfig:
@@ -58,7 +67,7 @@ class FuzzConfig:
     round_size: int = 50
     reduce_seconds: float = 50.0  # reduction of one finding's passes and Program (passfuzz.reduce)
     shrink_seconds: float = 10.0  # Hypothesis' own shrinking, per new finding of a round
-    shrink_grace: float = 300.0  # how long past --max-time a pending shrink may run
+    shrink_grace: float = 300.0  # how long past --max-time shrinking and reducing may run (0: --strict-time)
     max_nodes: int = 10
     pass_pool: list[str] = field(default_factory=list)
     max_passes: int = 4
@@ -71,6 +80,10 @@ class FuzzConfig:
     focus_constants: bool = False  # the focused pattern wants constant operands
     focus_dtypes: tuple[str, ...] = ()  # the dtypes the focused rewrite checks for
     motifs_for: tuple[str, ...] = ()  # passes whose motifs are drawn first (the named passes, unless --focus none)
+    run_dir: Path | None = None
+    seeds: tuple[Program, ...] = ()  # --seeds: programs are drawn as mutations of these (strategies.seeded_programs)
+    fresh_too: bool = True  # with seeds, half the examples are drawn from scratch (benchmarks/seeded.py measured it)
+    speed: SpeedCheck | None = None  # --check-speed: time the sides that match (passfuzz.speed)
 
 
 @dataclass
@@ -83,6 +96,8 @@ class Stats:
     pass_runs: dict[str, int] = field(default_factory=dict)  # per pass: examples it ran in
     pass_fired: dict[str, int] = field(default_factory=dict)  # per pass: examples where it changed the module
     known: int = 0  # examples that hit an already known bug
+    seconds_generating: float = 0.0  # spent checking fresh examples
+    seconds_shrinking: float = 0.0  # spent checking examples while shrinking or reducing
     findings: dict[str, str] = field(default_factory=dict)  # new bugs of what was named: id -> .json record
     unblamed: dict[str, str] = field(default_factory=dict)  # new bugs of TVM's plain build (no pass to blame)
     outside_contract: dict[str, str] = field(default_factory=dict)  # misuse of a pass, saved apart, never a bug
@@ -94,7 +109,8 @@ class Stats:
     workers_lost: list[str] = field(default_factory=list)  # workers that died or left mid-run
 
     def merge(self, other: "Stats") -> None:
-        for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known"):
+        for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known",
+                     "seconds_generating", "seconds_shrinking"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in ("findings", "unblamed", "outside_contract", "examples_by_worker"):
             getattr(self, name).update(getattr(other, name))
@@ -118,7 +134,8 @@ def shrink_timeout(original_seconds: float, timeout: float) -> float:
 
 
 def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
-          timeout: float, build: Build = PLAIN_BUILD, shrinking: bool = False) -> tuple[Verdict, Outcome | None]:
+          timeout: float, build: Build = PLAIN_BUILD, shrinking: bool = False,
+          speed: SpeedCheck | None = None) -> tuple[Verdict, Outcome | None]:
     """Run both sides of one example and judge them. The original side is first held against
     the numpy reference, then across targets; if it disagrees, that is the verdict (no pass is
     judged on a suspect original); if it fails to build or run, a pass of TVM's build pipeline
@@ -126,7 +143,9 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     that no single pass's stage explains (a wrong result, a compile or run failure) is pinned to
     the shortest prefix of the passes that shows the same kind, so the finding names the first
     bad pass; with a non-plain build the empty prefix counts too (the build alone may be at
-    fault). ``shrinking``: every later side gets ``shrink_timeout``."""
+    fault). ``shrinking``: every later side gets ``shrink_timeout``. ``speed``: when the sides
+    match and the passes changed the module (or the build differs), time both (passfuzz.speed);
+    a slowdown is pinned to the shortest prefix that shows it too."""
     started = time.monotonic()
     original = run_side(program, None, targets, timeout)
     if shrinking:
@@ -154,8 +173,36 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
             shorter = run_side(program, passes[:end], targets, timeout, build)
             prefix_verdict = judge(program, passes[:end], original, shorter, build, expected)
             if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
-                return _contract_checked(prefix_verdict, shorter), shorter
+                verdict, optimized = prefix_verdict, shorter
+                break
+        verdict, optimized = _blame_schedule(program, original, verdict, optimized, targets, timeout, build,
+                                             expected)
+        return _contract_checked(verdict, optimized), optimized
+    if speed is not None and verdict == Verdict() and (optimized.changed or build.text):
+        slow = slowdown_verdict(passes, time_sides(program, passes, targets, timeout, speed, build), build)
+        if slow.finding is not None:
+            for end in range(0 if build.text else 1, len(passes)):
+                prefix_verdict = slowdown_verdict(passes[:end], time_sides(program, passes[:end], targets, timeout,
+                                                                          speed, build), build)
+                if prefix_verdict.finding is not None:
+                    return _contract_checked(prefix_verdict, optimized), optimized
+        return _contract_checked(slow, optimized), optimized
     return _contract_checked(verdict, optimized), optimized
+
+
+def _blame_schedule(program: Program, original: Outcome, verdict: Verdict, optimized: Outcome,
+                    targets: Sequence[str], timeout: float, build: Build, expected) -> tuple[Verdict, Outcome]:
+    """With a drawn schedule, the finding of the first prefix of its steps that shows the same
+    kind (replayed step by step): its last step is the primitive to blame, and the empty prefix
+    blames the passes or the build, not the schedule."""
+    steps, finding = build.schedule_steps, verdict.finding
+    for end in range(len(steps)):
+        shorter_build = build.with_schedule(steps[:end])
+        shorter = run_side(program, finding.passes, targets, timeout, shorter_build)
+        prefix_verdict = judge(program, finding.passes, original, shorter, shorter_build, expected)
+        if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
+            return prefix_verdict, shorter
+    return verdict, optimized
 
 
 def _contract_checked(verdict: Verdict, optimized: Outcome) -> Verdict:
@@ -221,15 +268,52 @@ class Fuzzer:
         self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
         self.started = time.monotonic()
         self.interrupted = False  # set by Ctrl-C (SIGINT)
+        self.progress = runs.Progress()  # what the run directory holds: the last round boundary
+        if config.run_dir is not None:
+            saved = runs.read_progress(config.run_dir, worker, self.seed)
+            if saved is not None:  # a resumed run: the budgets count from where it stopped
+                self.progress = saved
+                fields = {f.name for f in dataclasses.fields(Stats)}
+                self.stats = Stats(**{name: value for name, value in saved.stats.items() if name in fields})
+                self.started -= self.stats.elapsed
 
     # -- budget -----------------------------------------------------------------------------
     def _out_of_time(self, grace: float = 0.0) -> bool:
         return self.config.max_time is not None and time.monotonic() - self.started > self.config.max_time + grace
 
+    def _shrink_time_left(self) -> float | None:
+        """Seconds left for shrinking and reducing, up to --max-time plus the grace; None without
+        --max-time."""
+        if self.config.max_time is None:
+            return None
+        return self.started + self.config.max_time + self.config.shrink_grace - time.monotonic()
+
     def _examples_left(self) -> int | None:
         if self.config.max_examples is None:
             return None
         return self.config.max_examples - self.stats.examples
+
+    # -- the run directory ------------------------------------------------------------------
+    def _at_boundary(self, next_round: int) -> None:
+        """Record the position: the statistics now belong with ``next_round``."""
+        self.stats.elapsed = time.monotonic() - self.started
+        self.progress.next_round = next_round
+        self.progress.stats = dataclasses.asdict(copy.deepcopy(self.stats))
+        self._write_progress()
+
+    def _in_progress(self, error: FindingError) -> None:
+        """The simplest example of a finding in progress so far (written before its first save)."""
+        self.progress.in_progress[error.finding.fingerprint] = (error.finding, error.program)
+        self.progress.first_seen.setdefault(error.finding.fingerprint, self.progress.next_round)
+        self._write_progress()
+
+    def _write_progress(self) -> None:
+        if self.config.run_dir is not None:
+            runs.write_progress(self.config.run_dir, self.worker, self.seed, self.progress)
+
+    def _build(self, steps: tuple) -> Build:
+        """The configured build, applying one example's drawn schedule steps (schedule=random)."""
+        return self.config.build.with_schedule(steps) if self.config.build.schedule else self.config.build
 
     # -- saving -----------------------------------------------------------------------------
     def save(self, finding: Finding, program: Program, passes: list[PassSpec], shrunk: bool,
@@ -247,8 +331,12 @@ class Fuzzer:
         }
         if finding.pipeline_pass:
             record["pipeline_pass"] = finding.pipeline_pass
+        if finding.schedule:
+            record["schedule"] = [[name, list(choices)] for name, choices in finding.schedule]
+        if finding.kind == "slowdown":  # what replay and the script judge it by
+            record["slowdown_threshold"] = self.config.speed.threshold
         script = render_script(program, passes, finding, record["module"], targets, self.config.timeout, optimized,
-                               self.config.build)
+                               self._build(finding.schedule), self.config.speed)
         if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
             record["outside_contract"] = finding.outside_contract
             path = self.store.save(corpus.OUTSIDE_CONTRACT, record, script, render_report(record, script))
@@ -286,6 +374,12 @@ class Fuzzer:
             return verdict.finding
         return None
 
+    def _spent(self, seconds: float, shrinking: bool) -> None:
+        if shrinking:
+            self.stats.seconds_shrinking += seconds
+        else:
+            self.stats.seconds_generating += seconds
+
     def _count_fired(self, optimized: Outcome, passes: list[PassSpec]) -> None:
         """Fire rates per pass, shown in the summary; and a Hypothesis target, so that
         generation leans toward programs the passes actually rewrite."""
@@ -301,28 +395,50 @@ class Fuzzer:
             event(f"{name} changed the module")
         target(float(len(optimized.fired)), label="passes that changed the module")
 
+    def programs(self):
+        """The strategy examples are drawn from: mutations of the seeds, loss programs for
+        Gradient, or programs drawn as the focus and motifs say."""
+        dtypes = {"dtypes": self.config.dtypes} if self.config.dtypes else {}
+        if self.config.passes is not None and gradient.involved(self.config.passes):
+            return relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes, loss=True)
+        fresh = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
+                               focus_constants=self.config.focus_constants, focus_dtypes=self.config.focus_dtypes,
+                               motifs_for=self.config.motifs_for, **dtypes)
+        if not self.config.seeds:
+            return fresh
+        seeded = seeded_programs(self.config.seeds, ops=self.config.ops, **dtypes)
+        # seeded first: a finding of either kind shrinks toward a seed where one still shows it
+        return st.one_of(seeded, fresh) if self.config.fresh_too else seeded
+
     # -- one round --------------------------------------------------------------------------
-    def _round(self, round_seed: int, max_examples: int) -> list[FindingError]:
+    def _round(self, round_seed: int, max_examples: int, ends_at: frozenset[str] = frozenset()) -> list[FindingError]:
+        """One round; ``ends_at``: bugs this round first saw before it was cut off (now saved). Run
+        again, it ends at the first example of one, as it did then, so what follows is the same."""
         known = self.store.known() | set(self.config.known_bugs)
         pending: dict[str, Path] = {}  # new in this round: saved unshrunk, shrinking now
         smallest: dict[str, FindingError] = {}  # per pending fingerprint, the simplest example seen
         shrink_deadline = [0.0]  # Hypothesis' shrinking budget: shrink_seconds per pending finding
 
-        def example(program: Program, passes: list[PassSpec]) -> None:
+        def example(program: Program, passes: list[PassSpec], steps: tuple = ()) -> None:
             if self.interrupted:
                 raise _StopFuzzing()
             if not pending and (self._out_of_time() or self._examples_left() == 0):
                 raise _StopFuzzing()
-            if pending and self._out_of_time(self.config.shrink_grace):
-                raise _StopFuzzing()  # the unshrunk findings are already saved
-            if pending and time.monotonic() > shrink_deadline[0]:
+            if pending and (time.monotonic() > shrink_deadline[0] or self._out_of_time(self.config.shrink_grace)):
                 raise _StopShrinking()
             if pending:
                 self.stats.shrink_runs += 1
             else:
                 self.stats.examples += 1
+            started = time.monotonic()
             verdict, optimized = check(program, passes, self.config.targets, self.config.timeout,
-                                       self.config.build, shrinking=bool(pending))
+                                       self._build(steps), shrinking=bool(pending),
+                                       speed=self.config.speed)
+            self._spent(time.monotonic() - started, shrinking=bool(pending))
+            if not pending and verdict.finding is not None and verdict.finding.fingerprint in ends_at:
+                if optimized is not None:
+                    self._count_fired(optimized, passes)
+                raise _StopFuzzing()
             finding = self._count(program, verdict, optimized, passes, known, shrinking=bool(pending))
             self.notify("example", {"stats": self.stats})
             if pending and verdict.finding is not None and verdict.finding.fingerprint not in pending \
@@ -330,15 +446,16 @@ class Fuzzer:
                 raise _StopShrinking()  # a known bug (or one another worker saved meanwhile) is not shrunk here
             if finding is None:
                 return
+            error = _finding_error(finding.fingerprint)(finding, program)
+            best = smallest.get(finding.fingerprint)
+            if best is None or _simplicity(program, finding) < _simplicity(best.program, best.finding):
+                smallest[finding.fingerprint] = error
+                self._in_progress(error)
             if finding.fingerprint not in pending:
                 pending[finding.fingerprint] = self.save(finding, program, list(finding.passes), shrunk=False,
                                                          optimized=optimized)
                 shrink_deadline[0] = max(shrink_deadline[0], time.monotonic()) + self.config.shrink_seconds
                 self.notify("new", {"finding": finding, "path": pending[finding.fingerprint]})
-            error = _finding_error(finding.fingerprint)(finding, program)
-            best = smallest.get(finding.fingerprint)
-            if best is None or _simplicity(program, finding) < _simplicity(best.program, best.finding):
-                smallest[finding.fingerprint] = error
             raise error
 
         configure = settings(
@@ -346,19 +463,18 @@ class Fuzzer:
             phases=[Phase.generate, Phase.target, Phase.shrink], suppress_health_check=list(HealthCheck),
             report_multiple_bugs=True, verbosity=Verbosity.quiet, print_blob=False,
         )
-        if self.config.passes is not None and gradient.involved(self.config.passes):  # loss programs
-            programs = relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes,
-                                      loss=True)
-        else:
-            programs = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
-                                      focus_constants=self.config.focus_constants,
-                                      focus_dtypes=self.config.focus_dtypes, motifs_for=self.config.motifs_for,
-                                      **({"dtypes": self.config.dtypes} if self.config.dtypes else {}))
+        drawn = [self.programs()]
         if self.config.passes is None:  # the pass sequence is part of the example, so it shrinks too
-            sequences = pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes)
-            test = given(programs, sequences)(example)
-        else:
-            test = given(programs)(lambda program: example(program, self.config.passes))
+            drawn.append(pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes))
+        if self.config.build.schedule == "random":  # and so is the kernels' schedule
+            drawn.append(schedule_steps())
+
+        def drawn_example(values: tuple) -> None:
+            program, *rest = values
+            passes = rest[0] if self.config.passes is None else self.config.passes
+            example(program, passes, rest[-1] if self.config.build.schedule == "random" else ())
+
+        test = given(st.tuples(*drawn))(drawn_example)
         test = configure(seed(round_seed)(test))
         try:
             test()
@@ -376,19 +492,33 @@ class Fuzzer:
     def reduce_and_save(self, error: FindingError) -> Path:
         """Reduce a shrunk finding (its passes and its Program, passfuzz.reduce) and save it over
         its first sighting. Every run here is a shrink run, with its time limit derived from the
-        unoptimized side's (``shrink_timeout``)."""
+        unoptimized side's (``shrink_timeout``). Past --max-time and its grace, the example is saved
+        as Hypothesis left it (``shrunk`` false), without running it again."""
         fp = error.finding.fingerprint
+        left = self._shrink_time_left()
+        if left is not None and left <= 0:
+            path = self.save(error.finding, error.program, list(error.finding.passes), shrunk=False, optimized=None)
+            self.notify("saved", {"finding": error.finding, "path": path, "program": error.program})
+            return path
+        steps = list(error.finding.schedule)  # the drawn schedule, cut at the blamed primitive
 
         def run(program: Program, passes: Sequence[PassSpec]) -> tuple[Verdict, Outcome | None]:
             if self.interrupted:
                 raise KeyboardInterrupt
             self.stats.shrink_runs += 1
-            return check(program, list(passes), self.config.targets, self.config.timeout, self.config.build,
-                         shrinking=True)
+            started = time.monotonic()
+            try:
+                return check(program, list(passes), self.config.targets, self.config.timeout, self._build(tuple(steps)),
+                             shrinking=True, speed=self.config.speed)
+            finally:
+                self._spent(time.monotonic() - started, shrinking=True)
 
         def same_bug(program: Program, passes: Sequence[PassSpec]) -> bool:
             verdict, _ = run(program, passes)
-            return verdict.finding is not None and verdict.finding.fingerprint == fp
+            kept = verdict.finding is not None and verdict.finding.fingerprint == fp
+            if kept:  # the reducer keeps every candidate that shows the bug: the simplest so far
+                self._in_progress(FindingError(dataclasses.replace(error.finding, passes=tuple(passes)), program))
+            return kept
 
         passes = tuple(error.finding.passes)
         verdict, optimized = run(error.program, passes)
@@ -396,14 +526,23 @@ class Fuzzer:
         fired = optimized.fired if optimized is not None else ()
         unchanged = [p.text for p in passes if p.text not in fired] if reproduced else []
         program, passes = error.program, passes
+        # Schedule steps before the blamed one that the bug does not need go first (Hypothesis'
+        # shrinking often stops with some left: each candidate costs a build of both sides).
+        for index in reversed(range(len(steps) - 1) if reproduced else ()):
+            kept = steps.pop(index)
+            if not same_bug(program, passes):
+                steps.insert(index, kept)
         if reproduced:
-            program, passes = Reducer(same_bug, self.config.reduce_seconds).reduce(program, passes, unchanged)
-            if (program, passes) != (error.program, tuple(error.finding.passes)):
+            seconds = self.config.reduce_seconds if left is None else min(self.config.reduce_seconds, left)
+            program, passes = Reducer(same_bug, seconds).reduce(program, passes, unchanged)
+            if (program, passes, tuple(steps)) != (error.program, tuple(error.finding.passes), error.finding.schedule):
                 verdict, optimized = run(program, passes)
         finding = verdict.finding if verdict.finding and verdict.finding.fingerprint == fp else None
         if finding is None:  # no longer reproduces (flaky): keep Hypothesis' example as it was seen
             finding, program, optimized = error.finding, error.program, None
         path = self.save(finding, program, list(finding.passes), shrunk=True, optimized=optimized)
+        if self.progress.in_progress.pop(fp, None) is not None:
+            self._at_boundary(self.progress.next_round)  # reductions run between rounds
         self.notify("saved", {"finding": finding, "path": path, "program": program})
         return path
 
@@ -416,12 +555,16 @@ class Fuzzer:
         self.interrupted = True
 
     def run(self) -> Stats:
-        round_number = 0
+        round_number = self.progress.next_round
         self.stats.seed = self.seed
         previous = signal.signal(signal.SIGINT, self._on_sigint) \
             if threading.current_thread() is threading.main_thread() else None
         try:
-            while True:
+            if round_number == 0 and not self.progress.in_progress:
+                self._at_boundary(0)
+            for finding, program in list(self.progress.in_progress.values()):  # cut off when the run stopped
+                self.reduce_and_save(FindingError(finding, program))
+            while not self.stats.stop_reason:  # a resumed run that had finished only finishes its reductions
                 left = self._examples_left()
                 if left is not None and left <= 0:
                     self.stats.stop_reason = "max examples reached"
@@ -430,17 +573,20 @@ class Fuzzer:
                     self.stats.stop_reason = "max time reached"
                     break
                 round_seed = random.Random(f"{self.seed}:{self.worker}:{round_number}").randrange(2**32)
+                cut_short = frozenset(fp for fp, seen in self.progress.first_seen.items() if seen == round_number)
                 round_number += 1
                 size = self.config.round_size if left is None else min(self.config.round_size, left)
-                for error in self._round(round_seed, size):
-                    self.reduce_and_save(error)
-                if self.interrupted:
+                found = self._round(round_seed, size, cut_short)
+                if self.interrupted:  # the round was cut off: a resumed run runs it again
                     raise KeyboardInterrupt
+                self.progress.in_progress.update((e.finding.fingerprint, (e.finding, e.program)) for e in found)
+                self._at_boundary(round_number)
+                for error in found:
+                    self.reduce_and_save(error)
                 if self.config.exitfirst and self.stats.findings:  # only a bug of what was named stops -x
                     self.stats.stop_reason = "stopped after the first finding (-x)"
                     break
-                if self.stats.stop_reason:
-                    break
+            self._at_boundary(round_number)  # finished: the stop reason is kept with the position
         except KeyboardInterrupt:
             self.stats.stop_reason = "interrupted"
         finally:

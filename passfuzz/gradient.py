@@ -36,7 +36,7 @@ from .catalogue import BY_NAME
 from .execute import Outcome, run_side
 from .finite_differences import STEP, gradient_mismatch
 from .graph import analyse, evaluate_all
-from .oracle import Verdict, _finding, judge
+from .oracle import Verdict, judge, new_finding
 from .passes import PassSpec
 from .program import Node, Param, Program, ProgramError
 
@@ -186,6 +186,6 @@ def judge_gradient(program: Program, passes: Sequence[PassSpec], original: Outco
         problem = gradient_mismatch(f, args, outputs[0], outputs[1:], noise(program))
         if problem:
             detail = UNLOCALIZED[0] if problem.startswith("loss") else UNLOCALIZED[1]
-            return Verdict(_finding("wrong-result", passes, detail, f"{target}: main_adjoint: {problem}",
+            return Verdict(new_finding("wrong-result", passes, detail, f"{target}: main_adjoint: {problem}",
                                     f"run:{target}", build=build))
     return Verdict()

@@ -19,6 +19,7 @@ last mark says where it was.
 from __future__ import annotations
 
 import faulthandler
+import importlib
 import os
 import pickle
 import select
@@ -118,7 +119,9 @@ def run_forked(fn: Callable[[], Any], timeout: float) -> ChildResult:
 def run_fresh(fn: Callable[..., Any], args: tuple, timeout: float) -> ChildResult:
     """Call ``fn(*args)`` in a child of the fork server (see the module doc); same results as
     ``run_forked``. ``fn`` and ``args`` must pickle."""
-    payload = pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL)
+    # The server imports the function's module before forking (see _serve): a pickle naming it
+    # beside the call, which only the child unpickles.
+    payload = pickle.dumps((fn.__module__, pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL)))
     read_fd, write_fd = os.pipe()
     with tempfile.TemporaryFile() as stderr_file:
         server = _fork_server()
@@ -247,13 +250,14 @@ def _serve(fd: int) -> None:  # pragma: no cover - runs in the fork server
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     connection = socket.socket(fileno=fd)
     sys.path[:] = pickle.loads(_receive_framed(connection)[0])
-    from . import execute  # noqa: F401 - TVM and passfuzz, imported once for every child
     while True:
         try:
-            payload, fds = _receive_framed(connection)
+            framed, fds = _receive_framed(connection)
         except (EOFError, OSError):
             os._exit(0)
         write_fd, stderr_fd = fds
+        module, payload = pickle.loads(framed)
+        importlib.import_module(module)  # once (passfuzz.execute: TVM and passfuzz), for every child after
         pid = os.fork()
         if pid == 0:
             connection.close()

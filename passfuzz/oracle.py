@@ -23,6 +23,10 @@ others is a ``target-mismatch`` as well: the passes' output is right on one devi
 device's compilation is at fault. The tolerance between targets is per target kind
 (``TARGET_SLACK``).
 
+With ``--check-speed``, matching sides are also timed (passfuzz.speed, passfuzz.timing): an
+optimized module slower than the original beyond a threshold, with confidence, is a
+``slowdown`` (``slowdown_verdict``).
+
 Each Finding carries a fingerprint (kind, first bad pass, normalized error or difference class),
 so that distinct bugs stay distinct while Hypothesis shrinks them and in the corpus. A wrong
 result is fingerprinted by what differs (output count, shape, dtype or values), not by the
@@ -47,9 +51,10 @@ from .graph import analyse, evaluate_all, flatten, output_leaves, rounding_dtype
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
+from .timing import speed_line
 
 KINDS = ("pass-error", "ill-formed", "compile-error", "runtime-error", "crash", "hang", "wrong-result",
-         "reference-mismatch", "target-mismatch", "pipeline-error", "pipeline-crash", "pipeline-hang")
+         "reference-mismatch", "target-mismatch", "pipeline-error", "pipeline-crash", "pipeline-hang", "slowdown")
 # The unoptimized module's plain build failed, and leaving one pass out of TVM's build pipeline
 # makes it run and match numpy (passfuzz.pipeline_blame): that pass is at fault.
 PIPELINE_KINDS = {"error": "pipeline-error", "crash": "pipeline-crash", "hang": "pipeline-hang"}
@@ -77,6 +82,7 @@ class Finding:
     passes: tuple[PassSpec, ...] = ()  # the passes that ran up to the failure: what reproduces it
     targets: tuple[str, ...] = ()  # the targets it shows on (for a target-mismatch: reference first); () any
     build: str = ""  # the --build it shows under ("" plain)
+    schedule: tuple = ()  # with schedule=random: the drawn steps up to the blamed primitive (the last)
     outside_contract: str = ""  # the pass contract the run broke (passfuzz.contracts); "" when inside them
     pipeline_pass: str = ""  # the pass of the build's Relax pipeline it names: blamed (pipeline-*) or failed in
 
@@ -134,23 +140,28 @@ def _elide_calls(text: str, opener: str) -> str:
 
 def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str, build: Build = PLAIN_BUILD) -> tuple[str, str]:
     """Keyed on the *last* of ``passes``, the first bad pass: the passes before it vary while a
-    sequence shrinks, and the bug is the same. A non-plain build is part of the key."""
+    sequence shrinks, and the bug is the same. A non-plain build is part of the key, and so is
+    the schedule primitive it blames (the steps before it vary as the schedule shrinks)."""
     where = passes[-1].text if passes else "-"
     if build.text:
         where += f" @ {build.text}"
+    if build.blamed_primitive:
+        where += f" [{build.blamed_primitive}]"
     signature = f"{kind} | {where} | {detail}"
     return hashlib.sha256(signature.encode()).hexdigest()[:12], signature
 
 
-def _finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",
+def new_finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",
              log: str = "", build: Build = PLAIN_BUILD, targets: tuple[str, ...] = (),
              pipeline_pass: str = "") -> Finding:
+    """A finding of ``kind``, keyed on the passes up to the one its stage failed in (``fingerprint``)."""
     ran = tuple(_up_to_failing_pass(passes, stage))
     fp, signature = fingerprint(kind, ran, detail, build)
     head, _, where = stage.partition(":")
     if not targets and head in ("compile", "run", "reference"):
         targets = (where,)  # a failure on one target reproduces on that target
-    return Finding(kind, fp, signature, message, stage, log, ran, targets, build.text, pipeline_pass=pipeline_pass)
+    return Finding(kind, fp, signature, message, stage, log, ran, targets, build.text, build.schedule_steps,
+                   pipeline_pass=pipeline_pass)
 
 
 def pipeline_verdict(original: Outcome, blamed: str) -> Verdict:
@@ -247,7 +258,7 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
         # The pipeline pass it failed in is told, not fingerprinted: the error names the fault already.
         inside = f" in {optimized.pipeline_pass}" if optimized.pipeline_pass else ""
         message = f"{optimized.status} at {optimized.stage}{inside}: {optimized.error}"
-        return Verdict(_finding(kind, passes, detail, message, optimized.stage, optimized.log, build,
+        return Verdict(new_finding(kind, passes, detail, message, optimized.stage, optimized.log, build,
                                 pipeline_pass=optimized.pipeline_pass))
     infos = analyse(program, check_values=False)
     rounding = rounding_dtypes(program, infos)
@@ -257,7 +268,7 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
     for target, expected in original.outputs.items():
         got = optimized.outputs[target]
         if len(got) != len(expected):
-            wrong[target] = _finding("wrong-result", passes, "output count",
+            wrong[target] = new_finding("wrong-result", passes, "output count",
                                      f"{target}: {len(expected)} outputs became {len(got)}", f"run:{target}",
                                      build=build)
             continue
@@ -270,7 +281,7 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
                 closer_to_numpy = f"{target}: output {i} differs from the original's, but matches numpy's: {difference}"
                 continue
             if what:
-                wrong[target] = _finding("wrong-result", passes, f"{what} differ",
+                wrong[target] = new_finding("wrong-result", passes, f"{what} differ",
                                          f"{target}: output {i} ({a.dtype}, shape {a.shape}): {difference}",
                                          f"run:{target}", build=build)
                 break
@@ -334,7 +345,19 @@ def _compare_targets(program: Program, outcome: Outcome, passes: Sequence[PassSp
         return None
     detail = f"{what} differ between {reference} and {other}"
     message = f"{other} disagrees with {reference} on the same module: {difference}"
-    return _finding("target-mismatch", passes, detail, message, f"run:{other}", build=build, targets=pair)
+    return new_finding("target-mismatch", passes, detail, message, f"run:{other}", build=build, targets=pair)
+
+
+def slowdown_verdict(passes: Sequence[PassSpec], timings: dict[str, dict], build: Build = PLAIN_BUILD) -> Verdict:
+    """A ``slowdown`` finding when on some target the optimized module is slower than the
+    original beyond the threshold with confidence (passfuzz.timing's ``slower``), else nothing.
+    Keyed on the first pass and the target, never on the ratio: a timing varies from run to run,
+    the slowdown does not."""
+    for target, timed in timings.items():
+        if timed["slower"]:
+            return Verdict(_finding("slowdown", passes, f"slower on {target}", f"{target}: {speed_line(timed)}",
+                                    f"time:{target}", build=build, targets=(target,)))
+    return Verdict()
 
 
 def probe_program(program: Program) -> Program:
@@ -380,5 +403,5 @@ def reference_verdict(program: Program, original: Outcome, probe: Outcome | None
                 if first is not None and first != index:
                     op = program.values[first].op
                     message += f"; the first value that differs is node {first} ({op})"
-            return Verdict(_finding("reference-mismatch", (), f"{what} differ at {op}", message, f"reference:{target}"))
+            return Verdict(new_finding("reference-mismatch", (), f"{what} differ at {op}", message, f"reference:{target}"))
     return Verdict()

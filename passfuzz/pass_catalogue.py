@@ -33,7 +33,6 @@ class PassInfo:
     well_formed_after: bool = True  # lowering passes leave modules well_formed rejects, yet valid
     skip: str = ""  # why it cannot be fuzzed here ("" = it can)
     notes: str = ""
-    default_args: str = ""  # the arguments a bare name stands for: Gradient is Gradient('main')
     # The catalogue ops (passfuzz.catalogue.BY_NAME names) its match looks for, which --focus auto
     # spends most programs on; () when it looks at every op (or none): no focus. Set in MATCHES.
     matches: tuple[str, ...] = ()
@@ -306,7 +305,6 @@ _ENTRIES = [
              preconditions=('gradient_target',),
              convention='adds main_adjoint(params) -> (loss, (gradients...)); main unchanged',
              notes="own oracle (passfuzz.gradient): programs are loss programs (float32, smooth ops with a registered gradient, one 0-d output); their float64 twin's gradients are compared with central differences of numpy's float64 loss, step 1e-4, allowed error |D(2h)-D(h)| (truncation) + noise/h (rounding; noise = 1e-14 x largest static bound x (nodes+1)) + 1e-6 relative + 1e-8 of the largest gradient. Not in the random pool: it needs loss programs, which every other pass would then be fuzzed on too",
-             default_args="'main'",
              source='py:relax/transform/transform.py:56-129 (one dataflow block; scalar target); py:relax/training/setup_trainer.py:185-193,211 (after Decompose*, before LegalizeOps); cc:src/relax/transform/gradient.cc:374-378 (call_tir rejected), 402, 691-694 (exactly one DataflowBlock), 753 (float 0-d target), 776 (require_grads float)'),
     PassInfo('IPCAllReduceRewrite',
              skip='multi-GPU collective communication only'),

@@ -456,6 +456,10 @@ FOLD_BATCHNORM_TO_CONV2D = (
             _fold_bn(lambda s, bn, c: s.attrs(bn)["epsilon"] != 1e-5)),
     Variant("bn_axis_not_channels", "batch_norm over an axis other than 1 (the rewrite assumes the channels)",
             _FOLD_BN + "45-47,90,96", _fold_bn(lambda s, bn, c: s.attrs(bn)["axis"] % 4 != 1)),
+    Variant("bn_axis_as_long_as_channels", "batch_norm over a spatial axis as long as the channels (> 1): "
+            "the folded scale and bias then apply along the channels instead",
+            _FOLD_BN + "45-47,90,96", _fold_bn(lambda s, bn, c: s.attrs(bn)["axis"] % 4 in (2, 3)
+                                               and s.info(bn).shape[1] > 1)),
     Variant("computed_input", "a computed conv input", _FOLD_BN + "38", _fold_bn(lambda s, bn, c: s.kind(s.args(c)[0]) == "computed")),
     Variant("constant_input", "a constant conv input", _FOLD_BN + "38", _fold_bn(lambda s, bn, c: s.is_const(s.args(c)[0]))),
 )

@@ -30,6 +30,9 @@ PROGRAM_ARGUMENTS = {
                         "as the arguments fix them",
 }
 
+# The arguments a bare name stands for.
+DEFAULT_ARGUMENTS = {"Gradient": "'main'"}
+
 
 class PassSpecError(ValueError):
     """A pass that cannot be resolved; the message is one line for the user."""
@@ -168,10 +171,8 @@ def resolve(text: str) -> PassSpec:
     if not text:
         raise PassSpecError("empty pass name in --passes")
     spec = PassSpec(text)
-    if spec.is_builtin and "(" not in text:
-        from .pass_catalogue import CATALOGUE  # it builds on this module
-        if spec.name in CATALOGUE and CATALOGUE[spec.name].default_args:
-            spec = PassSpec(f"{text}({CATALOGUE[spec.name].default_args})")
+    if spec.is_builtin and "(" not in text and spec.name in DEFAULT_ARGUMENTS:
+        spec = PassSpec(f"{text}({DEFAULT_ARGUMENTS[spec.name]})")
     if spec.is_builtin:
         if spec.name not in builtin_pass_names():
             close = difflib.get_close_matches(spec.name, builtin_pass_names(), n=3, cutoff=0.5)

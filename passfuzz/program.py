@@ -32,9 +32,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+import ml_dtypes  # numpy's bfloat16 (a dependency of apache-tvm)
 import numpy as np
 
-from .catalogue.base import numpy_dtype
+
+def numpy_dtype(name: str) -> np.dtype:
+    """The numpy dtype of a dtype name; the one place arrays get their dtype, since numpy itself
+    has no bfloat16 (``ml_dtypes`` provides it)."""
+    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
 class ProgramError(ValueError):

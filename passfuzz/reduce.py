@@ -43,12 +43,12 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from .catalogue import BY_NAME
-from .catalogue.base import ValueInfo, numpy_dtype, representable, same_type
+from .catalogue.base import ValueInfo, representable, same_type
 from .catalogue.structure import analyse_region, reference_value
 from .graph import analyse, evaluate, evaluate_all
 from .contracts import sequence_violation
 from .passes import PassSpec
-from .program import Node, Param, Program, ProgramError
+from .program import Node, Param, Program, ProgramError, numpy_dtype
 
 Passes = tuple[PassSpec, ...]
 Interesting = Callable[[Program, Passes], bool]

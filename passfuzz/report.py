@@ -102,6 +102,8 @@ def _title(record: dict) -> str:
     if kind == "target-mismatch":
         first, second = record["targets"][:2]
         return f"`{second}` and `{first}` disagree on the same module {how}".rstrip()
+    if kind == "slowdown":
+        return f"module {record['slowdown_threshold']:g}x slower or more {how} on `{record['targets'][0]}`"
     return f"wrong result {how}"
 
 
@@ -137,6 +139,11 @@ def _expected(record: dict) -> str:
                 f"{target_slack((first, second)):g} times between these target kinds).")
     if kind == "hang":
         return "The script finishes: passfuzz gave the optimized side as long as the script's timeout."
+    if kind == "slowdown":
+        return (f"The optimized module, which returns the original's outputs, is not slower than the original by\n"
+                f"{record['slowdown_threshold']:g}x or more. The script times both in one process, interleaved, and\n"
+                "calls it slower only when the 99% lower bound of the ratio (the sign test's, on paired timings)\n"
+                "is above that; timings on a busy machine vary, the bound is what matters.")
     return ("The optimized module compiles, runs, and returns the same outputs as the original (integers and\n"
             "bools exactly; floats within the script's `assert_allclose` tolerance, a relative tolerance of\n"
             f"{_tolerance_note()} with an absolute part scaled by the output's static bound).")

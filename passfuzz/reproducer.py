@@ -18,6 +18,8 @@ status 1, or "fixed: ..." with 0.
   and fails (``standalone.run_child`` reads how); then the build with the blamed pipeline pass
   left out (``PassContext(disabled_pass=[...])``) runs and matches numpy's outputs inline.
 - target-mismatch: each target in a child process of its own (``standalone.outputs_in_child``).
+- slowdown: both modules compiled in the script's process and timed interleaved
+  (passfuzz.timing, copied), which prints both medians, the ratio and its interval.
 
 Everything a script runs beyond TVM's and numpy's API is real code of passfuzz.standalone and
 passfuzz.conventions (which passfuzz calls for the same job), copied with ``inspect.getsource``
@@ -34,7 +36,7 @@ import numpy as np
 import tvm
 from tvm import relax
 
-from . import conventions, finite_differences, gradient, standalone
+from . import conventions, finite_differences, gradient, schedules, standalone, timing
 from .builds import PLAIN_BUILD, Build
 from .calling import ADJOINT, PLAIN, Adapter
 from .catalogue import is_float
@@ -44,6 +46,7 @@ from .oracle import PIPELINE_KINDS, REFERENCE_SLACK, Finding, target_slack, tole
 from .passes import PassSpec
 from .program import Program
 from .relax_build import build_module
+from .speed import SpeedCheck
 
 
 # Scalar constants of these dtypes print inline (R.const(1, "int8")); every other constant,
@@ -127,7 +130,11 @@ def _source(*functions) -> str:
 _LOAD = (f"GPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n"
          + _source(standalone.kind_of, standalone.target_config, standalone.has_closures, standalone.is_plain,
                    standalone.load))
+# The schedule a --build schedule=random finding drew is data in BUILD; this applies it (all of
+# passfuzz.schedules below its imports), and load() runs it after the Relax pipeline.
+_SCHEDULES = inspect.getsource(schedules).split("from tvm import s_tir\n", 1)[1].strip()
 _FINITE_DIFFERENCES = inspect.getsource(finite_differences).split("import numpy as np\n", 1)[1].strip()
+_TIMING = inspect.getsource(timing).split("import numpy as np\n", 1)[1].strip()
 # Crash, hang and pipeline scripts: how a child re-running the script ended.
 _FATE_PREFIX = {"crash": "died of", "hang": "no result", "pipeline-crash": "died of", "pipeline-hang": "no result",
                 "pipeline-error": "exited with status"}
@@ -170,12 +177,14 @@ class _Script:
     def _imports(self, code: str) -> str:
         def uses(name: str) -> bool:
             return re.search(rf"(?<![\w.]){re.escape(name)}[.(]", code) is not None
-        stdlib = [f"import {m}" for m in ("os", "pickle", "shutil", "signal", "subprocess", "sys", "tempfile")
+        stdlib = [f"import {m}" for m in ("math", "os", "pickle", "shutil", "signal", "subprocess", "sys", "tempfile",
+                                      "time")
                   if uses(m)]
         if "TypeVar(" in code:  # TVMScript declares symbolic shape variables with TypeVar
             stdlib.append("from typing import TypeVar")
         third = [line for name, line in (("ml_dtypes", "import ml_dtypes"), ("np", "import numpy as np"),
                                          ("tvm", "import tvm"), ("relax", "from tvm import relax"),
+                                         ("s_tir", "from tvm import s_tir"),
                                          ("I", "from tvm.script import ir as I"),
                                          ("R", "from tvm.script import relax as R"),
                                          ("T", "from tvm.script import tirx as T")) if uses(name)]
@@ -195,10 +204,11 @@ def _literal(values) -> str:
 
 def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str,
                   targets: Sequence[str], timeout: float, optimized: Outcome | None,
-                  build: Build = PLAIN_BUILD) -> str:
+                  build: Build = PLAIN_BUILD, speed: SpeedCheck | None = None) -> str:
     """The reproducer of ``finding``. ``targets``: where it shows (both, for a target mismatch);
     ``optimized``: the optimized side's Outcome, when one ran (its adapter says how main was
-    called); ``timeout``: how long a crash or hang script waits for its child."""
+    called); ``timeout``: how long a crash or hang script waits for its child; ``speed``: how
+    a slowdown was judged (its threshold)."""
     kind, stage = finding.kind, finding.stage
     title = describe([p.text for p in passes], build) or "in the unoptimized module"
     if kind == "target-mismatch":
@@ -224,6 +234,8 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
         _reference(script, sides, program)
     elif kind == "target-mismatch":
         _targets(script, sides, targets, timeout)
+    elif kind == "slowdown":
+        _slowdown(script, sides, speed or SpeedCheck())
     elif gradient.involved(passes):
         _gradient(script, sides, gradient.noise(program))
     else:
@@ -267,6 +279,8 @@ class _Sides:
                 script.need(_source(standalone.to_tvm))
             return ([f"executable = tvm.compile({compiled}, {self.target!r})"], "tvm.cpu()",
                     "to_tvm(a)" if tuples else "tvm.runtime.tensor(a)")
+        if build.get("schedule_steps"):
+            script.need(_SCHEDULES)
         script.need(_LOAD)
         script.need(_source(standalone.to_tvm))
         return [f"executable, device = load({module}, {target or repr(self.target)}, {build!r})"], "device", \
@@ -442,6 +456,34 @@ def _gradient(script: _Script, sides: _Sides, noise: float) -> None:
                f'    print("BUG REPRODUCES ({script.finding.kind}): main_adjoint:", problem)',
                "    sys.exit(1)",
                'print("fixed: main_adjoint\'s loss and gradients match central differences of main")')
+
+
+def _slowdown(script: _Script, sides: _Sides, speed: SpeedCheck) -> None:
+    """Both modules compiled and loaded in this one process, then timed interleaved by the
+    copied passfuzz.timing, which prints both medians, the ratio and its interval."""
+    script.need(_TIMING)
+    original, device, convert = sides.compile_lines(script, "Module", False)
+    optimized, optimized_device, _ = sides.compile_lines(script, "mod", True)
+    device = "device" if "device" in (device, optimized_device) else device
+    settings = ", ".join(f"{name}={value!r}" for name, value in speed.arguments().items())
+    dropped = sides.adapter.dropped
+    script.add(*sides.arguments_lines(), *sides.pass_lines(keep_original=True),
+               *[re.sub(r"\bexecutable\b", "original", line) for line in original],
+               *[re.sub(r"\bexecutable\b", "optimized", line) for line in optimized],
+               *([] if device == "device" else [f"device = {device}"]),
+               f"args = [{convert} for a in arguments]",
+               *([f"optimized_args = [a for k, a in enumerate(args) if k not in {dropped!r}]  # {sides.passes[-1].text} "
+                  "bound them"] if dropped else []),
+               "original_vm, optimized_vm = relax.VirtualMachine(original, device), "
+               "relax.VirtualMachine(optimized, device)",
+               "run_original = lambda: (original_vm[\"main\"](*args), device.sync())",
+               f"run_optimized = lambda: (optimized_vm[\"main\"](*{'optimized_args' if dropped else 'args'}), "
+               "device.sync())",
+               f"timed = compare_speed(run_original, run_optimized, {settings})",
+               "if timed[\"slower\"]:",
+               f'    print("BUG REPRODUCES ({script.finding.kind}):", speed_line(timed))',
+               "    sys.exit(1)",
+               'print("fixed: not slower beyond the threshold:", speed_line(timed))')
 
 
 def _reference(script: _Script, sides: _Sides, program: Program) -> None:

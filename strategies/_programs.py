@@ -11,10 +11,10 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 
 from passfuzz.catalogue import BY_NAME, DTYPES, OPS, OpError, is_int
-from passfuzz.catalogue.base import numpy_dtype, representable, valid
+from passfuzz.catalogue.base import representable, valid
 from passfuzz.catalogue.motifs import motifs_within
 from passfuzz.graph import ProgramSketch
-from passfuzz.program import Node, Param, PrimParam, Program
+from passfuzz.program import Node, Param, PrimParam, Program, numpy_dtype
 
 from ._focus import Focus
 
@@ -50,7 +50,7 @@ def _bfloat16_within(x: float, lo: float, hi: float) -> float:
     return float(value)
 
 
-class _DrawChooser:
+class DrawChooser:
     """The catalogue's Chooser, backed by a Hypothesis draw function."""
 
     def __init__(self, draw):
@@ -178,7 +178,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
 
     @st.composite
     def draw_program(draw) -> Program:
-        chooser = _DrawChooser(draw)
+        chooser = DrawChooser(draw)
         # 0, where shrinking goes, keeps the dtypes the focused rewrite checks for
         drawn = wanted_dtypes if wanted_dtypes and draw(st.integers(0, 3)) != 3 else dtypes
         sketch = ProgramSketch(chooser, drawn, chosen)

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from passfuzz.catalogue import BY_NAME, OPS
-from passfuzz.catalogue.base import OpError, numpy_dtype
+from passfuzz.catalogue.base import OpError
+from passfuzz.program import numpy_dtype
 
 from .catalogue_support import F
 

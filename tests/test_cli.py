@@ -46,7 +46,7 @@ def test_help_explains_every_option(run_cli):
     result = run_cli("--help", timeout=120)
     assert result.returncode == 0
     for option in ("--passes", "--max-examples", "--max-time", "--seed", "--corpus", "--targets", "--exitfirst",
-                   "--workers", "--timeout"):
+                   "--workers", "--timeout", "--seeds", "--resume"):
         assert option in result.stdout
     assert "Exit status" in result.stdout
     replay = run_cli("replay", "--help", timeout=120)

@@ -110,3 +110,18 @@ def test_interrupted_write_leaves_old_file_and_no_debris(tmp_path, monkeypatch):
         corpus.atomic_write(path, "new")
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["a.json"]
+
+
+def test_temporaries_of_killed_writers_are_removed_and_those_of_live_ones_kept(tmp_path):
+    import subprocess
+    import sys
+
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(finished.stdout)
+    orphan = tmp_path / f".a.json.{dead}.x1y2z3.tmp"
+    live = tmp_path / f".b.json.{os.getpid()}.a1b2c3.tmp"
+    for path in (orphan, live):
+        path.write_text("{\"half")
+    corpus.atomic_write(tmp_path / "c.json", "{}")
+    assert corpus.remove_orphaned_temporaries(tmp_path) == [orphan]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [live.name, "c.json"]

@@ -206,6 +206,9 @@ CASES = {
     ("FoldBatchnormToConv2D", "grouped"): (conv_bn(conv={"groups": 2}, o=2), CONV_BN),
     ("FoldBatchnormToConv2D", "epsilon"): (conv_bn(bn={"epsilon": 1e-3}), CONV_BN),
     ("FoldBatchnormToConv2D", "bn_axis_not_channels"): (conv_bn(o=1, bn={"axis": 0}), CONV_BN),
+    # a 1x2x4x4 input and a 1x1 kernel give 4x4 outputs: 4 channels, batch_norm over the rows
+    ("FoldBatchnormToConv2D", "bn_axis_as_long_as_channels"): (conv_bn(o=4, bn={"axis": 2}),
+                                                               conv_bn(o=1, bn={"axis": 0})),
     ("FoldBatchnormToConv2D", "computed_input"): (
         program(x(1, 2, 4, 4), n("negative", 0), c(3, 2, 1, 1), n("conv2d", 1, 2, **CONV), c(3), c(3), c(3), c(3, value=1),
                 n("batch_norm", 3, 4, 5, 6, 7, **BN)), CONV_BN),

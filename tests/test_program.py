@@ -5,7 +5,7 @@ import json
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 
-from passfuzz.catalogue.base import numpy_dtype
+from passfuzz.program import numpy_dtype
 from passfuzz.graph import analyse
 from passfuzz.program import Node, Param, Program, ProgramError
 from strategies import relax_programs

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from tvm import relax
 
 from passfuzz.catalogue import OPS, is_int
-from passfuzz.catalogue.base import leaves, numpy_dtype
+from passfuzz.catalogue.base import leaves
+from passfuzz.program import numpy_dtype
 from passfuzz.graph import analyse, evaluate_all, flatten
 from passfuzz.program import Node
 from passfuzz.relax_build import build_module

@@ -26,7 +26,6 @@ import random
 from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any, Callable, Protocol, Sequence, TypeVar
 
-import ml_dtypes  # numpy's bfloat16 (a dependency of apache-tvm)
 import numpy as np
 
 T = TypeVar("T")
@@ -49,12 +48,6 @@ FLOAT_LIMIT = {"float32": 1e12, "float16": 1e4, "bfloat16": 1e12}
 # 2**-4 allows 16 of them, for a legal rewrite that reorders a chain of roundings (float16's
 # 2e-2 is about 40 of its 2**-11).
 RTOL = {"float32": 1e-4, "float16": 2e-2, "bfloat16": 2**-4}
-
-
-def numpy_dtype(name: str) -> np.dtype:
-    """The numpy dtype of a dtype name; the one place arrays get their dtype, since numpy itself
-    has no bfloat16 (``ml_dtypes`` provides it)."""
-    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
 class OpError(ValueError):

@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from .base import (DTYPES, NUMERIC, Chooser, OpDef, Sketch, ValueInfo, broadcastable_shapes, checked,
-                   is_float, is_int, numpy_dtype, pick, representable, require, smooth)
+                   is_float, is_int, pick, representable, require, smooth)
+from ..program import numpy_dtype
 
 
 def _shape(shape) -> tuple[int, ...]:

@@ -10,8 +10,9 @@ from typing import Callable
 import numpy as np
 
 from .base import (DTYPES, FLOATS, INTS, NUMERIC, ROUNDING, Chooser, OpDef, Sketch, ValueInfo, broadcast,
-                   broadcastable_shapes, checked, is_float, is_int, numpy_dtype, operand, pick, probe, representable,
+                   broadcastable_shapes, checked, is_float, is_int, operand, pick, probe, representable,
                    require, valid, smooth)
+from ..program import numpy_dtype
 
 # -- const --------------------------------------------------------------------------------
 

@@ -18,7 +18,8 @@ from typing import Callable
 import numpy as np
 
 from .base import (DTYPES, FLOATS, INTS, NUMERIC, Chooser, OpDef, Sketch, ValueInfo, checked, is_float, is_int,
-                   normalize_axis, numpy_dtype, operand, pick, probe, representable, require, valid)
+                   normalize_axis, operand, pick, probe, representable, require, valid)
+from ..program import numpy_dtype
 
 _INDEX_DTYPES = ("int64", "int32")  # the dtypes of fresh index operands
 _SIGNED = ("int32", "int64", "int8")

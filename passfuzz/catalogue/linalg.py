@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .base import (NUMERIC, Chooser, OpDef, Sketch, ValueInfo, broadcast, checked, is_int, operand, pick, probe,
-                   numpy_dtype, representable, require, smooth, valid)
+                   representable, require, smooth, valid)
+from ..program import numpy_dtype
 
 # out_dtype a matmul may be asked for, per operand dtype (all measured on llvm). Relax casts the
 # operands to out_dtype first and accumulates there, so overflow is checked in out_dtype.

@@ -352,16 +352,16 @@ def _conv_batch_norm(sketch: Sketch, choose: Chooser) -> None:
     """batch_norm(conv2d(x, constant kernel), constants)[0]: FoldBatchnormToConv2D folds the
     normalisation into the kernel (it acts only on constants). x an input, a computed value or
     a constant; strides, padding, dilation, groups and epsilon drawn; the batch_norm axis the
-    channels, or another axis of the same size (the pass does not read the axis)."""
+    channels, or (one in three) another axis of the channels' size: the batch axis of size 1, or
+    a spatial axis as long as the channels (the pass does not read the axis)."""
     dtype = _dtype(sketch, choose, ("float32",))
     source = choose.choice(["input", "computed", "const"])
-    other_axis = choose.integer(0, 2) == 0  # batch_norm over the batch axis, of the channels' size 1
+    other_axis = choose.integer(0, 2) == 0
     shape = (1 if other_axis else choose.integer(1, 2), choose.choice([1, 2, 4]), choose.integer(2, 4), choose.integer(2, 4))
     x = _tensor(sketch, choose, source, shape, dtype) if source != "input" else \
         _input(sketch, choose, dtype, ranks=(4,), magnitude=1.0, shape=shape if other_axis else None)
     n, c, hh, ww = sketch.infos[x].shape
     groups = 1 if other_axis else choose.choice([g for g in (1, 2, c) if c % g == 0])
-    o = 1 if other_axis else groups * choose.integer(1, 2)
     strides = [choose.integer(1, 2), choose.integer(1, 2)]
     padding = [choose.integer(0, 1) for _ in range(4)]
     dilation = [choose.integer(1, 2), choose.integer(1, 2)]
@@ -369,6 +369,13 @@ def _conv_batch_norm(sketch: Sketch, choose: Chooser) -> None:
     kw = choose.integer(1, max(1, min(3, (ww + padding[1] + padding[3] - 1) // dilation[1] + 1)))
     if choose.boolean():  # the plain convolution
         strides, padding, dilation = [1, 1], [0, 0, 0, 0], [1, 1]
+    if other_axis:  # as many output channels as the batch (1), or as an output row or column
+        spatial = [(size + before + after - dilation[k] * (kernel - 1) - 1) // strides[k] + 1
+                   for k, (size, before, after, kernel) in enumerate(((hh, padding[0], padding[2], kh),
+                                                                       (ww, padding[1], padding[3], kw)))]
+        o = choose.choice([1, *spatial])
+    else:
+        o = groups * choose.integer(1, 2)
     kernel = _weight(sketch, choose, (o, c // groups, kh, kw), dtype, const=True)
     attrs = {"strides": strides, "padding": padding, "dilation": dilation, "groups": groups,
              "data_layout": "NCHW", "kernel_layout": "OIHW", "out_dtype": None}

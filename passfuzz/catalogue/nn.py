@@ -17,7 +17,8 @@ import math
 import numpy as np
 
 from .base import (FLOATS, NUMERIC, DTYPES, RTOL, ROUNDING, Chooser, OpDef, Sketch, ValueInfo, checked, is_int,
-                   normalize_axis, numpy_dtype, pick, probe, representable, require, valid)
+                   normalize_axis, pick, probe, representable, require, valid)
+from ..program import numpy_dtype
 from .linalg import OUT_DTYPES, out_dtype_of, product_range
 
 EPSILONS = (1e-5, 1e-3, 0.1, 1.0, 10.0, 100.0, 1000.0)

@@ -1,6 +1,7 @@
 """The command line: ``passfuzz --passes ...`` fuzzes (the default command); ``passfuzz replay``
-re-checks reproducers; ``passfuzz reduce`` reduces a module of the user's own; ``passfuzz passes`` prints the pass catalogue, ``passfuzz ops`` the op
-catalogue, ``passfuzz known`` the known-bug baseline. Each command is one
+re-checks reproducers; ``passfuzz reduce`` reduces a module of the user's own; ``passfuzz import-model``
+writes ONNX models as seed files; ``passfuzz passes`` prints the pass catalogue, ``passfuzz ops`` the op
+catalogue, ``passfuzz known`` the known-bug baseline; ``passfuzz report`` plots a run's log. Each command is one
 module; formatting lives in cli.output.
 
 Exit status: 0 nothing new (fuzz), nothing reproduces (replay) or no finding (reduce); 1 a new
@@ -27,9 +28,10 @@ class Parser(argparse.ArgumentParser):
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from . import fuzz, known, ops, passes, reduce, replay  # after argv handling: imports TVM
+    from . import fuzz, import_model, known, ops, passes, reduce, replay, report  # after argv handling: imports TVM
 
-    commands = {"replay": replay, "reduce": reduce, "passes": passes, "ops": ops, "known": known, "fuzz": fuzz}
+    commands = {"replay": replay, "reduce": reduce, "import-model": import_model, "passes": passes, "ops": ops, "known": known, "report": report,
+                "fuzz": fuzz}
     command = commands.get(argv[0]) if argv else None
     if command is not None:
         argv = argv[1:]

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
+import random
 from pathlib import Path
 
 from . import Parser, UsageError
+from ..timing import THRESHOLD as DEFAULT_THRESHOLD  # numpy only: the help needs no TVM
 from .output import Console
 
 DEFAULT_MAX_EXAMPLES = 200
 
 
 def parser() -> argparse.ArgumentParser:
+    from ..engine import FuzzConfig
+
     p = Parser(
         prog="passfuzz",
         description="Fuzz TVM Relax passes: generate random well-typed Relax programs, apply the passes, "
@@ -30,8 +35,9 @@ def parser() -> argparse.ArgumentParser:
                         "or a callable returning one. Prerequisites a pass needs (LegalizeOps before FuseOps, ...) "
                         "are inserted; `passfuzz passes` lists what is known of each pass. `random` draws a "
                         "sequence for every example from --pass-pool; a failing sequence shrinks to the fewest "
-                        "passes that still fail, and the finding names the first bad pass. Required unless "
-                        "--build or --pipeline gives something else to compare")
+                        "passes that still fail, and the finding names the first bad pass. A pass given arguments "
+                        "is first run on a few tiny modules: arguments TVM rejects there are a usage error. "
+                        "Required unless --build or --pipeline gives something else to compare")
     p.add_argument("--pass-pool", metavar="P[,P...]",
                    help="with --passes random: the passes to draw from (default: every pass `passfuzz passes` "
                         "marks fuzzable)")
@@ -59,10 +65,27 @@ def parser() -> argparse.ArgumentParser:
                         "op (FoldConstant) or with --passes random; none; or ops as `passfuzz ops` lists them. Unless none, the "
                         "motifs built for the named passes (the patterns they rewrite, in every form they branch on) "
                         "are drawn more often than the others")
+    p.add_argument("--seeds", metavar="PATH[,PATH...]",
+                   help="draw half the programs as mutations of existing modules, the other half from scratch: "
+                        "Python/TVMScript files or directories (searched recursively) in which every tvm.IRModule "
+                        "defined at module level, inside a class (as TVM's tests write `class TestX: class Before / "
+                        "class Expected`) or inside an argument-less test function is imported, and corpus .json "
+                        "records. Files are executed, each in a child process, as modules (not under pytest); their "
+                        "test functions are called until they first apply a pass. A seeded example is a seed after "
+                        "a few mutations (shapes, dtypes, attributes; ops inserted, deleted, replaced; subgraphs "
+                        "spliced in from other seeds), which shrink back to the unmutated seed; --ops and the "
+                        "dtypes limit what mutations add. Glob patterns are matched: "
+                        "--seeds '~/tvm/tests/python/relax/test_transform_*.py'")
     p.add_argument("--max-examples", type=int, metavar="N",
                    help="stop after N generated examples (shrinking runs are not counted)")
     p.add_argument("--max-time", type=float, metavar="SECONDS",
-                   help="stop generating after SECONDS; a shrink in progress may finish (up to 5 more minutes)")
+                   help="stop generating after SECONDS; findings seen by then are still shrunk and reduced, for "
+                        "up to %d s more (the run's first line says when it ends at the latest)"
+                        % FuzzConfig.shrink_grace)
+    p.add_argument("--strict-time", action="store_true",
+                   help="with --max-time: end the whole run within SECONDS (give or take the example in "
+                        "progress): shrinking and reduction stop then, and each finding is saved as far as it "
+                        "was shrunk")
     p.add_argument("--seed", type=int, metavar="N", help="seed of the run: the same seed generates the same examples")
     p.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR",
                    help="where findings are saved and known bugs are read from (default: ./corpus); findings of "
@@ -89,6 +112,13 @@ def parser() -> argparse.ArgumentParser:
                    help="fuzz on the workers of this Dask distributed cluster instead, one fuzzer per worker process "
                         "(start workers with --nthreads 1); findings come back here and are written to --corpus. "
                         "Needs the extra: pip install \"passfuzz[distributed]\"")
+    p.add_argument("--resume", type=Path, metavar="RUN_DIR",
+                   help="continue a run stopped by Ctrl-C or killed: every run keeps its arguments, its position "
+                        "in the seed stream (per worker), its statistics and its findings in progress in a run "
+                        "directory, by default CORPUS/.runs/<UTC time>-<suffix>/, printed when it starts. The "
+                        "resumed run skips the rounds already done, counts the bugs it saved as known, reduces a "
+                        "finding whose shrinking was cut off from its simplest example saved, and runs within what "
+                        "is left of --max-examples and --max-time. Takes no other option: the run's own are used")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time limit for building, optimizing, compiling and running one side of one example; "
                         "past it the side counts as hung (default 60)")
@@ -99,6 +129,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--reduce-time", type=float, default=50.0, metavar="SECONDS",
                    help="time for reducing each finding's passes and program after Hypothesis has shrunk it "
                         "(default 50)")
+    p.add_argument("--check-speed", action="store_true",
+                   help="also report optimizations that make a module slower (a slowdown finding): when both sides "
+                        "ran and matched and the passes changed the module (or --build differs), compile both in "
+                        "one process and time "
+                        "them interleaved (A B, B A, ...) until the ratio optimized/original is known with 99%% "
+                        "confidence or 2 s per target have passed; a slowdown is saved when the ratio's lower "
+                        "confidence bound exceeds --slowdown-threshold. Off by default: timing costs up to 2 s per "
+                        "changed example and target")
+    p.add_argument("--slowdown-threshold", type=float, default=DEFAULT_THRESHOLD, metavar="X",
+                   help="with --check-speed: how many times slower the optimized module must be, beyond timing "
+                        "noise, to be a slowdown (default %g)" % DEFAULT_THRESHOLD)
     return p
 
 
@@ -112,7 +153,7 @@ def config_from(args: argparse.Namespace, console: Console):
     from ..pass_catalogue import info as pass_info
     from ..pass_catalogue import fuzzable_pool, with_prerequisites
     from ..contracts import generation_dtypes, sequence_violation
-    from ..corpus import OUTSIDE_CONTRACT
+    from ..corpus import OUTSIDE_CONTRACT, malformed
     from ..known_bugs import BaselineError, load
     from ..focus import FocusError
     from ..focus import resolve as resolve_focus
@@ -134,6 +175,13 @@ def config_from(args: argparse.Namespace, console: Console):
                              '(from a checkout: pip install ".[distributed]")')
         if args.workers != 1:
             raise UsageError("--workers is for this machine; with --scheduler every worker of the cluster fuzzes")
+    if args.strict_time and args.max_time is None:
+        raise UsageError("--strict-time bounds --max-time: give --max-time too")
+    if args.slowdown_threshold <= 1:
+        raise UsageError(f"--slowdown-threshold must be above 1 (a ratio optimized/original), "
+                         f"got {args.slowdown_threshold:g}")
+    if args.slowdown_threshold != DEFAULT_THRESHOLD and not args.check_speed:
+        raise UsageError("--slowdown-threshold goes with --check-speed")
     if args.max_passes < 1:
         raise UsageError(f"--max-passes must be at least 1, got {args.max_passes}")
     try:
@@ -189,6 +237,7 @@ def config_from(args: argparse.Namespace, console: Console):
         focus_reason += f"; outside --ops, left out: {','.join(f for f in focus if f not in ops)}"
         focus = [f for f in focus if f in ops]
     from ..gradient import involved, loss_ops
+    from ..speed import SpeedCheck
     if passes and involved(passes) and not loss_ops(ops):
         raise UsageError("--ops: Gradient needs at least one smooth op with a registered gradient: "
                          + ",".join(loss_ops()))
@@ -210,6 +259,9 @@ def config_from(args: argparse.Namespace, console: Console):
         # as for --build codegen=c (builds.parse_build): TVM cannot compile these for the c target
         raise UsageError("the c target takes neither pipeline=target (TVM has no default pipeline for it) nor "
                          "exec-mode=compiled (gcc rejects the generated VM code)")
+    _check_arguments(named or [], "--passes", targets, args.timeout)
+    if args.pass_pool:
+        _check_arguments(resolve_list(args.pass_pool), "--pass-pool", targets, args.timeout)
     dtypes = generation_dtypes(passes or [])
     if drawable_dtypes(targets, DTYPES) != DTYPES:
         dtypes = drawable_dtypes(targets, dtypes or DTYPES)
@@ -222,38 +274,166 @@ def config_from(args: argparse.Namespace, console: Console):
         raise UsageError(f"cannot create --corpus {args.corpus}: {exc.strerror}") from None
     if not os.access(args.corpus, os.W_OK):
         raise UsageError(f"--corpus {args.corpus} is not writable")
+    for why in malformed(args.corpus):  # said once; such a record makes no bug known
+        console.note(f"warning: skipping a malformed record in --corpus: {' '.join(why.split())}")
     try:
         known = load(args.known_bugs, tvm.__version__)
     except BaselineError as exc:
         raise UsageError(f"--known-bugs: {exc}") from None
     if args.known_bugs == "default" and not known:
         console.note(f"no known-bug baseline for TVM {tvm.__version__}: only {args.corpus}'s bugs count as known")
+    seeds = seed_programs(args.seeds, passes, dtypes, console) if args.seeds else ()
     max_examples = args.max_examples
     if max_examples is None and args.max_time is None:
         max_examples = DEFAULT_MAX_EXAMPLES
     return FuzzConfig(passes=passes, targets=targets, corpus_dir=args.corpus, max_examples=max_examples,
                       max_time=args.max_time, seed=args.seed, exitfirst=args.exitfirst, timeout=args.timeout,
                       shrink_seconds=args.shrink_time, reduce_seconds=args.reduce_time, max_nodes=args.max_nodes,
+                      shrink_grace=0.0 if args.strict_time else FuzzConfig.shrink_grace,
                       pass_pool=pool, max_passes=args.max_passes, build=build, ops=ops,
                       known_bugs=tuple(bug.fingerprint for bug in known), dtypes=dtypes,
                       focus=tuple(focus), focus_reason=focus_reason, focus_constants=plan.constants,
                       focus_dtypes=tuple(d for d in plan.dtypes if d in (dtypes or DTYPES)),
-                      motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []))
+                      motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []),
+                      seeds=seeds,
+                      speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None)
+
+
+def seed_programs(text: str, passes, dtypes, console: Console) -> tuple:
+    """--seeds: the Programs found and imported, after one line saying how many; UsageError when
+    no path exists or no seed can be imported."""
+    from ..gradient import involved
+    from ..seeds import SeedError, find_seeds, seed_files, seed_paths
+
+    if passes and involved(passes):
+        raise UsageError("--seeds: Gradient differentiates loss programs drawn for it, which seeds are not")
+    try:
+        paths = seed_paths(text)
+        scripts = sum(file.suffix == ".py" for file, _ in seed_files(paths))
+        if scripts:
+            console.note(f"seeds: executing {scripts} Python file(s), each in a child process")
+        found = find_seeds(paths)
+    except SeedError as exc:
+        raise UsageError(str(exc)) from None
+    for warning in found.warnings:
+        console.note(f"warning: seeds: {warning}")
+    if dtypes:
+        found = found.within_dtypes(dtypes)
+    console.note(f"seeds: {found.summary()}")
+    if not found.programs:
+        raise UsageError(f"--seeds: no seed could be imported ({found.summary()})")
+    return tuple(found.programs)
+
+
+# A pass whose arguments TVM takes runs a tiny module in well under a second; a hang there is the
+# fuzzer's to report, not worth the whole --timeout before the run starts.
+ARGUMENT_CHECK_TIMEOUT = 20.0
+
+
+def _check_arguments(specs, option: str, targets: list[str], timeout: float) -> None:
+    """UsageError for a pass whose arguments TVM rejects (passfuzz.pass_arguments)."""
+    from ..pass_arguments import rejection
+
+    for spec in specs:
+        refused = rejection(spec, targets, min(timeout, ARGUMENT_CHECK_TIMEOUT))
+        if refused:
+            raise UsageError(f"{option}: {spec.text}: TVM rejects it: {refused}")
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import corpus, runs
     from ..parallel import fuzz_in_workers
+    from ..run_log import LOG_NAME, RunLog
 
     console = Console()
+    run_dir = args.resume
+    if run_dir is not None:
+        args = resumed_arguments(run_dir, args)
     config = config_from(args, console)
-    console.start(config, args.workers)
-    if args.scheduler is not None:
-        from ..cluster import ClusterError, fuzz_on_cluster
-        try:
-            stats = fuzz_on_cluster(config, args.scheduler, console.handle)
-        except ClusterError as exc:
-            raise UsageError(str(exc)) from None
+    if run_dir is None:
+        if args.seed is None:  # drawn here, so that the run directory can repeat it
+            args.seed = random.SystemRandom().randrange(2**32)
+        run_dir = runs.new_run_dir(args.corpus)
+        runs.write_arguments(run_dir, {"cwd": os.getcwd(), "options": _stored(args)})
     else:
-        stats = fuzz_in_workers(config, args.workers, console.handle)
+        run_dir = run_dir.resolve()
+        console.note(f"resuming the run in {run_dir}: {_position(run_dir, args)}")
+    for directory in (config.corpus_dir, config.corpus_dir / corpus.OUTSIDE_CONTRACT, run_dir):
+        corpus.remove_orphaned_temporaries(directory)
+    config = dataclasses.replace(config, seed=args.seed, run_dir=run_dir)
+    console.start(config, args.workers)
+    console.note(f"run directory {run_dir}; resume with: passfuzz --resume {run_dir}")
+    with RunLog(config.run_dir / LOG_NAME) as log:  # a resumed run appends to its log
+        def notify(kind: str, data: dict) -> None:  # the console and the run log see the same events
+            console.handle(kind, data)
+            log.handle(kind, data)
+
+        try:
+            if args.scheduler is not None:
+                from ..cluster import ClusterError, fuzz_on_cluster
+                try:  # the run directory stays here: the workers' positions are not kept (no --resume)
+                    stats = fuzz_on_cluster(dataclasses.replace(config, run_dir=None), args.scheduler, notify)
+                except ClusterError as exc:
+                    raise UsageError(str(exc)) from None
+            else:
+                stats = fuzz_in_workers(config, args.workers, notify)
+        finally:
+            console.close()
+        log.finish(stats)
     console.summary(stats, config)
     return 1 if stats.findings else 0
+
+
+def _stored(args: argparse.Namespace) -> dict:
+    """The options as JSON, the corpus absolute (a resume may start elsewhere)."""
+    options = {name: str(value) if isinstance(value, Path) else value for name, value in vars(args).items()}
+    options["corpus"] = str(args.corpus.resolve())
+    del options["resume"]
+    return options
+
+
+def resumed_arguments(run_dir: Path, args: argparse.Namespace) -> argparse.Namespace:
+    """The options of the run in ``run_dir``, in its working directory (relative paths and
+    module:attr passes resolve as they did); UsageError for anything that is not a run to resume."""
+    from ..runs import RunDirError, read_arguments
+
+    defaults = parser().parse_args([])
+    given = [name for name, value in vars(args).items() if name != "resume" and value != getattr(defaults, name)]
+    if given:
+        raise UsageError(f"--resume takes no other option (the run's own are used); got --{given[0].replace('_', '-')}")
+    try:
+        stored = read_arguments(run_dir)
+    except RunDirError as exc:
+        raise UsageError(f"--resume {exc}") from None
+    options, cwd = stored.get("options"), stored.get("cwd")
+    if not isinstance(options, dict) or not isinstance(cwd, str):
+        raise UsageError(f"--resume {run_dir}: not a run directory passfuzz can resume (run.json holds no options)")
+    resumed = argparse.Namespace(**{**vars(defaults), **options, "resume": run_dir.resolve()})
+    for action in parser()._actions:
+        if action.type is Path and isinstance(getattr(resumed, action.dest, None), str):
+            setattr(resumed, action.dest, Path(getattr(resumed, action.dest)))
+    try:
+        os.chdir(cwd)
+    except OSError as exc:
+        raise UsageError(f"--resume {run_dir}: cannot enter the run's working directory {cwd}: {exc.strerror}") \
+            from None
+    return resumed
+
+
+def _position(run_dir: Path, args: argparse.Namespace) -> str:
+    """Where each worker of the resumed run stands, in a few words."""
+    from ..runs import RunDirError, read_progress
+
+    said = []
+    for worker in range(args.workers):
+        try:
+            progress = read_progress(run_dir, worker, args.seed)
+        except RunDirError as exc:
+            raise UsageError(f"--resume {exc}") from None
+        if progress is None:
+            said.append(f"worker {worker} not started")
+            continue
+        done = " (finished)" if progress.stats.get("stop_reason") else ""
+        said.append(f"worker {worker} at round {progress.next_round}, {progress.stats.get('examples', 0)} examples "
+                    f"done{done}, {len(progress.in_progress)} finding(s) to finish shrinking")
+    return "; ".join(said)

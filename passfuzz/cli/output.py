@@ -1,6 +1,8 @@
-"""What the user sees: a live progress line on a terminal, finding notices, the final summary.
+"""What the user sees: a live display on a terminal, finding notices, the final summary.
 
-Execution never prints; it emits events (engine.Notify) that the Console renders.
+Execution never prints; it emits events (engine.Notify) that the Console renders. On a terminal
+the progress is a rich live display (passfuzz.cli.live); when stderr is a file or a pipe (CI
+logs), a plain progress line every 30 s, which scripts and tests read.
 """
 
 from __future__ import annotations
@@ -8,29 +10,43 @@ from __future__ import annotations
 import sys
 import time
 
-_REFRESH_SECONDS = 0.25  # progress line on a terminal
+_REFRESH_SECONDS = 0.25  # live display on a terminal
 _LOG_SECONDS = 30.0  # progress line when stderr is a file or a pipe (CI logs)
 
 
-def _clock(seconds: float) -> str:
+def clock(seconds: float) -> str:
     seconds = int(seconds)
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
 class Console:
-    def __init__(self, stream=None):
+    """``terminal``: a rich Console to show the live display on; by default one on ``stream``
+    when that is a terminal, else none (plain lines)."""
+
+    def __init__(self, stream=None, terminal=None):
         self.stream = stream or sys.stderr
-        self.live = self.stream.isatty()
+        if terminal is None and self.stream.isatty():
+            from rich.console import Console as RichConsole
+            terminal = RichConsole(file=self.stream)
+        self.display = None
+        if terminal is not None:
+            from .live import LiveDisplay
+            self.display = LiveDisplay(terminal)
+        self.live = self.display is not None
         self.started = time.monotonic()
         self.last_progress = 0.0
-        self.line_open = False
 
     def _write(self, text: str) -> None:
-        if self.line_open:
-            self.stream.write("\r\033[K")
-            self.line_open = False
+        if self.display is not None:
+            self.display.print(text)
+            return
         self.stream.write(text + "\n")
         self.stream.flush()
+
+    def close(self) -> None:
+        """End the live display (erased: the summary that follows says it all)."""
+        if self.display is not None:
+            self.display.stop()
 
     def note(self, text: str) -> None:
         self._write(f"passfuzz: {text}")
@@ -39,8 +55,11 @@ class Console:
         budget = []
         if config.max_examples is not None:
             budget.append(f"{config.max_examples} examples")
-        if config.max_time is not None:
-            budget.append(f"{config.max_time:g} s")
+        if config.max_time is not None and config.shrink_grace:
+            budget.append(f"{config.max_time:g} s, then up to {config.shrink_grace:g} s to shrink and reduce what it "
+                          f"found: at most {config.max_time + config.shrink_grace:g} s in all")
+        elif config.max_time is not None:
+            budget.append(f"{config.max_time:g} s in all, shrinking and reduction included")
         seed = f", seed {config.seed}" if config.seed is not None else ""
         what = ",".join(p.text for p in config.passes) if config.passes is not None else \
             f"random sequences of up to {config.max_passes} of {len(config.pass_pool)} passes"
@@ -51,10 +70,18 @@ class Console:
         self.note(f"fuzzing {what} on {','.join(config.targets)} "
                   f"({' or '.join(budget) or 'until interrupted'}, {workers} worker{'s' * (workers > 1)}{seed}); "
                   f"corpus {config.corpus_dir}")
+        if config.seeds:
+            self.note(f"half the programs are mutations of {len(config.seeds)} seed(s), half drawn from scratch"
+                      if config.fresh_too else f"programs are mutations of {len(config.seeds)} seed(s)")
         if config.focus:
             self.note(f"focus: {','.join(config.focus)} ({config.focus_reason})")
         elif config.focus_reason:
             self.note(config.focus_reason)
+        if config.speed is not None:
+            self.note(f"timing every example whose passes changed the module: a slowdown is optimized/original "
+                      f"above {config.speed.threshold:g}x with {1 - config.speed.alpha:.0%} confidence")
+        if self.display is not None:
+            self.display.start(config, workers, self.started)
 
     def handle(self, kind: str, data: dict) -> None:
         if kind == "example":
@@ -85,18 +112,16 @@ class Console:
         if now - self.last_progress < (_REFRESH_SECONDS if self.live else _LOG_SECONDS):
             return
         self.last_progress = now
+        if self.display is not None:
+            self.display.update(stats)
+            return
         elapsed = now - self.started
-        line = (f"{_clock(elapsed)}  {stats.examples} examples  {stats.examples / max(elapsed, 1e-9):.1f}/s  "
-                f"findings {len(stats.findings)}  known {stats.known}  generator defects {stats.generator_defects}")
-        if self.live:
-            self.stream.write("\r\033[K" + line)
-            self.stream.flush()
-            self.line_open = True
-        else:
-            self._write(line)
+        self._write(f"{clock(elapsed)}  {stats.examples} examples  {stats.examples / max(elapsed, 1e-9):.1f}/s  "
+                    f"findings {len(stats.findings)}  known {stats.known}  generator defects {stats.generator_defects}")
 
     def summary(self, stats, config) -> None:
-        elapsed = time.monotonic() - self.started
+        self.close()
+        elapsed = max(time.monotonic() - self.started, stats.elapsed)  # a resumed run's includes the time before
         rate = stats.examples / max(elapsed, 1e-9)
         fired = 100.0 * stats.fired / max(stats.examples, 1)
         lines = [

@@ -45,6 +45,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--known-bugs", default="default", metavar="default|none|PATH",
                    help="known TVM bugs, as for fuzzing: a finding that is one of them is still reduced and saved, "
                         "and named as known")
+    p.add_argument("--check-speed", action="store_true",
+                   help="also time the two modules, as `passfuzz --check-speed` does (on by itself for a slowdown "
+                        "record)")
+    p.add_argument("--slowdown-threshold", type=float, default=None, metavar="X",
+                   help="with --check-speed: the ratio optimized/original that counts as a slowdown (default: a "
+                        "record's own, else as for fuzzing)")
     p.add_argument("--draws", type=int, default=5, metavar="N",
                    help="argument draws tried on an imported module until one shows a finding (default 5); a "
                         "record's own arguments are tried once")
@@ -55,21 +61,26 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _fuzz_arguments(args: argparse.Namespace, passes: str | None, build: str) -> argparse.Namespace:
+def _fuzz_arguments(args: argparse.Namespace, passes: str | None, build: str, record: dict | None) -> argparse.Namespace:
     """The fuzz command's arguments that check one module as fuzzing would: its defaults, with
-    this command's options (and no focus: nothing is drawn)."""
+    this command's options (and no focus: nothing is drawn); a slowdown record is timed again
+    at its own threshold."""
     from . import fuzz
 
     namespace = fuzz.parser().parse_args([])
     namespace.passes, namespace.build, namespace.pipeline = passes, build, args.pipeline
+    slowdown = record is not None and record["kind"] == "slowdown"
+    namespace.check_speed = args.check_speed or slowdown
+    if args.slowdown_threshold is not None or slowdown:
+        namespace.slowdown_threshold = args.slowdown_threshold or record["slowdown_threshold"]
     namespace.targets, namespace.corpus, namespace.known_bugs = args.targets, args.corpus, args.known_bugs
     namespace.timeout, namespace.reduce_time, namespace.focus = args.timeout, args.reduce_time, "none"
     return namespace
 
 
 def _subjects(args: argparse.Namespace):
-    """(programs to try, the record's passes, build and targets or None): a record's program, or
-    ``--draws`` imports of the module FILE names, each with arguments from its own seed."""
+    """(programs to try, the record or None): a record's program, or the module FILE names
+    imported with its own arguments, then ``--draws`` - 1 more draws of them."""
     from ..corpus import CorpusError, load
 
     path_text, _, name = args.file.partition("::")
@@ -83,8 +94,7 @@ def _subjects(args: argparse.Namespace):
             entry = load(path)
         except CorpusError as exc:
             raise UsageError(str(exc)) from None
-        record = entry.record
-        return [entry.program], ",".join(record["passes"]), record.get("build", ""), ",".join(record["targets"])
+        return [entry.program], entry.record
     if path.suffix != ".py":
         raise UsageError(f"{args.file}: expected a corpus record (.json) or a Python file (.py)")
     from ..seeds import find_seeds
@@ -101,7 +111,7 @@ def _subjects(args: argparse.Namespace):
     seed = seeds[0]
     if seed.program is None:
         raise UsageError(f"{seed.name}: cannot import: {seed.reason}")
-    return [seed.program] + [redrawn(seed.program, k) for k in range(1, args.draws)], None, "", None
+    return [seed.program] + [redrawn(seed.program, k) for k in range(1, args.draws)], None
 
 
 def redrawn(program, seed: int):
@@ -124,20 +134,21 @@ def run(args: argparse.Namespace) -> int:
     if args.draws < 1:
         raise UsageError(f"--draws must be at least 1, got {args.draws}")
     console = Console()
-    programs, record_passes, record_build, record_targets = _subjects(args)
-    passes = args.passes or record_passes
+    programs, record = _subjects(args)
+    passes = args.passes or (",".join(record["passes"]) if record else None)
     if not passes:
         raise UsageError("give --passes (the passes whose effect on FILE is checked)")
-    fuzz_args = _fuzz_arguments(args, passes, record_build if args.build is None else args.build)
-    if args.targets is None and record_targets:
-        fuzz_args.targets = record_targets
+    build = args.build if args.build is not None else record.get("build", "") if record else ""
+    fuzz_args = _fuzz_arguments(args, passes, build, record)
+    if args.targets is None and record:
+        fuzz_args.targets = ",".join(record["targets"])
     config = config_from(fuzz_args, console)
     known = {bug.fingerprint: bug for bug in _baseline(args.known_bugs)}
     fuzzer = Fuzzer(config)
     console.note(f"checking {args.file} with {','.join(p.text for p in config.passes)} on "
                  f"{','.join(config.targets)}" + (f" ({len(programs)} argument draws)" if len(programs) > 1 else ""))
     for number, program in enumerate(programs, 1):
-        verdict, _ = check(program, config.passes, config.targets, config.timeout, config.build)
+        verdict, _ = check(program, config.passes, config.targets, config.timeout, config.build, speed=config.speed)
         if verdict.finding is not None:
             finding = verdict.finding
             console.note(f"{finding.kind} ({finding.fingerprint}): {finding.message.splitlines()[0][:200]}")

@@ -15,7 +15,7 @@ def parser() -> argparse.ArgumentParser:
                description="Re-run each saved finding (its .json record) and say whether it still reproduces "
                            "(same fingerprint), is fixed, or changed into a different finding.",
                epilog="Exit status: 0 nothing reproduces, 1 at least one reproducer still reproduces (or changed), "
-                      "2 a record could not be loaded or replayed.")
+                      "2 a record could not be replayed, or was malformed (a warning names it, and the others are replayed).")
     p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                    help="records (.json) or directories of them (default: ./corpus)")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
@@ -33,15 +33,18 @@ def parser() -> argparse.ArgumentParser:
 
 def replay_one(path: Path, timeout: float, rewrite: bool = False,
                reduce_seconds: float | None = None) -> tuple[str, str]:
-    """(status, detail) with status one of REPRODUCES, CHANGED, FIXED, ERROR. With ``rewrite``, a
+    """(status, detail) with status one of REPRODUCES, CHANGED, FIXED, ERROR, SKIPPED (a malformed
+    record: the detail names the file and why). With ``rewrite``, a
     finding that REPRODUCES has its files regenerated from this run (atomically), after being
     reduced again for ``reduce_seconds`` when that is given."""
     from ..builds import BuildError, parse_build
-    from ..corpus import CorpusError, load
+    from ..corpus import CorpusError, load, problem
     from ..engine import check
     from ..passes import PassSpecError, resolve
     from ..targets import unavailable_reason
 
+    if problem(path):
+        return "SKIPPED", problem(path)
     try:
         entry = load(path)
         passes = [resolve(p) for p in entry.record["passes"]]
@@ -54,11 +57,13 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     if entry.record["kind"] == "target-mismatch" and targets != entry.record["targets"]:
         skipped = [f"{t} ({unavailable_reason(t)})" for t in entry.record["targets"] if t not in targets]
         return "ERROR", f"{path}: compares targets, and these cannot run here: {'; '.join(skipped)}"
-    verdict, optimized = check(entry.program, passes, targets, timeout, build)
+    speed = speed_of(entry.record)
+    verdict, optimized = check(entry.program, passes, targets, timeout, build, speed=speed)
     if verdict.generator_defect:
         return "ERROR", f"the original module no longer runs: {verdict.generator_defect}"
     if verdict.finding is None:
-        return "FIXED", verdict.incomparable or "the optimized module matches the original"
+        return "FIXED", verdict.incomparable or ("the optimized module is no longer slower beyond the threshold"
+                                                 if speed else "the optimized module matches the original")
     misuse = f" [outside the pass contracts: {verdict.finding.outside_contract}]" \
         if verdict.finding.outside_contract else ""
     if verdict.finding.fingerprint != entry.record["fingerprint"]:
@@ -72,12 +77,20 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     return "REPRODUCES", verdict.finding.message + misuse
 
 
+def speed_of(record: dict):
+    """The slowdown check a record was judged by (its threshold), or None for other kinds."""
+    from ..speed import SpeedCheck
+
+    return SpeedCheck(threshold=record["slowdown_threshold"]) if record["kind"] == "slowdown" else None
+
+
 def _reduce(entry, finding, targets: list[str], timeout: float, build, reduce_seconds: float) -> None:
     """Reduce the finding as a fuzzing run reduces a new one, and save it over its record."""
     from ..engine import FindingError, FuzzConfig, Fuzzer
 
     config = FuzzConfig(passes=list(finding.passes), targets=targets, corpus_dir=entry.path.parent, timeout=timeout,
-                        reduce_seconds=reduce_seconds, build=build, seed=entry.record.get("seed"))
+                        reduce_seconds=reduce_seconds, build=build, seed=entry.record.get("seed"),
+                        speed=speed_of(entry.record))
     Fuzzer(config).reduce_and_save(FindingError(finding, entry.program))
 
 
@@ -95,7 +108,7 @@ def _rewrite(entry, finding, optimized, targets: list[str], timeout: float, buil
     if finding.pipeline_pass:  # the pipeline pass it blames, or the one its compile failed in
         record["pipeline_pass"] = finding.pipeline_pass
     script = render_script(entry.program, passes, finding, record["module"], list(finding.targets) or targets[:1],
-                           timeout, optimized, build)
+                           timeout, optimized, build, speed_of(entry.record))
     save(entry.path.parent, record, script, render_report(record, script))
 
 
@@ -118,8 +131,12 @@ def run(args: argparse.Namespace) -> int:
         status, detail = replay_one(path, args.timeout, args.rewrite,
                                     args.reduce_time if args.reduce else None)
         counts[status] = counts.get(status, 0) + 1
-        print(f"{status:<10} {path}: {detail[:300]}", flush=True)
+        if status == "SKIPPED":
+            print(f"passfuzz replay: warning: skipping a malformed record: {' '.join(detail.split())[:300]}",
+                  file=sys.stderr, flush=True)
+        else:
+            print(f"{status:<10} {path}: {detail[:300]}", flush=True)
     print("passfuzz replay: " + ", ".join(f"{n} {s.lower()}" for s, n in sorted(counts.items())))
     if counts.get("REPRODUCES") or counts.get("CHANGED"):
         return 1
-    return 2 if counts.get("ERROR") else 0
+    return 2 if counts.get("ERROR") or counts.get("SKIPPED") else 0

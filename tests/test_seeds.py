@@ -1,0 +1,345 @@
+"""Seeds: finding modules in files and records, mutating them validly, shrinking back to them."""
+
+import json
+import random
+import shutil
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, find, given, settings
+from hypothesis import strategies as st
+
+from passfuzz.catalogue.base import RandomChooser
+from passfuzz.corpus import entries, load
+from passfuzz.graph import analyse
+from passfuzz.program import Node, Param, Program
+from passfuzz.seeds import Seed, SeedError, SeedSet, find_seeds, reason_group, seed_paths
+from strategies import relax_programs, seeded_programs
+from passfuzz.catalogue import OPS
+from strategies._seeded import _Mutator
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDS = entries([ROOT / "corpus"])
+CORPUS_SEEDS = [load(path).program for path in RECORDS]
+
+TVM_TEST_STYLE = textwrap.dedent('''
+    import tvm
+    import tvm.testing
+    from tvm import relax
+    from tvm.script import ir as I, relax as R
+
+
+    class TestFoldAdd:
+        @I.ir_module
+        class Before:
+            @R.function
+            def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+                with R.dataflow():
+                    y = R.add(x, x)
+                    z = R.multiply(y, x)
+                    R.output(z)
+                return z
+
+        @I.ir_module
+        class Expected:
+            @R.function
+            def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+                with R.dataflow():
+                    z = R.multiply(R.multiply(x, R.const(2.0, "float32")), x)
+                    R.output(z)
+                return z
+
+        def test_it(self):
+            raise AssertionError("a failing test is no concern of the seeds")
+
+
+    @I.ir_module
+    class Module:
+        @R.function
+        def main(x: R.Tensor((4,), "int32")) -> R.Tensor((4,), "int32"):
+            return R.negative(x)
+
+
+    same_module = Module  # one module under two names is one seed
+
+    _x = relax.Var("x", relax.TensorType((3,), "float32"))
+    _bb = relax.BlockBuilder()
+    with _bb.function("main", [_x]):
+        _bb.emit_func_output(_bb.emit(relax.op.exp(_x)))
+    mod = _bb.get()  # built, not parsed
+
+
+    def test_inside_a_function():
+        @I.ir_module
+        class Before:
+            @R.function
+            def foo(x: R.Tensor((5,), "float32")) -> R.Tensor((5,), "float32"):
+                return R.abs(x)
+
+        @I.ir_module
+        class Expected:  # the same module as Before: one seed
+            @R.function
+            def foo(y: R.Tensor((5,), "float32")) -> R.Tensor((5,), "float32"):
+                return R.abs(y)
+
+        raise AssertionError("the test fails after parsing its modules")
+
+
+    if __name__ == "__main__":
+        tvm.testing.main()
+''')
+
+
+def first_parameter_program(mod, function) -> Program:
+    """A stand-in importer: a program over the function's first parameter type (enough to see
+    that Programs come back from the child that executed the file). It applies a pass first, as
+    an importer may, which the tests being run may not."""
+    import tvm
+
+    mod = tvm.relax.transform.Normalize()(mod)
+    ty = mod[function].params[0].ty
+    shape = tuple(int(d) for d in ty.shape)
+    return Program((Param(shape, str(ty.dtype), 0, 1, [0] * shape[0] if len(shape) == 1 else [[0] * shape[1]] * shape[0]),
+                    Node("negative", (0,))), (1,))
+
+
+def write(directory: Path, name: str, text: str) -> Path:
+    path = directory / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_modules_in_test_classes_and_at_module_level_are_found_and_a_failing_file_is_skipped(tmp_path):
+    test_file = write(tmp_path, "relax/test_transform_fold.py", TVM_TEST_STYLE)
+    write(tmp_path, "relax/test_broken.py", "import tvm\nraise RuntimeError('cannot set up')\n")
+    found = find_seeds([tmp_path], convert=first_parameter_program)
+    assert [seed.name for seed in found.seeds] == [  # the file's order, then what its tests parse
+        f"{test_file}::TestFoldAdd::Before", f"{test_file}::TestFoldAdd::Expected", f"{test_file}::Module",
+        f"{test_file}::mod", f"{test_file}::test_inside_a_function::Before::foo"]
+    before, expected, module, built, inside = found.programs
+    assert before.values[0].shape == expected.values[0].shape == (2, 3)
+    assert module.values[0].dtype == "int32" and built.values[0].shape == (3,) and inside.values[0].shape == (5,)
+    assert found.files == 1
+    assert found.warnings == [f"{tmp_path / 'relax/test_broken.py'}: skipped: executing it raised "
+                              "RuntimeError: cannot set up"]
+
+
+def test_what_the_importer_refuses_is_a_rejection_in_one_line(tmp_path):
+    write(tmp_path, "test_x.py", TVM_TEST_STYLE)
+
+    class ImportRejected(ValueError):
+        pass
+
+    def refuse(mod, function):
+        if "multiply" in mod.script():
+            raise ImportRejected("unknown op relax.multiply at main/z\nsecond line never shown")
+        raise KeyError("an importer defect")
+
+    found = find_seeds([tmp_path / "test_x.py"], convert=refuse)
+    assert [seed.reason for seed in found.seeds] == ["unknown op relax.multiply at main/z"] * 2 + \
+        ["KeyError: 'an importer defect'"] * 3
+    assert not found.programs
+    assert found.summary() == "5 module(s) in 1 file(s), 0 imported, 5 rejected " \
+                              "(3 KeyError: 'an importer defect', 2 unknown op relax.multiply)"
+
+
+def test_a_module_without_main_gives_a_seed_per_public_function_with_what_it_calls(tmp_path):
+    write(tmp_path, "test_pair.py", textwrap.dedent('''
+        from tvm.script import ir as I, relax as R
+
+        @I.ir_module
+        class Module:
+            @R.function
+            def before(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+                return Module.helper(x)
+
+            @R.function(private=True)
+            def helper(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+                return R.negative(x)
+
+            @R.function
+            def expected(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+                return R.negative(x)
+    '''))
+
+    def functions(mod, function):
+        raise ValueError(",".join(sorted(gv.name_hint for gv in mod.get_global_vars())))
+
+    found = find_seeds([tmp_path], convert=functions)
+    assert [(seed.name.split("::", 1)[1], seed.reason) for seed in found.seeds] == [
+        ("Module::before", "ValueError: before,helper"), ("Module::expected", "ValueError: expected")]
+
+
+def test_a_file_that_hangs_is_skipped_after_the_time_limit_keeping_the_modules_found_before(tmp_path):
+    write(tmp_path, "test_slow.py", "import time\ntime.sleep(60)\n")
+    write(tmp_path, "test_slow_test.py", textwrap.dedent('''
+        import time
+        from tvm.script import ir as I, relax as R
+
+        @I.ir_module
+        class Module:
+            @R.function
+            def main(x: R.Tensor((4,), "float32")):
+                return R.negative(x)
+
+        def test_hangs():
+            time.sleep(60)
+    '''))
+    found = find_seeds([tmp_path], convert=first_parameter_program, timeout=5.0)
+    assert [seed.name for seed in found.seeds] == [f"{tmp_path / 'test_slow_test.py'}::Module"]
+    assert found.warnings == [f"{tmp_path / 'test_slow.py'}: skipped: executing it took longer than 5 s",
+                              f"{tmp_path / 'test_slow_test.py'}: kept the 1 module(s) found before: executing it "
+                              "took longer than 5 s"]
+
+
+def test_corpus_records_are_seeds_as_saved_and_other_json_passes_silently(tmp_path):
+    record = RECORDS[0]
+    shutil.copy(record, tmp_path / record.name)
+    shutil.copy(record.with_suffix(".py"), tmp_path / record.with_suffix(".py").name)  # a reproducer: not run
+    write(tmp_path, "package.json", json.dumps({"name": "not a record"}))
+    broken = json.loads(record.read_text())
+    broken["program"]["outputs"] = [999]
+    write(tmp_path, "sub/broken.json", json.dumps(broken))
+    found = find_seeds([tmp_path], convert=first_parameter_program)
+    assert found.programs == [load(record).program]
+    assert len(found.warnings) == 1 and "broken.json" in found.warnings[0] and "outputs" in found.warnings[0]
+
+
+def test_a_missing_path_is_an_error():
+    with pytest.raises(ValueError, match="no such file"):
+        find_seeds([Path("/no/such/seeds")])
+
+
+def test_seed_paths_match_globs_and_name_what_is_missing(tmp_path):
+    for name in ("test_transform_a.py", "test_transform_b.py", "test_other.py"):
+        write(tmp_path, f"relax/{name}", "")
+    assert seed_paths(f"{tmp_path}/relax/test_transform_*.py, {tmp_path}") == [
+        tmp_path / "relax/test_transform_a.py", tmp_path / "relax/test_transform_b.py", tmp_path]
+    with pytest.raises(SeedError, match="test_nothing_\\*.py: matches nothing"):
+        seed_paths(f"{tmp_path}/test_nothing_*.py")
+    with pytest.raises(SeedError, match="no path given"):
+        seed_paths(" , ")
+
+
+def test_reasons_group_without_their_place():
+    assert reason_group("unknown op relax.nn.conv3d at main/lv3") == "unknown op relax.nn.conv3d"
+    assert reason_group("unknown op relax.nn.conv3d (at main/lv3)") == "unknown op relax.nn.conv3d"
+    assert reason_group("cannot import foo: binding lv0 = R.call_tir(...): op relax.call_tir is not in "
+                        "passfuzz's catalogue") == "op relax.call_tir is not in passfuzz's catalogue"
+    assert reason_group("KeyError: 'an importer defect'") == "KeyError: 'an importer defect'"
+    seeds = SeedSet([Seed("a", None, "unknown op relax.nn.conv3d at main/lv3"),
+                     Seed("b", None, "unknown op relax.nn.conv3d at main/lv9"), Seed("c", CORPUS_SEEDS[0])], 2)
+    assert seeds.summary() == "3 module(s) in 2 file(s), 1 imported, 2 rejected (2 unknown op relax.nn.conv3d)"
+
+
+def test_seeds_computing_in_a_dtype_not_drawn_are_rejected():
+    half = next(p for p in CORPUS_SEEDS if "float16" in {leaf.dtype for leaf in analyse(p) if hasattr(leaf, "dtype")})
+    kept = SeedSet([Seed("half", half)], 1).within_dtypes(("float32", "int32", "int64", "bool"))
+    assert not kept.programs and kept.seeds[0].reason.startswith("computes in float16")
+
+
+# -- mutations ----------------------------------------------------------------------------------
+
+EXAMPLES = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+
+
+@EXAMPLES
+@given(st.data())
+def test_every_mutated_seed_is_valid(data):
+    seeds = CORPUS_SEEDS[:12] + [data.draw(relax_programs(max_nodes=5)) for _ in range(2)]
+    program = data.draw(seeded_programs(seeds))
+    analyse(program)
+
+
+def test_each_kind_of_mutation_changes_seeds_validly():
+    """Every mutation kind yields valid changed programs on the corpus seeds, and the kinds that
+    exist to change structure do change it (op counts, types)."""
+    mutator = _Mutator(tuple(CORPUS_SEEDS), [op for op in OPS if op.propose], ("float32", "int32", "float16", "bool"))
+    rng = random.Random(0)
+    changed = Counter()
+    for kind in mutator.kinds:
+        for _ in range(150):
+            seed = rng.choice(CORPUS_SEEDS)
+            out = mutator.apply(kind, seed, RandomChooser(rng))
+            if out is not None:
+                analyse(out)
+            if out is not None and out != seed:
+                changed[kind.__name__] += 1
+    assert set(changed) == {kind.__name__ for kind in mutator.kinds}, changed
+    assert all(n >= 10 for n in changed.values()), changed
+
+
+def test_shrinking_goes_back_to_the_unmutated_seed():
+    """Seed B holds a matmul and seed A none; mutations of A that insert or splice in a matmul
+    satisfy the predicate too, but the simplest example is B itself, unmutated."""
+    with_matmul = [p for p in CORPUS_SEEDS if "matmul" in p.node_ops()]
+    without = [p for p in CORPUS_SEEDS if "matmul" not in p.node_ops() and len(p.nodes) <= 3]
+    a, b = without[0], min(with_matmul, key=lambda p: len(p.values))
+    seen = Counter()
+
+    def holds(program: Program) -> bool:
+        has = "matmul" in program.node_ops()
+        if has:
+            seen["mutated" if program != b else "seed"] += 1
+        return has
+
+    found = find(seeded_programs([a, b]), holds,
+                 settings=settings(max_examples=200, database=None, suppress_health_check=list(HealthCheck)))
+    assert found == b
+    assert seen["mutated"] > 0  # the shrinker met mutated examples on its way back to the seed
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+def test_cli_seeds_that_do_not_exist_are_a_usage_error(run_cli):
+    result = run_cli("--passes", "FoldConstant", "--seeds", "/no/such/seeds", "--max-examples", "1", timeout=300)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == ["passfuzz: error: --seeds: /no/such/seeds: no such file or directory"]
+
+
+def test_cli_gradient_takes_no_seeds(run_cli):
+    result = run_cli("--passes", "Gradient", "--seeds", str(RECORDS[0]), "--max-examples", "1", timeout=300)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1].startswith("passfuzz: error: --seeds: Gradient")
+
+
+def test_cli_with_no_importable_seed_exits_2_in_one_line(run_cli, tmp_path):
+    write(tmp_path, "test_broken.py", "raise RuntimeError('no')\n")
+    result = run_cli("--passes", "FoldConstant", "--seeds", str(tmp_path), "--max-examples", "1", timeout=300)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1].startswith("passfuzz: error: --seeds: no seed could be imported")
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_cli_fuzzes_from_corpus_record_seeds(run_cli, tmp_path):
+    record = next(p for p in RECORDS if "FoldConstant" not in json.loads(p.read_text())["passes"])
+    shutil.copy(record, tmp_path / record.name)
+    result = run_cli("--passes", "FoldConstant", "--seeds", str(tmp_path), "--max-examples", "3", "--seed", "1",
+                     "--corpus", str(tmp_path / "found"), timeout=600)
+    assert "seeds: 1 module(s) in 1 file(s), 1 imported, 0 rejected" in result.stdout + result.stderr
+    assert "mutations of 1 seed(s)" in result.stdout + result.stderr
+    assert result.returncode in (0, 1) and "3 examples" in result.stdout + result.stderr
+
+
+# -- with the importer ----------------------------------------------------------------------------
+
+def test_tvm_test_style_modules_are_imported_as_programs(tmp_path):
+    write(tmp_path, "test_transform_fold.py", TVM_TEST_STYLE)
+    found = find_seeds([tmp_path])
+    assert len(found.seeds) == 5 and len(found.programs) == 5, found.summary()
+    assert found.programs[0].node_ops() == ["add", "multiply"]  # TestFoldAdd::Before
+
+
+def test_mutations_of_imported_seeds_are_valid(tmp_path):
+    write(tmp_path, "test_transform_fold.py", TVM_TEST_STYLE)
+    seeds = find_seeds([tmp_path]).programs
+
+    @EXAMPLES
+    @given(seeded_programs(seeds))
+    def valid(program):
+        analyse(program)
+
+    valid()
