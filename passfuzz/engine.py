@@ -42,6 +42,7 @@ from . import __version__, corpus, gradient, runs
 from .builds import PLAIN_BUILD, Build
 from .contracts import sequence_violation
 from .execute import Outcome, run_side
+from .finding_store import CorpusStore, FindingStore
 from .graph import evaluate
 from .oracle import (Finding, Verdict, judge, pipeline_verdict, probe_program, reference_verdict, slowdown_verdict,
                      target_verdict)
@@ -104,18 +105,21 @@ class Stats:
     elapsed: float = 0.0
     stop_reason: str = ""
     seed: int | None = None
+    examples_by_worker: dict[str, int] = field(default_factory=dict)  # with several workers (passfuzz.parallel)
+    workers_lost: list[str] = field(default_factory=list)  # workers that died or left mid-run
 
     def merge(self, other: "Stats") -> None:
         for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known",
                      "seconds_generating", "seconds_shrinking"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("findings", "unblamed", "outside_contract"):
+        for name in ("findings", "unblamed", "outside_contract", "examples_by_worker"):
             getattr(self, name).update(getattr(other, name))
         for name in ("pass_runs", "pass_fired"):
             mine = getattr(self, name)
             for key, value in getattr(other, name).items():
                 mine[key] = mine.get(key, 0) + value
         self.defect_samples.extend(other.defect_samples[: 5 - len(self.defect_samples)])
+        self.workers_lost.extend(other.workers_lost)
 
 
 # While shrinking, a side may take this many times as long as the unoptimized side took before it
@@ -254,8 +258,10 @@ Notify = Callable[[str, dict], None]
 
 
 class Fuzzer:
-    def __init__(self, config: FuzzConfig, notify: Notify | None = None, worker: int = 0):
+    def __init__(self, config: FuzzConfig, notify: Notify | None = None, worker: int = 0,
+                 store: FindingStore | None = None):
         self.config = config
+        self.store = store or CorpusStore(config.corpus_dir)  # where findings go, and known ones come from
         self.notify = notify or (lambda kind, data: None)
         self.worker = worker
         self.stats = Stats()
@@ -333,11 +339,10 @@ class Fuzzer:
                                self._build(finding.schedule), self.config.speed)
         if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
             record["outside_contract"] = finding.outside_contract
-            path = corpus.save(self.config.corpus_dir / corpus.OUTSIDE_CONTRACT, record, script,
-                               render_report(record, script))
+            path = self.store.save(corpus.OUTSIDE_CONTRACT, record, script, render_report(record, script))
             self.stats.outside_contract[fid] = str(path)
         else:
-            path = corpus.save(self.config.corpus_dir, record, script, render_report(record, script))
+            path = self.store.save("", record, script, render_report(record, script))
             (self.stats.findings if finding.blamed else self.stats.unblamed)[fid] = str(path)
         return path
 
@@ -409,7 +414,7 @@ class Fuzzer:
     def _round(self, round_seed: int, max_examples: int, ends_at: frozenset[str] = frozenset()) -> list[FindingError]:
         """One round; ``ends_at``: bugs this round first saw before it was cut off (now saved). Run
         again, it ends at the first example of one, as it did then, so what follows is the same."""
-        known = corpus.known_fingerprints(self.config.corpus_dir) | set(self.config.known_bugs)
+        known = self.store.known() | set(self.config.known_bugs)
         pending: dict[str, Path] = {}  # new in this round: saved unshrunk, shrinking now
         smallest: dict[str, FindingError] = {}  # per pending fingerprint, the simplest example seen
         shrink_deadline = [0.0]  # Hypothesis' shrinking budget: shrink_seconds per pending finding
@@ -437,7 +442,7 @@ class Fuzzer:
             finding = self._count(program, verdict, optimized, passes, known, shrinking=bool(pending))
             self.notify("example", {"stats": self.stats})
             if pending and verdict.finding is not None and verdict.finding.fingerprint not in pending \
-                    and verdict.finding.fingerprint in known | corpus.known_fingerprints(self.config.corpus_dir):
+                    and verdict.finding.fingerprint in known | self.store.known():
                 raise _StopShrinking()  # a known bug (or one another worker saved meanwhile) is not shrunk here
             if finding is None:
                 return

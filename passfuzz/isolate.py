@@ -82,6 +82,10 @@ def _child(fn: Callable[[], Any], write_fd: int, stderr_fd: int) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(stderr_fd, 2)  # TVM's C++ warnings and fatal messages, kept for the report
+    # Another thread of the parent (a Dask worker's event loop, logging) may have held the lock
+    # of sys.stdout or sys.stderr at the fork; fresh file objects have no lock held.
+    sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - lives as long as the child
+    sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
     try:
         value = fn()
         message = ("ok", value)

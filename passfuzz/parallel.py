@@ -4,7 +4,8 @@ Each worker is a forked process running its own Fuzzer under its own seed stream
 of --max-examples. Workers write to the corpus themselves (writes are atomic and named by
 fingerprint, so two workers saving one bug cannot corrupt it) and read the known fingerprints
 from it at every round, which is how a bug one worker found stops being new for the others.
-The parent only forwards events to the console and adds up the statistics.
+The parent only forwards events to the console and adds up the statistics; a worker that dies
+without reporting is counted lost, and the run goes on with the others.
 
 Workers are forked (fast, and TVM is imported already) unless a target is a GPU: then they are
 spawned, fresh interpreters, since a GPU driver initialised in the parent (by a custom pass module
@@ -32,16 +33,14 @@ def fuzz_in_workers(config: FuzzConfig, workers: int, notify: Notify) -> Stats:
     seed = config.seed
     if seed is None:
         seed = Fuzzer(config).seed  # one base seed, shown in the summary
-    processes = []
+    processes: dict[int, multiprocessing.Process] = {}
     for index in range(workers):
-        share = None
-        if config.max_examples is not None:
-            share = config.max_examples // workers + (index < config.max_examples % workers)
-            if share == 0:
-                continue
+        share = example_share(config.max_examples, workers, index)
+        if share == 0:
+            continue
         worker_config = dataclasses.replace(config, max_examples=share, seed=seed)
-        processes.append(context.Process(target=_worker, args=(worker_config, index, events), daemon=True))
-    for process in processes:
+        processes[index] = context.Process(target=_worker, args=(worker_config, index, events), daemon=True)
+    for process in processes.values():
         process.start()
     latest: dict[int, Stats] = {}
     finished: dict[int, Stats] = {}
@@ -50,7 +49,7 @@ def fuzz_in_workers(config: FuzzConfig, workers: int, notify: Notify) -> Stats:
         try:
             worker, kind, data = events.get(timeout=1.0)
         except queue_module.Empty:
-            if all(not p.is_alive() for p in processes):
+            if all(not p.is_alive() for p in processes.values()):
                 break  # a worker died without reporting; keep what the others said
             continue
         except KeyboardInterrupt:
@@ -60,12 +59,14 @@ def fuzz_in_workers(config: FuzzConfig, workers: int, notify: Notify) -> Stats:
             finished[worker] = data["stats"]
         elif kind == "example":
             latest[worker] = data["stats"]
-            notify("example", {"stats": _total({**latest, **finished}, seed)})
+            notify("example", {"stats": total_stats({**latest, **finished}, seed)})
         else:
             notify(kind, data)
-    for process in processes:
+    for process in processes.values():
         process.join(timeout=5)
-    total = _total({**latest, **finished}, seed)
+    total = total_stats({**latest, **finished}, seed, {index: f"worker {index}" for index in range(workers)})
+    total.workers_lost = [f"worker {index}" for index, process in processes.items()
+                          if index not in finished and process.exitcode not in (0, None)]
     if interrupted:
         total.stop_reason = "interrupted"
     return total
@@ -76,12 +77,22 @@ def worker_start_method(targets) -> str:
     return "spawn" if needs_fresh_process(targets) else "fork"
 
 
-def _total(per_worker: dict[int, Stats], seed: int) -> Stats:
+def example_share(max_examples: int | None, workers: int, index: int) -> int | None:
+    """Worker ``index``'s part of --max-examples (None: no example budget)."""
+    if max_examples is None:
+        return None
+    return max_examples // workers + (index < max_examples % workers)
+
+
+def total_stats(per_worker: dict[int, Stats], seed: int, names: dict[int, str] | None = None) -> Stats:
+    """The run's statistics from each worker's latest; ``names``: say who ran how many examples."""
     total = Stats()
-    for stats in per_worker.values():
+    for index, stats in per_worker.items():
         total.merge(stats)
         total.elapsed = max(total.elapsed, stats.elapsed)
         total.stop_reason = total.stop_reason or stats.stop_reason
+        if names is not None and len(names) > 1:
+            total.examples_by_worker[names[index]] = stats.examples
     total.seed = seed
     return total
 

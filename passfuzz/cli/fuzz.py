@@ -108,6 +108,10 @@ def parser() -> argparse.ArgumentParser:
                    help="stop after the first new finding has been shrunk and saved")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="fuzzing processes on this machine (default 1); they share the corpus")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="fuzz on the workers of this Dask distributed cluster instead, one fuzzer per worker process "
+                        "(start workers with --nthreads 1); findings come back here and are written to --corpus. "
+                        "Needs the extra: pip install \"passfuzz[distributed]\"")
     p.add_argument("--resume", type=Path, metavar="RUN_DIR",
                    help="continue a run stopped by Ctrl-C or killed: every run keeps its arguments, its position "
                         "in the seed stream (per worker), its statistics and its findings in progress in a run "
@@ -164,6 +168,13 @@ def config_from(args: argparse.Namespace, console: Console):
         value = getattr(args, name)
         if value is not None and value <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
+    if args.scheduler is not None:
+        from ..cluster import available
+        if not available():
+            raise UsageError('--scheduler needs Dask distributed: pip install "passfuzz[distributed]" '
+                             '(from a checkout: pip install ".[distributed]")')
+        if args.workers != 1:
+            raise UsageError("--workers is for this machine; with --scheduler every worker of the cluster fuzzes")
     if args.strict_time and args.max_time is None:
         raise UsageError("--strict-time bounds --max-time: give --max-time too")
     if args.slowdown_threshold <= 1:
@@ -358,7 +369,14 @@ def run(args: argparse.Namespace) -> int:
             log.handle(kind, data)
 
         try:
-            stats = fuzz_in_workers(config, args.workers, notify)
+            if args.scheduler is not None:
+                from ..cluster import ClusterError, fuzz_on_cluster
+                try:  # the run directory stays here: the workers' positions are not kept (no --resume)
+                    stats = fuzz_on_cluster(dataclasses.replace(config, run_dir=None), args.scheduler, notify)
+                except ClusterError as exc:
+                    raise UsageError(str(exc)) from None
+            else:
+                stats = fuzz_in_workers(config, args.workers, notify)
         finally:
             console.close()
         log.finish(stats)

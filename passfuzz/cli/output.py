@@ -95,6 +95,14 @@ class Console:
             finding = data["finding"]
             self._write(f"outside the pass contracts, not a bug: {finding.kind}: {finding.message[:120]}\n"
                         f"  because {finding.outside_contract[:200]}\n  saved apart to {data['path']}")
+        elif kind == "cluster":
+            self.note(f"on {len(data['workers'])} worker{'s' * (len(data['workers']) > 1)} of the Dask cluster at "
+                      f"{data['scheduler']}: {', '.join(data['workers'])}")
+            if data["multithreaded"]:
+                self.note(f"{len(data['multithreaded'])} of them run several threads, of which passfuzz uses one "
+                          "(one fuzzer per worker process): start workers with --nthreads 1, one per core")
+        elif kind == "worker-lost":
+            self._write(f"worker {data['worker']} lost ({data['why']}); the others go on")
         elif kind == "saved":
             self._write(f"shrunk to {data['program'].summary()}\n  saved {data['path']}\n"
                         f"  reproduce: python {str(data['path'])[:-5]}.py")
@@ -118,7 +126,9 @@ class Console:
         fired = 100.0 * stats.fired / max(stats.examples, 1)
         lines = [
             f"{stats.examples} examples in {elapsed:.1f} s ({rate:.2f}/s), {stats.shrink_runs} shrink runs; "
-            f"stop: {stats.stop_reason or 'done'}; seed {stats.seed}",
+            f"stop: {stats.stop_reason or 'done'}; seed {stats.seed}"
+            + (f"; {len(stats.workers_lost)} worker{'s' * (len(stats.workers_lost) > 1)} lost"
+               if stats.workers_lost else ""),
             ("" if config.passes == [] else f"the passes changed the module in {fired:.0f}% of examples; ")
             + f"incomparable {stats.incomparable}; known bugs hit {stats.known}; "
               f"generator defects {stats.generator_defects}",
@@ -129,6 +139,9 @@ class Console:
             shown = ", ".join(f"{name} {100 * rate:.0f}% of {runs}" for rate, name, runs in rates[:12])
             lines.append(f"fire rate (examples where the pass changed the module): {shown}"
                          + (f", and {len(rates) - 12} more" if len(rates) > 12 else ""))
+        if stats.examples_by_worker:
+            lines.append("examples by worker: " + ", ".join(f"{name} {count}"
+                                                           for name, count in stats.examples_by_worker.items()))
         lines += [f"  generator defect: {sample}" for sample in stats.defect_samples]
         if stats.findings:
             lines.append(f"{len(stats.findings)} new finding{'s' * (len(stats.findings) > 1)}:")
