@@ -15,6 +15,7 @@ TVM is reached only through ``execute`` and ``isolate`` (the probe).
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 import random
@@ -99,6 +100,7 @@ def mentioned_ops(source: str) -> list[str]:
     return ops_named(_LOOKED_FOR.findall(source)) or ops_named(_BUILT.findall(source))
 
 
+@functools.lru_cache(maxsize=None)  # read once per pass: the ops and the operand hints both come from it
 def pass_source(module_name: str, attr: str) -> str:
     """The Python source a custom pass ``module_name:attr`` is made of: the module-level
     definition of ``attr`` with every module-level definition it refers to (transitively).
