@@ -188,6 +188,23 @@ def _gradient_target(mod: tvm.IRModule) -> str:
     return ""
 
 
+def _batch_norm_in_mode(training: bool) -> Callable[[tvm.IRModule], str]:
+    """batch_norm computes with batch statistics in training mode and with its moving statistics in
+    inference mode; DecomposeOpsForTraining and DecomposeOpsForInference each select one mode whatever
+    the op's ``training`` attribute says (relax/op/nn/nn.py:1681-1685), so each preserves results only
+    for batch_norms already in its mode."""
+    mode = "training" if training else "inference"
+
+    def check(mod: tvm.IRModule) -> str:
+        for gv, func in _relax_functions(mod):
+            for call in _calls(func):
+                if isinstance(call.op, tvm.ir.Op) and call.op.name == "relax.nn.batch_norm" \
+                        and bool(call.attrs.training) != training:
+                    return f"{gv.name_hint} has a batch_norm not in {mode} mode (training={bool(call.attrs.training)})"
+        return ""
+    return check
+
+
 # key -> (what the contract says, the check: '' when the module satisfies it, else what breaks it)
 PRECONDITIONS: dict[str, tuple[str, Callable[[tvm.IRModule], str]]] = {
     "float32_only": ("assumes an fp32-only module (float32 floats; matmul, conv and attention on float32)",
@@ -201,6 +218,9 @@ PRECONDITIONS: dict[str, tuple[str, Callable[[tvm.IRModule], str]]] = {
                                 _no_builtin_alloc_tensor),
     "no_local_functions": ("rejects local functions (LambdaLift lifts them first)", _no_local_functions),
     "gradient_target": ("differentiates one dataflow block ending in a 0-d float target", _gradient_target),
+    "batch_norm_training_mode": ("computes batch_norm in training mode (batch statistics)", _batch_norm_in_mode(True)),
+    "batch_norm_inference_mode": ("computes batch_norm in inference mode (moving statistics)",
+                                  _batch_norm_in_mode(False)),
 }
 
 

@@ -161,3 +161,66 @@ def test_a_named_sequence_out_of_pipeline_order_is_warned_about_once(run_cli, tm
     warnings = [line for line in result.stderr.splitlines() if "outside the pass contracts" in line]
     assert len(warnings) == 1 and "FoldConstant belongs to" in warnings[0], result.stderr
     assert str(tmp_path / OUTSIDE_CONTRACT) in warnings[0]
+
+
+def _batch_norm_module(training: bool):
+    """main(x) = batch_norm(x, ...)[0] in the given mode (TVM's default is training mode)."""
+    from tvm import relax
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((2, 3), "float32"))
+    stats = [relax.const(np.array(v, "float32")) for v in ([1.0, 2.0, 0.5], [0.1, 0.2, 0.3], [0.5, -1.0, 2.0],
+                                                             [1.0, 2.0, 3.0])]
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            norm = bb.emit(relax.op.nn.batch_norm(x, *stats, axis=1, training=training))
+            out = bb.emit_output(relax.TupleGetItem(norm, 0))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+@pytest.mark.parametrize("decompose, accepted", [("DecomposeOpsForTraining", True),
+                                                 ("DecomposeOpsForInference", False)])
+def test_each_batch_norm_decomposition_accepts_only_batch_norms_in_its_own_mode(decompose, accepted):
+    # Each pass selects one mode of batch_norm whatever its `training` attribute says, so it
+    # preserves results only for a batch_norm already in that mode.
+    [spec] = specs(decompose)
+    assert module_violation(spec, _batch_norm_module(training=accepted)) == ""
+    violation = module_violation(spec, _batch_norm_module(training=not accepted))
+    assert "batch_norm not in" in violation and "nn.py:1681" in violation, violation
+
+
+# batch_norm as the catalogue draws it (inference mode), on a constant input: the batch's own
+# statistics (mean 0, variance 0) differ from the moving ones, so the two modes differ.
+BATCH_NORM = Program((
+    Param((1, 1, 4, 1), "float32", -2, 2, [[[[0.0], [0.0], [0.0], [0.0]]]]),
+    *(Node("const", (), {"shape": [1], "dtype": "float32", "value": [v]}) for v in (1.0, 0.75, 0.28, 2.73)),
+    Node("batch_norm", (0, 1, 2, 3, 4), {"axis": 0, "epsilon": 0.001, "index": 0}),
+), (5,))
+
+
+def test_decomposing_an_inference_batch_norm_for_training_is_misuse_not_a_wrong_result():
+    verdict, optimized = check(BATCH_NORM, specs("DecomposeOpsForTraining"), ["llvm"], timeout=120)
+    assert verdict.finding is not None and verdict.finding.kind == "wrong-result", verdict
+    assert "DecomposeOpsForTraining computes batch_norm in training mode" in verdict.finding.outside_contract
+    # control: the decomposition for the op's own mode is inside the contract and correct
+    verdict, optimized = check(BATCH_NORM, specs("DecomposeOpsForInference"), ["llvm"], timeout=120)
+    assert verdict.finding is None and optimized.outside_contract == "", verdict
+
+
+# scatter_elements legalizes to a PrimFunc whose root block holds loops and no block.
+SCATTER = Program((
+    Param((2,), "float32", -4, 4, [0.0, 0.0]),
+    Param((1,), "float32", -4, 4, [0.0]),
+    Node("const", (), {"shape": [1], "dtype": "int64", "value": [0]}),
+    Node("scatter_elements", (0, 2, 1), {"axis": 0, "reduction": "update"}),
+), (3,))
+
+
+def test_split_layout_rewrite_preproc_on_an_untuned_primfunc_without_child_blocks_is_inside_the_contract():
+    # TVM's static_shape_tuning_pipeline(total_trials=0, cpu_weight_prepack=True) runs the pass
+    # on exactly these untuned PrimFuncs, so its assertion failing is a bug, not misuse.
+    passes = with_prerequisites(specs("SplitLayoutRewritePreproc"))
+    assert sequence_violation(passes) == ""
+    verdict, optimized = check(SCATTER, passes, ["llvm"], timeout=120)
+    assert verdict.finding is not None and verdict.finding.kind == "pass-error", verdict
+    assert verdict.finding.outside_contract == "" and optimized.outside_contract == ""
