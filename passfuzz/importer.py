@@ -754,7 +754,7 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     given = list(arguments) if arguments is not None else None
     if given is not None and len(given) != len(func.params):
         raise ImportRejected(f"cannot import {function}: {len(given)} arguments for {len(func.params)} parameters")
-    sizes = _symbol_sizes(func, given)
+    sizes = _symbol_sizes(func, given, function)
     values: list = []
     scope: dict = {}
     shape_params, prim_params, groups = [], [], 0
@@ -854,7 +854,11 @@ def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
         else:
             raise ImportRejected(f"{where}: dimension {d} is an expression, which passfuzz's parameters cannot be")
     if given is not None:
-        shape = [int(s) for s in np.shape(given)]
+        actual = tuple(int(s) for s in np.shape(given.numpy() if hasattr(given, "numpy") else given))
+        if len(actual) != len(shape) or any(d is not None and d != a for d, a in zip(shape, actual)):
+            declared = "(" + ", ".join(n or str(d) for n, d in zip(dims, shape)) + ("," if len(shape) == 1 else "") + ")"
+            raise ImportRejected(f"{where}: its argument has shape {actual}, not {declared}")
+        shape = list(actual)
     return Param(tuple(shape), dtype, 0, 0, given, role, pack, tuple(dims) if any(dims) else (), False)
 
 
@@ -879,15 +883,17 @@ def _cast_shape(func, var):
     return found[0] if found else None
 
 
-def _symbol_sizes(func, given) -> dict:
+def _symbol_sizes(func, given, func_name: str = "main") -> dict:
     """Sizes of symbolic variables known from the arguments or from static match_casts."""
     sizes: dict = {}
     if given is not None:
         for p, arg in zip(func.params, given):
             if isinstance(p.ty, relax.TensorType) and isinstance(p.ty.shape, relax.ShapeExpr):
-                for d, n in zip(p.ty.shape.values, np.shape(arg)):
+                for d, n in zip(p.ty.shape.values, np.shape(arg.numpy() if hasattr(arg, "numpy") else arg)):
                     if isinstance(d, relax.Var):
-                        sizes.setdefault(d.name, int(n))
+                        if sizes.setdefault(d.name, int(n)) != int(n):
+                            raise ImportRejected(f"cannot import {func_name}: parameter {p.name}: its argument "
+                                                 f"gives {d.name} = {int(n)}, an earlier one {sizes[d.name]}")
         return sizes
     for p in func.params:
         if isinstance(p.ty, relax.TensorType) and isinstance(p.ty.shape, relax.ShapeExpr):
