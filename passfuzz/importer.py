@@ -391,8 +391,11 @@ def _uses(expr, counts: dict) -> None:
 class _Body:
     """One function body or branch being imported into a value list (main's or a region's)."""
 
-    def __init__(self, importer, where: str, values: list, scope: dict, seq, leaf_map=None):
+    def __init__(self, importer, where: str, values: list, scope: dict, seq, leaf_map=None, outputs_tuple=True):
         self.importer, self.where, self.values, self.scope = importer, where, values, scope
+        # main returns several outputs as one tuple; a function body or branch returns one value,
+        # which may be a tuple node
+        self.outputs_tuple = outputs_tuple
         self.leaf_map = leaf_map  # in a branch: main's tuple-parameter items -> the branch's parameters
         self.bindings = [b for block in seq.blocks for b in block.bindings]
         self.bound = {b.var: b.value for b in self.bindings if isinstance(b, relax.VarBinding)}
@@ -438,7 +441,7 @@ class _Body:
     def run(self) -> None:
         plan = {}
         result = self.bound.get(self.result) if isinstance(self.result, relax.Var) else None
-        if isinstance(result, relax.Tuple):  # several outputs, returned as one tuple: no node
+        if isinstance(result, relax.Tuple) and self.outputs_tuple:  # several outputs, returned as one tuple: no node
             self.claimed.add(self.result)
         for b in self.bindings:  # items of nested tuple parameters are tuples of parameters
             if isinstance(b.value, relax.TupleGetItem) and isinstance(self.importer.tuple_entry(b.value), tuple):
@@ -711,7 +714,7 @@ class _Importer:
         for p in params:
             if isinstance(p, relax.Var) and isinstance(getattr(p, "ty", None), relax.TupleType):
                 raise ImportRejected(f"cannot import {where}: a tuple parameter of a function body")
-        body = _Body(self, where, values, scope, seq, leaf_map if leaf_map is not None else {})
+        body = _Body(self, where, values, scope, seq, leaf_map if leaf_map is not None else {}, outputs_tuple=False)
         body.run()
         outputs = body.finish()
         if len(outputs) != 1:
