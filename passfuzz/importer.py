@@ -237,14 +237,15 @@ def _kind(value) -> str:
     return type(value).__name__
 
 
-def _as_kind(value, kind: str) -> list:
+def _as_kind(value, kind: str, named: bool) -> list:
     """``value`` read as a literal of ``kind``: a bool constant is also the number 0 or 1 (a fill
-    value of a bool tensor, one_hot's on/off values), an int also a one-item axis list."""
+    value of a bool tensor, one_hot's on/off values); a field of the attribute's own name holding
+    an int is also a one-item axis list, and one holding a one-item list also that item."""
     if isinstance(value, bool) and kind == "number":
         return [int(value)]
-    if isinstance(value, int) and not isinstance(value, bool) and kind == "list":
+    if named and isinstance(value, int) and not isinstance(value, bool) and kind == "list":
         return [[value]]
-    if isinstance(value, list) and len(value) == 1 and kind == "number":
+    if named and isinstance(value, list) and len(value) == 1 and kind == "number":
         return [value[0]]
     return []
 
@@ -262,7 +263,7 @@ def _attr_candidates(pattern: Pattern, literals) -> list[dict]:
         alike = [v for v in named if _kind(v) == kind]
         unnamed = [v for n, v in literals if n == "" and _kind(v) == kind]
         similar = [v for n, v in literals if n not in ("", key) and _kind(v) == kind]
-        converted = [c for n, v in literals if n in ("", key) for c in _as_kind(v, kind)]
+        converted = [c for n, v in literals if n in ("", key) for c in _as_kind(v, kind, n == key)]
         values = []
         for v in alike + unnamed + similar + converted + named + [sample, None]:
             if not any(type(v) is type(w) and v == w for w in values):
