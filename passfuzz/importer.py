@@ -1209,7 +1209,7 @@ def _read_back(name: str, attrs: dict, operands: list) -> list[Node]:
     whose arguments count the operands first, then the nodes before them."""
     as_is = [Node(name, tuple(range(len(operands))), attrs)]
     op = BY_NAME[name]
-    if op.emit is None or op.emit_in is not None or name == "const" or not operands:
+    if op.emit is None or op.emit_in is not None or name == "const":
         return as_is
     holes = [relax.Var(f"o{k}", _type(info)) for k, info in enumerate(operands)]
     nodes = _read_nodes(holes, op.emit(relax, holes, attrs), _Importer(tvm.IRModule({}), "f"))
