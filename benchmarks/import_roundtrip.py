@@ -2,7 +2,9 @@
 its arguments, and compare with the importer's normal form of the original
 (``passfuzz.importer.canonical``; parameter ranges aside, which the module does not hold).
 
-    python benchmarks/import_roundtrip.py [--examples N] [--seed N]
+    PYTHONPATH=. python benchmarks/import_roundtrip.py [--examples N] [--seed N]
+
+(PYTHONPATH=. so that this checkout's passfuzz is measured, not an installed one.)
 
 Prints how many came back exactly, how many differed (with a sample), how many were rejected,
 grouped by reason (the message without the binding's name), and the time per example.

@@ -28,6 +28,7 @@ is one line naming the construct and where it is.
 from __future__ import annotations
 
 import functools
+import heapq
 import itertools
 import random
 from dataclasses import dataclass, replace
@@ -133,12 +134,36 @@ def patterns() -> dict[str, list[Pattern]]:
     return found
 
 
+_PIECES: dict = {}  # id of a pattern of patterns() (cached, so alive) -> its pieces
+
+
+def _pieces(pattern: Pattern) -> tuple:
+    """The nodes the importer reads ``pattern``'s emit as without that pattern itself, in the local
+    numbering of ``_read_back`` (operands first), or () where only the pattern reads it."""
+    if id(pattern) not in _PIECES:
+        _PIECES[id(pattern)] = () if pattern.size < 2 else \
+            _read_nodes(pattern.holes, pattern.expr, _Importer(tvm.IRModule({}), "f", reading=pattern)) or ()
+    return _PIECES[id(pattern)]
+
+
+def _composite(pattern: Pattern) -> bool:
+    """Is ``pattern`` the composition of other OpDefs' emits? ``linear`` is ``permute_dims`` then
+    ``matmul`` (then ``add``), ``masked_fill`` is ``full_like`` then ``where``: Relax has no op of
+    their own, so the module cannot tell such an OpDef from its pieces. The importer reads the
+    pieces, the finer Program (each piece an op the reducer and the mutations can move on its
+    own), and ``canonical`` expands a composite node into them; the generator keeps drawing the
+    composite, which puts the pieces together in the shapes they fit."""
+    return len(_pieces(pattern)) > 1
+
+
 # -- literals: what attributes can be made of ---------------------------------------------------------
 
 def _python(value):
     """A TVM attribute or literal as the plain value a Program attribute holds."""
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if value is None or isinstance(value, (bool, int, float)):
         return value
+    if isinstance(value, str):  # a dtype field is a str subclass
+        return str(value)
     if isinstance(value, tvm.tirx.IntImm):
         return bool(value.value) if str(value.ty) == "bool" else int(value.value)
     if isinstance(value, tvm.tirx.FloatImm):
@@ -212,24 +237,56 @@ def _kind(value) -> str:
     return type(value).__name__
 
 
+def _as_kind(value, kind: str, named: bool) -> list:
+    """``value`` read as a literal of ``kind``: a bool constant is also the number 0 or 1 (a fill
+    value of a bool tensor, one_hot's on/off values); a field of the attribute's own name holding
+    an int is also a one-item axis list, and one holding a one-item list also that item."""
+    if isinstance(value, bool) and kind == "number":
+        return [int(value)]
+    if named and isinstance(value, int) and not isinstance(value, bool) and kind == "list":
+        return [[value]]
+    if named and isinstance(value, list) and len(value) == 1 and kind == "number":
+        return [value[0]]
+    return []
+
+
 def _attr_candidates(pattern: Pattern, literals) -> list[dict]:
-    """Attribute dicts to try, most likely first: same-named fields, then literals of the sample
-    value's kind in order of appearance, then the sample's own value, then None."""
+    """Attribute dicts to try, most likely first. Per attribute, its options in order: same-named
+    fields of the sample value's kind, unnamed literals (arguments, constants, prim values) of
+    that kind, then literals named otherwise, literals converted to that kind, the remaining
+    same-named fields, the sample's own value, None. Dicts come in order of the sum of their
+    options' ranks, so an attribute found late does not multiply the tries of every other."""
     options = []
     for key, sample in pattern.attrs.items():
+        kind = _kind(sample)
         named = [v for n, v in literals if n == key]
-        alike = [v for v in named if _kind(v) == _kind(sample)]
-        similar = [v for n, v in literals if n != key and _kind(v) == _kind(sample)]
-        converted = [[v] for v in named if isinstance(v, int)] + \
-            [v[0] for v in named if isinstance(v, list) and len(v) == 1]
+        alike = [v for v in named if _kind(v) == kind]
+        unnamed = [v for n, v in literals if n == "" and _kind(v) == kind]
+        similar = [v for n, v in literals if n not in ("", key) and _kind(v) == kind]
+        converted = [c for n, v in literals if n in ("", key) for c in _as_kind(v, kind, n == key)]
         values = []
-        for v in alike + similar + converted + named + [sample, None]:
+        for v in alike + unnamed + similar + converted + named + [sample, None]:
             if not any(type(v) is type(w) and v == w for w in values):
                 values.append(v)
         options.append(values)
     keys = list(pattern.attrs)
-    for combo in itertools.islice(itertools.product(*options), MAX_ATTEMPTS):
-        yield dict(zip(keys, combo))
+    for ranks in itertools.islice(_by_rank_sum([len(o) for o in options]), MAX_ATTEMPTS):
+        yield {key: options[k][r] for k, (key, r) in enumerate(zip(keys, ranks))}
+
+
+def _by_rank_sum(sizes: list[int]):
+    """Every index tuple below ``sizes``, in order of the sum of its indices (then lexicographic)."""
+    start = (0,) * len(sizes)
+    heap, seen = [(0, start)], {start}
+    while heap:
+        total, ranks = heapq.heappop(heap)
+        yield ranks
+        for k in range(len(ranks)):
+            if ranks[k] + 1 < sizes[k]:
+                step = ranks[:k] + (ranks[k] + 1,) + ranks[k + 1:]
+                if step not in seen:
+                    seen.add(step)
+                    heapq.heappush(heap, (total + 1, step))
 
 
 # -- matching ------------------------------------------------------------------------------------------
@@ -335,8 +392,11 @@ def _uses(expr, counts: dict) -> None:
 class _Body:
     """One function body or branch being imported into a value list (main's or a region's)."""
 
-    def __init__(self, importer, where: str, values: list, scope: dict, seq, leaf_map=None):
+    def __init__(self, importer, where: str, values: list, scope: dict, seq, leaf_map=None, outputs_tuple=True):
         self.importer, self.where, self.values, self.scope = importer, where, values, scope
+        # main returns several outputs as one tuple; a function body or branch returns one value,
+        # which may be a tuple node
+        self.outputs_tuple = outputs_tuple
         self.leaf_map = leaf_map  # in a branch: main's tuple-parameter items -> the branch's parameters
         self.bindings = [b for block in seq.blocks for b in block.bindings]
         self.bound = {b.var: b.value for b in self.bindings if isinstance(b, relax.VarBinding)}
@@ -382,7 +442,7 @@ class _Body:
     def run(self) -> None:
         plan = {}
         result = self.bound.get(self.result) if isinstance(self.result, relax.Var) else None
-        if isinstance(result, relax.Tuple):  # several outputs, returned as one tuple: no node
+        if isinstance(result, relax.Tuple) and self.outputs_tuple:  # several outputs, returned as one tuple: no node
             self.claimed.add(self.result)
         for b in self.bindings:  # items of nested tuple parameters are tuples of parameters
             if isinstance(b.value, relax.TupleGetItem) and isinstance(self.importer.tuple_entry(b.value), tuple):
@@ -435,6 +495,10 @@ class _Body:
         if not candidates:
             what = f"op {key}" if isinstance(value, relax.Call) else f"a {type(value).__name__}"
             self.fail(b, f"{what} is not in passfuzz's catalogue")
+        if self.importer.reading is None:  # the pieces first; a composite only where they fail to match
+            candidates = [p for p in candidates if not _composite(p)] + [p for p in candidates if _composite(p)]
+        else:
+            candidates = [p for p in candidates if p is not self.importer.reading]
         for pattern in candidates:
             holes, absorbed = {}, []
             if not _match(pattern.expr, value, holes, absorbed, self):
@@ -601,8 +665,9 @@ def _brief(expr) -> str:
 # -- the module ------------------------------------------------------------------------------------------
 
 class _Importer:
-    def __init__(self, mod, function: str):
+    def __init__(self, mod, function: str, reading: Pattern | None = None):
         self.mod, self.entry = mod, function
+        self.reading = reading  # a pattern read without itself, to tell whether it is composite
         self.leaves: dict = {}  # tuple parameter var -> nested tuple of value indices
         self.depth = 0
 
@@ -650,7 +715,7 @@ class _Importer:
         for p in params:
             if isinstance(p, relax.Var) and isinstance(getattr(p, "ty", None), relax.TupleType):
                 raise ImportRejected(f"cannot import {where}: a tuple parameter of a function body")
-        body = _Body(self, where, values, scope, seq, leaf_map if leaf_map is not None else {})
+        body = _Body(self, where, values, scope, seq, leaf_map if leaf_map is not None else {}, outputs_tuple=False)
         body.run()
         outputs = body.finish()
         if len(outputs) != 1:
@@ -693,7 +758,7 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     given = list(arguments) if arguments is not None else None
     if given is not None and len(given) != len(func.params):
         raise ImportRejected(f"cannot import {function}: {len(given)} arguments for {len(func.params)} parameters")
-    sizes = _symbol_sizes(func, given)
+    sizes = _symbol_sizes(func, given, function)
     values: list = []
     scope: dict = {}
     shape_params, prim_params, groups = [], [], 0
@@ -793,7 +858,11 @@ def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
         else:
             raise ImportRejected(f"{where}: dimension {d} is an expression, which passfuzz's parameters cannot be")
     if given is not None:
-        shape = [int(s) for s in np.shape(given)]
+        actual = tuple(int(s) for s in np.shape(given.numpy() if hasattr(given, "numpy") else given))
+        if len(actual) != len(shape) or any(d is not None and d != a for d, a in zip(shape, actual)):
+            declared = "(" + ", ".join(n or str(d) for n, d in zip(dims, shape)) + ("," if len(shape) == 1 else "") + ")"
+            raise ImportRejected(f"{where}: its argument has shape {actual}, not {declared}")
+        shape = list(actual)
     return Param(tuple(shape), dtype, 0, 0, given, role, pack, tuple(dims) if any(dims) else (), False)
 
 
@@ -818,15 +887,17 @@ def _cast_shape(func, var):
     return found[0] if found else None
 
 
-def _symbol_sizes(func, given) -> dict:
+def _symbol_sizes(func, given, func_name: str = "main") -> dict:
     """Sizes of symbolic variables known from the arguments or from static match_casts."""
     sizes: dict = {}
     if given is not None:
         for p, arg in zip(func.params, given):
             if isinstance(p.ty, relax.TensorType) and isinstance(p.ty.shape, relax.ShapeExpr):
-                for d, n in zip(p.ty.shape.values, np.shape(arg)):
+                for d, n in zip(p.ty.shape.values, np.shape(arg.numpy() if hasattr(arg, "numpy") else arg)):
                     if isinstance(d, relax.Var):
-                        sizes.setdefault(d.name, int(n))
+                        if sizes.setdefault(d.name, int(n)) != int(n):
+                            raise ImportRejected(f"cannot import {func_name}: parameter {p.name}: its argument "
+                                                 f"gives {d.name} = {int(n)}, an earlier one {sizes[d.name]}")
         return sizes
     for p in func.params:
         if isinstance(p.ty, relax.TensorType) and isinstance(p.ty.shape, relax.ShapeExpr):
@@ -869,9 +940,9 @@ def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: 
                     notes.append(f"parameter {candidate.param_name(i)}: range narrowed to "
                                  f"[{candidate.values[i].lo:g}, {candidate.values[i].hi:g}]")
             return candidate, notes
-        except ProgramError as exc:
-            blamed = _blamed_param(candidate, exc, params)
-            if blamed is None or choice[blamed] + 1 >= len(options[blamed]):
+        except ProgramError as exc:  # narrow the first parameter the failure traces back to that can be
+            blamed = next((i for i in _blamed_params(candidate, exc) if choice[i] + 1 < len(options[i])), None)
+            if blamed is None:
                 break
             choice[blamed] += 1
     if have_values:  # every parameter declared exactly as wide as its argument
@@ -977,13 +1048,19 @@ def _failing_index(exc: Exception):
 
 
 def _blamed_param(program: Program, exc: Exception, params: list[int]):
-    """The parameter an analysis failure traces back to: the first one the failing value reads."""
-    text = str(exc)
-    if not text.startswith("values["):
-        return None
-    failing = int(text[len("values["):text.index("]")])
+    """The parameter an analysis failure traces back to first (see ``_blamed_params``)."""
+    return next(iter(_blamed_params(program, exc)), None)
+
+
+def _blamed_params(program: Program, exc: Exception) -> list[int]:
+    """The parameters an analysis failure traces back to, most likely first: the failing value
+    itself, its direct operands after the first (an index, a divisor), its other direct operands,
+    then every parameter it reads, in order."""
+    failing = _failing_index(exc)
+    if failing is None:
+        return []
     if isinstance(program.values[failing], Param):
-        return failing
+        return [failing]
     reads = set()
     todo = [failing]
     while todo:
@@ -994,13 +1071,8 @@ def _blamed_param(program: Program, exc: Exception, params: list[int]):
         elif k not in reads:
             todo.extend(v.args)
     node = program.values[failing]
-    for a in node.args:  # a direct operand first: the index or divisor itself
-        if a in reads and isinstance(program.values[a], Param) and a != node.args[0]:
-            return a
-    for a in node.args:
-        if a in reads:
-            return a
-    return min(reads) if reads else None
+    direct = [a for a in node.args[1:] if a in reads] + [a for a in node.args[:1] if a in reads]
+    return list(dict.fromkeys(direct + sorted(reads)))
 
 
 # -- the normal form ----------------------------------------------------------------------------------
@@ -1089,44 +1161,79 @@ def _canonical_region(region: dict, n: int) -> dict:
 
 def _normal_attributes(program: Program) -> Program:
     infos = analyse(program, check_values=False)
-    values = list(program.values)
+    values, outputs = _read_back_all(list(program.values), program.outputs, 0, infos)
+    return replace(program, values=tuple(values), outputs=outputs)
+
+
+def _read_back_all(values: list, outputs, offset: int, infos) -> tuple[list, tuple]:
+    """Each node of ``values`` (indices from ``offset``; below it, a region's parameters) replaced
+    by what the importer reads back from its emit: the same op with its attributes as read, or
+    the pieces of a composite op (``_composite``), renumbered."""
+    new: list = []
+    where: dict = {}
+
+    def at(a):
+        return a if a < offset else where[a]
+
     for i, v in enumerate(values):
         if isinstance(v, Node):
-            values[i] = Node(v.op, v.args, _node_attributes(v.op, v.attrs, [infos[a] for a in v.args]))
-    return replace(program, values=tuple(values))
+            args = tuple(at(a) for a in v.args)
+            base, n = len(new) + offset, len(args)
+            for piece in _node_pieces(v.op, v.attrs, [infos[a] for a in v.args]):
+                new.append(Node(piece.op, tuple(args[a] if a < n else base + a - n for a in piece.args), piece.attrs))
+        else:
+            new.append(v)
+        where[i + offset] = len(new) - 1 + offset
+    return new, tuple(at(o) for o in outputs)
 
 
-def _node_attributes(name: str, attrs: dict, operands: list) -> dict:
+def _node_pieces(name: str, attrs: dict, operands: list) -> list[Node]:
     if name in ("call", "if"):
         params = operands if name == "call" else operands[1:]
-        return {**attrs, **{key: _region_attributes(attrs[key], params) for key in ("body", "then", "else")
-                            if key in attrs}}
+        attrs = {**attrs, **{key: _region_attributes(attrs[key], params) for key in ("body", "then", "else")
+                             if key in attrs}}
+        return [Node(name, tuple(range(len(operands))), attrs)]
     return _read_back(name, attrs, operands)
 
 
 def _region_attributes(region: dict, params: list) -> dict:
     infos = analyse_region(region, params)
-    return {"values": [{**v, "attrs": _node_attributes(v["op"], v["attrs"], [infos[a] for a in v["args"]])}
-                       for v in region["values"]], "outputs": region["outputs"]}
+    nodes = [Node(v["op"], tuple(v["args"]), v["attrs"]) for v in region["values"]]
+    values, outputs = _read_back_all(nodes, region["outputs"], len(params), infos)
+    return {"values": [{"op": v.op, "args": list(v.args), "attrs": v.attrs} for v in values],
+            "outputs": list(outputs)}
 
 
-def _read_back(name: str, attrs: dict, operands: list) -> dict:
-    """The attributes the importer reads off what op ``name`` emits with ``attrs``."""
+def _read_back(name: str, attrs: dict, operands: list) -> list[Node]:
+    """What the importer reads off what op ``name`` emits with ``attrs`` on ``operands``: nodes
+    whose arguments count the operands first, then the nodes before them."""
+    as_is = [Node(name, tuple(range(len(operands))), attrs)]
     op = BY_NAME[name]
-    if op.emit is None or op.emit_in is not None or name == "const" or not operands:
-        return attrs
+    if op.emit is None or op.emit_in is not None or name == "const":
+        return as_is
     holes = [relax.Var(f"o{k}", _type(info)) for k, info in enumerate(operands)]
+    nodes = _read_nodes(holes, op.emit(relax, holes, attrs), _Importer(tvm.IRModule({}), "f"))
+    if not nodes:
+        return as_is
+    ops = [n for n in nodes if n.op != "const"]
+    if len(ops) == len(nodes) > 1:
+        return list(nodes)
+    return [Node(name, as_is[0].args, ops[-1].attrs)] if len(ops) == 1 and ops[-1].op == name else as_is
+
+
+def _read_nodes(holes, expr, importer) -> tuple | None:
+    """The nodes ``importer`` reads ``expr`` on ``holes`` as (arguments count the holes first), or
+    None where it rejects it."""
     bb = relax.BlockBuilder()
-    with bb.function("f", holes):
+    with bb.function("f", list(holes)):
         with bb.dataflow():
-            out = bb.emit_output(op.emit(relax, holes, attrs))
+            out = bb.emit_output(expr)
         bb.emit_func_output(out)
     function = bb.get()["f"]
     values = _Offset(len(holes))
-    body = _Body(_Importer(tvm.IRModule({}), "f"), "f", values, {h: k for k, h in enumerate(holes)}, function.body)
+    body = _Body(importer, "f", values, {h: k for k, h in enumerate(holes)}, function.body)
     try:
         body.run()
     except ImportRejected:
-        return attrs
-    nodes = [n for n in values if n.op != "const"]
-    return nodes[-1].attrs if len(nodes) == 1 and nodes[-1].op == name else attrs
+        return None
+    return tuple(values)

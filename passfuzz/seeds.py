@@ -42,6 +42,9 @@ from typing import Any, Callable, Iterable, Iterator
 from .program import Program
 
 FILE_TIMEOUT = 120.0  # seconds to execute one file and import its modules
+# The name a file binds next to a module (at module level, or in the class holding it) to give the
+# arguments of its ``main``: a list in parameter order, or a function without parameters returning one.
+ARGUMENTS_NAME = "arguments"
 _NESTING = 2  # classes inside classes are searched this deep
 
 
@@ -54,6 +57,7 @@ class Seed:
     name: str  # path::Class::Attribute, or the record's path
     program: Program | None  # None when rejected
     reason: str = ""  # why it was rejected, one line
+    given: bool = False  # its arguments are the file's own (``ARGUMENTS_NAME``), not drawn by the importer
 
 
 @dataclass
@@ -109,11 +113,11 @@ def reason_group(reason: str) -> str:
     return re.split(r" (?:at|in) (?=\S+$)| \((?:at|in) [^)]*\)$|; ", cause, maxsplit=1)[0][:80]
 
 
-def import_program(mod, function: str) -> Program:
+def import_program(mod, function: str, arguments: list | None = None) -> Program:
     """The importer, loaded only when a module is imported (raises its ImportRejected)."""
     from .importer import import_module
 
-    return import_module(mod, function=function)
+    return import_module(mod, function=function, arguments=arguments)
 
 
 def entry_functions(mod) -> list[str]:
@@ -225,8 +229,9 @@ def _file_seeds(path: Path, convert: Callable[[Any, str], Any], timeout: float, 
     from .isolate import run_forked
 
     result = run_forked(lambda: report_modules(path, convert), timeout)
-    seeds = [Seed(name, value if isinstance(value, Program) else None, "" if isinstance(value, Program) else value)
-             for key, (name, value) in result.notes.items() if key.startswith("seed:")]
+    seeds = [Seed(name, value if isinstance(value, Program) else None, "" if isinstance(value, Program) else value,
+                  given)
+             for key, (name, value, given) in result.notes.items() if key.startswith("seed:")]
     if result.status != "ok":
         why = {"hang": f"took longer than {timeout:g} s", "crash": f"crashed ({result.error})"}.get(
             result.status, "raised " + (result.error.splitlines() or ["an error"])[0])
@@ -236,35 +241,52 @@ def _file_seeds(path: Path, convert: Callable[[Any, str], Any], timeout: float, 
 
 
 def report_modules(path: Path, convert: Callable[[Any, str], Any]) -> int:
-    """Send the parent (``isolate.note``) (name, ``convert(module, function)``) for every entry
-    function (``entry_functions``) of every IRModule the file defines, or (name, one-line reason)
-    where ``convert`` raised; return how many. Executes the file and its tests: call it in a child."""
+    """Send the parent (``isolate.note``) (name, ``convert(module, function)``, whether the file
+    gave the arguments) for every entry function (``entry_functions``) of every IRModule the file
+    defines, or (name, one-line reason, ...) where ``convert`` raised; return how many. ``main``'s
+    arguments are the file's own where it binds ``ARGUMENTS_NAME`` next to the module
+    (``convert(module, "main", arguments=...)``). Executes the file and its tests: call it in a child."""
     from .isolate import note
 
     count = 0
-    for name, mod in modules_in(path):
+    for name, mod, given in modules_in(path):
         functions = entry_functions(mod)
         if not functions:
-            note(f"seed:{count}", (name, "no Relax function"))
+            note(f"seed:{count}", (name, "no Relax function", False))
             count += 1
         for function in functions:
+            own = given is not None and function == "main"
             try:
-                value = convert(reachable_module(mod, function), function)
+                if own:
+                    value = convert(reachable_module(mod, function), function, arguments=_arguments(given))
+                else:
+                    value = convert(reachable_module(mod, function), function)
             except Exception as exc:  # noqa: BLE001 - a rejection is any failure to import, told in one line
                 message = (str(exc).strip().splitlines() or [""])[0]
                 value = message if type(exc).__name__ == "ImportRejected" else f"{type(exc).__name__}: {message}"
-            note(f"seed:{count}", (name if function == "main" else f"{name}::{function}", value))
+            note(f"seed:{count}", (name if function == "main" else f"{name}::{function}", value, own))
             count += 1
     return count
 
 
-def modules_in(path: Path) -> Iterator[tuple[str, Any]]:
+def _arguments(given) -> list:
+    """The arguments a file binds as ``ARGUMENTS_NAME``: a list or tuple, or a function without
+    parameters returning one."""
+    value = given() if callable(given) else given
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{ARGUMENTS_NAME} must be a list of main's arguments (or a function returning one), "
+                         f"not {type(value).__name__}")
+    return list(value)
+
+
+def modules_in(path: Path) -> Iterator[tuple[str, Any, Any]]:
     """Execute the file as a module named after it (not ``__main__``, so its ``tvm.testing.main()``
     does not run) and yield its IRModules, each once: those bound at module level and in the
     classes it defines, then those its tests parse with ``@I.ir_module`` inside their bodies
     (TVM's tests mostly write ``class Before`` inside ``def test_...():``). Every test function
     and method that takes no argument is called, outside pytest; what a test raises is ignored,
-    since its modules were parsed when its body reached them."""
+    since its modules were parsed when its body reached them. Each comes with what the namespace
+    holding it binds as ``ARGUMENTS_NAME`` (None if nothing; modules parsed inside tests: None)."""
     import tvm
     import tvm_ffi
     from tvm.script.parser.ir import entry
@@ -288,17 +310,17 @@ def modules_in(path: Path) -> Iterator[tuple[str, Any]]:
     spec.loader.exec_module(module)
     seen: set = set()
 
-    def first_time(mod) -> bool:
-        key = tvm_ffi.structural_hash(mod)
+    def first_time(mod, given=None) -> bool:  # the same module with other arguments is another seed
+        key = (tvm_ffi.structural_hash(mod), id(given))
         if key in seen:
             return False
         seen.add(key)
         return True
 
-    def walk(namespace: dict, prefix: str, depth: int) -> Iterator[tuple[str, Any]]:
+    def walk(namespace: dict, prefix: str, depth: int) -> Iterator[tuple[str, Any, Any]]:
         for key, value in list(namespace.items()):
-            if isinstance(value, tvm.IRModule) and first_time(value):
-                yield f"{prefix}::{key}", value
+            if isinstance(value, tvm.IRModule) and first_time(value, namespace.get(ARGUMENTS_NAME)):
+                yield f"{prefix}::{key}", value, namespace.get(ARGUMENTS_NAME)
             elif isinstance(value, type) and value.__module__ == name and depth < _NESTING:
                 yield from walk(vars(value), f"{prefix}::{key}", depth + 1)
 
@@ -312,7 +334,7 @@ def modules_in(path: Path) -> Iterator[tuple[str, Any]]:
                 pass
         for qualname, mod in list(parsed):
             if first_time(mod):
-                yield f"{shown}::{qualname.replace('.', '::')}", mod
+                yield f"{shown}::{qualname.replace('.', '::')}", mod, None
 
 
 class _Enough(Exception):

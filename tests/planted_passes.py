@@ -211,3 +211,28 @@ def raise_on_if(mod, ctx):
 
 
 MINIMAL_OPS["raise_on_if"] = 1  # an if whose branches return their operand
+
+
+@mutator
+class _RoundHalfUp(PyExprMutator):
+    def visit_call_(self, call):
+        call = super().visit_call_(call)
+        dtype = str(call.args[0].ty.dtype) if _is_op(call, "relax.round") else ""
+        if dtype.startswith("float"):
+            half = relax.const(0.5, dtype)
+            return relax.op.floor(relax.op.add(call.args[0], half))
+        return call
+
+
+@tvm.transform.module_pass(opt_level=0, name="RoundHalfUp")
+def round_half_up(mod, ctx):
+    """Planted wrong rewrite that only values show: ``round(x)`` becomes ``floor(x + 0.5)``, which
+    rounds exact halves up where Relax rounds them to even (0.5 -> 1, not 0). A float drawn in a
+    range is practically never an exact half, so only chosen arguments show it."""
+    for gv, func in list(mod.functions.items()):
+        if isinstance(func, relax.Function):
+            mod[gv] = _RoundHalfUp(mod).visit_expr(func)
+    return mod
+
+
+MINIMAL_OPS["round_half_up"] = 1  # round of a parameter holding an exact half such as 0.5

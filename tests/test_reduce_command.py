@@ -10,6 +10,7 @@ from tests.planted_passes import MINIMAL_OPS
 
 ROOT = Path(__file__).resolve().parent.parent
 THIRTY_OPS = ROOT / "tests" / "modules" / "thirty_ops.py"
+GIVEN = ROOT / "tests" / "modules" / "given_arguments.py"  # round of exact halves, given as `arguments`
 # A TVM bug of the baseline: CombineParallelMatmul fails on a 1-D right-hand side (apache/tvm#20197).
 RECORD = ROOT / "corpus" / "pass-error-734ec827c50c.json"
 
@@ -48,6 +49,23 @@ def test_a_record_with_passes_that_do_no_wrong_shows_no_finding(run_cli, tmp_pat
     assert "no finding" in result.stderr
 
 
+def test_the_arguments_a_file_gives_show_what_drawn_ones_do_not(run_cli, tmp_path):
+    """round_half_up is wrong only on exact halves: the file's own arguments show it at once, and
+    the reduced record keeps such a value; the same module with drawn arguments shows nothing."""
+    result = run_cli("reduce", f"{GIVEN}::TestHalves::Before", "--passes", "tests.planted_passes:round_half_up",
+                     "--corpus", str(tmp_path / "given"), "--draws", "1", "--reduce-time", "60", timeout=600)
+    assert result.returncode == 1, result.stderr
+    assert "(its own arguments)" in result.stderr
+    (record,) = (tmp_path / "given").glob("wrong-result-*.json")
+    program = load(record).program
+    assert "round" in program.op_counts()
+    assert any(v % 1 == 0.5 for _, p in program.params for v in p.array().ravel()), program.summary()
+    drawn = run_cli("reduce", f"{GIVEN}::TestWithoutArguments::Before", "--passes",
+                    "tests.planted_passes:round_half_up", "--corpus", str(tmp_path / "drawn"), timeout=600)
+    assert drawn.returncode == 0, drawn.stderr
+    assert "no finding" in drawn.stderr and "(5 argument draws)" in drawn.stderr
+
+
 @pytest.mark.parametrize("argv, message", [
     (["missing.py", "--passes", "FoldConstant"], "missing.py: no such file"),
     (["README.md", "--passes", "FoldConstant"], "expected a corpus record (.json) or a Python file (.py)"),
@@ -55,6 +73,8 @@ def test_a_record_with_passes_that_do_no_wrong_shows_no_finding(run_cli, tmp_pat
     ([str(RECORD), "--draws", "0"], "--draws must be at least 1"),
     ([f"{THIRTY_OPS}::Nope", "--passes", "FoldConstant"], "defines no module Nope (it defines: TestThirtyOps::Before)"),
     ([str(THIRTY_OPS), "--passes", "NoSuchPass"], "NoSuchPass"),
+    ([f"{GIVEN}::TestWrongShape::Before", "--passes", "tests.planted_passes:round_half_up"],
+     "cannot import main: parameter x: its argument has shape (3, 2), not (2, 3)"),
 ])
 def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path, argv, message):
     result = run_cli("reduce", *argv, "--corpus", str(tmp_path), timeout=300)

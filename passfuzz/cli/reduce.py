@@ -4,9 +4,14 @@ fuzzing checks a drawn one, and reduce what it shows into the usual reproducer f
 FILE is a corpus record (``.json``: its program, and by default its passes, build and targets)
 or a Python/TVMScript file defining an IRModule (``FILE::Name`` picks one when it defines several,
 e.g. ``test_x.py::TestFold::Before``), found and imported into a Program as seeds are
-(passfuzz.seeds, in a child). An imported module's arguments are drawn inside the ranges the
-importer proved valid: the importer's own draw, then ``--draws`` - 1 more, until one shows a
-finding.
+(passfuzz.seeds, in a child). The file may give ``main``'s arguments: a name ``arguments`` bound
+next to the module (at module level for a module-level module, in the class for one inside a
+class), a list in ``main``'s parameter order (numpy arrays for tensors, tuples of them for tuple
+parameters, ints for ``R.Prim`` and tuples of ints for ``R.Shape`` parameters) or a function
+without parameters returning one. Those are tried first, and the ranges the importer proves
+valid are the narrowest that hold them; an argument whose shape does not fit its parameter is an
+input error. Then, or without them from the importer's own draw, further arguments are drawn
+inside those ranges, up to ``--draws`` in all, until one shows a finding.
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ def parser() -> argparse.ArgumentParser:
                       "input error (a file that cannot be read or imported).")
     p.add_argument("file", metavar="FILE",
                    help="a corpus record (.json) or a Python/TVMScript file defining an IRModule; FILE::NAME picks "
-                        "one module of several (NAME as the file nests it: Module, or TestClass::Before)")
+                        "one module of several (NAME as the file nests it: Module, or TestClass::Before). The file "
+                        "may give main's arguments as `arguments = [...]` (or `def arguments(): return [...]`) next "
+                        "to the module, at module level or in its class, in main's parameter order")
     p.add_argument("--passes", metavar="P[,P...]",
                    help="the passes to apply in order, as for fuzzing (`passfuzz --help`); required unless FILE "
                         "is a corpus record, whose passes are the default")
@@ -52,8 +59,9 @@ def parser() -> argparse.ArgumentParser:
                    help="with --check-speed: the ratio optimized/original that counts as a slowdown (default: a "
                         "record's own, else as for fuzzing)")
     p.add_argument("--draws", type=int, default=5, metavar="N",
-                   help="argument draws tried on an imported module until one shows a finding (default 5); a "
-                        "record's own arguments are tried once")
+                   help="arguments tried on an imported module until one shows a finding (default 5): FILE's "
+                        "own first if it gives them, then draws inside the imported ranges; a record's own "
+                        "arguments are tried once")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time limit for one side of one run (default 60)")
     p.add_argument("--reduce-time", type=float, default=120.0, metavar="SECONDS",
@@ -79,8 +87,9 @@ def _fuzz_arguments(args: argparse.Namespace, passes: str | None, build: str, re
 
 
 def _subjects(args: argparse.Namespace):
-    """(programs to try, the record or None): a record's program, or the module FILE names
-    imported with its own arguments, then ``--draws`` - 1 more draws of them."""
+    """(programs to try, the record or None, whether FILE gave the arguments): a record's program,
+    or the module FILE names imported with the file's arguments (else the importer's draw), then
+    ``--draws`` - 1 more draws of them."""
     from ..corpus import CorpusError, load
 
     path_text, _, name = args.file.partition("::")
@@ -94,7 +103,7 @@ def _subjects(args: argparse.Namespace):
             entry = load(path)
         except CorpusError as exc:
             raise UsageError(str(exc)) from None
-        return [entry.program], entry.record
+        return [entry.program], entry.record, True
     if path.suffix != ".py":
         raise UsageError(f"{args.file}: expected a corpus record (.json) or a Python file (.py)")
     from ..seeds import find_seeds
@@ -111,7 +120,7 @@ def _subjects(args: argparse.Namespace):
     seed = seeds[0]
     if seed.program is None:
         raise UsageError(f"{seed.name}: cannot import: {seed.reason}")
-    return [seed.program] + [redrawn(seed.program, k) for k in range(1, args.draws)], None
+    return [seed.program] + [redrawn(seed.program, k) for k in range(1, args.draws)], None, seed.given
 
 
 def redrawn(program, seed: int):
@@ -134,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     if args.draws < 1:
         raise UsageError(f"--draws must be at least 1, got {args.draws}")
     console = Console()
-    programs, record = _subjects(args)
+    programs, record, given = _subjects(args)
     passes = args.passes or (",".join(record["passes"]) if record else None)
     if not passes:
         raise UsageError("give --passes (the passes whose effect on FILE is checked)")
@@ -145,8 +154,10 @@ def run(args: argparse.Namespace) -> int:
     config = config_from(fuzz_args, console)
     known = {bug.fingerprint: bug for bug in _baseline(args.known_bugs)}
     fuzzer = Fuzzer(config)
+    tried = ("its own arguments" + (f", then {len(programs) - 1} argument draws" if len(programs) > 1 else "")
+             if given else f"{len(programs)} argument draws" if len(programs) > 1 else "")
     console.note(f"checking {args.file} with {','.join(p.text for p in config.passes)} on "
-                 f"{','.join(config.targets)}" + (f" ({len(programs)} argument draws)" if len(programs) > 1 else ""))
+                 f"{','.join(config.targets)}" + (f" ({tried})" if tried else ""))
     for number, program in enumerate(programs, 1):
         verdict, _ = check(program, config.passes, config.targets, config.timeout, config.build, speed=config.speed)
         if verdict.finding is not None:
@@ -163,12 +174,16 @@ def run(args: argparse.Namespace) -> int:
             print(f"saved {path}    reproduce: python {path.with_suffix('.py')}")
             return 1
         if verdict.generator_defect:
-            console.note(f"draw {number}: the unoptimized module does not run: {verdict.generator_defect[:300]}")
+            console.note(f"{_which(number, given)}: the unoptimized module does not run: {verdict.generator_defect[:300]}")
         elif verdict.incomparable:
-            console.note(f"draw {number}: incomparable: {verdict.incomparable[:300]}")
+            console.note(f"{_which(number, given)}: incomparable: {verdict.incomparable[:300]}")
     console.note(f"no finding: the passes leave {args.file}'s results unchanged "
-                 f"({len(programs)} argument draw{'s' * (len(programs) > 1)})")
+                 f"({tried or '1 argument draw'})")
     return 0
+
+
+def _which(number: int, given: bool) -> str:
+    return "its own arguments" if given and number == 1 else f"draw {number - given}"
 
 
 def _baseline(spec: str):
