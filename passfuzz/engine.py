@@ -163,14 +163,14 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
         return across, None
     if gradient.involved(passes):  # its own oracle: gradients against finite differences
         return gradient.check(program, passes, targets, timeout, build)
-    optimized = run_side(program, passes, targets, timeout, build)
+    optimized = run_side(program, passes, targets, timeout, build, original=original)
     with np.errstate(all="ignore"):
         expected = evaluate(program)  # says which side is wrong when the two differ
     verdict = judge(program, passes, original, optimized, build, expected)
     finding = verdict.finding
     if finding is not None and not finding.stage.startswith(("pass:", "well-formed:")):
         for end in range(0 if build.text else 1, len(passes)):
-            shorter = run_side(program, passes[:end], targets, timeout, build)
+            shorter = run_side(program, passes[:end], targets, timeout, build, original=original)
             prefix_verdict = judge(program, passes[:end], original, shorter, build, expected)
             if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
                 verdict, optimized = prefix_verdict, shorter

@@ -5,10 +5,17 @@ is a fresh build with the passes applied in order, checked for well-formedness, 
 the run's ``Build`` and called through the calling-convention adapter. Each side runs in its own isolated child, so a crash on the optimized
 side never loses the original's results: forked from this process for CPU targets, from the fork
 server for GPU targets (passfuzz.isolate says why).
+
+An optimized side whose passes left the module structurally equal to the original, under the
+plain build, is the original's module compiled the same way again: its child stops after the
+passes (which still run, so a pass that raises, crashes, hangs or leaves ill-formed IR is found
+as before) and the original side's outputs stand for its compile and run (``Outcome.reused``).
+Compiling it twice could only show TVM's nondeterminism, which no pass is to blame for.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -22,7 +29,7 @@ from .calling import PLAIN, Adapter, choose_adapter
 from .contracts import module_violation
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
-from .program import Program
+from .program import Node, Param, Program
 from .relax_build import build_module
 from .pipeline_watch import watched
 from .standalone import has_closures, load, numpy_outputs, to_tvm
@@ -43,6 +50,7 @@ class Outcome:
     pipeline_pass: str = ""  # the pass of the build's Relax pipeline it failed in ("" none, or after it)
     pipeline_changed: tuple[str, ...] = ()  # the pipeline passes that changed the module (up to a failure)
     log: str = ""  # the child's stderr tail and traceback, for the report
+    reused: bool = False  # the passes left the module unchanged: the original side's compile and run stand for it
 
     @property
     def ok(self) -> bool:
@@ -54,7 +62,7 @@ class IllFormed(Exception):
 
 
 def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str], build: Build,
-              disabled: str = "") -> dict:
+              disabled: str = "", stop_if_unchanged: bool = False) -> dict:
     isolate.mark("build")
     mod = build_module(program)
     adapter, changed, fired, outside_contract = PLAIN, None, [], ""
@@ -84,6 +92,9 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         # A reproducer of a failing compile or run must call main this way, and lift closures too.
         isolate.note("adapter", adapter)
         isolate.note("closures", has_closures(mod))
+        if stop_if_unchanged and not changed:
+            return {"unchanged": True, "changed": changed, "adapter": adapter, "fired": fired,
+                    "outside_contract": outside_contract, "closures": has_closures(mod)}
     outputs = {}
     args = program.arguments()
     for target in targets:
@@ -100,6 +111,36 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         outputs[target] = numpy_outputs(adapter.call(vm, program, tensors, state))
     return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired,
             "outside_contract": outside_contract, "closures": passes is not None and has_closures(mod)}
+
+
+# A module whose build and compile do, once per process, what every first build and compile does:
+# the lazy imports, the ABC subclass caches FFI conversion fills, LLVM's set-up.
+_WARM_UP = Program((Param((2, 3), "float32", -1, 1, [[0.5] * 3] * 2), Node("exp", (0,)), Node("add", (1, 0))), (2,))
+_warmed: set[str] = set()
+
+
+def _warm_up(target: str) -> None:
+    """Build and compile a tiny module in this process once, before the first child is forked:
+    every child then inherits what that did once instead of redoing it (a side of a small program
+    took 420-510 ms in a child of a warmed parent, 600 ms in a child of a cold one). Compiled only, never run: running a kernel
+    could start TVM's thread pool, and a fork does not carry threads over. A failure here only
+    costs the head start; the child meets it again and reports it."""
+    if target in _warmed:
+        return
+    _warmed.add(target)
+    try:
+        load(build_module(_WARM_UP), target)
+    except Exception:  # noqa: BLE001 - the side itself will say what is wrong
+        pass
+
+
+def _reusable(original: Outcome | None, passes: Sequence[PassSpec] | None, targets: Sequence[str], build: Build,
+              disabled: str) -> bool:
+    """May an optimized side stop after its passes when they leave the module unchanged? Only
+    when it would compile that module exactly as the original side did: the plain build, the
+    same targets, the whole pipeline; and when the original side ran (its outputs stand in)."""
+    return (original is not None and original.ok and passes is not None and build == PLAIN_BUILD
+            and not disabled and list(original.outputs) == list(targets))
 
 
 def fired_passes(program: Program, passes: Sequence[PassSpec]) -> list[str]:
@@ -126,15 +167,20 @@ def _check_well_formed(mod) -> None:
 
 
 def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str],
-             timeout: float, build: Build = PLAIN_BUILD, disabled: str = "") -> Outcome:
+             timeout: float, build: Build = PLAIN_BUILD, disabled: str = "",
+             original: Outcome | None = None) -> Outcome:
     """One side in an isolated child; ``passes=None`` is the original side (always the plain build).
-    ``disabled``: a pass of the build's Relax pipeline to leave out (passfuzz.pipeline_blame)."""
+    ``disabled``: a pass of the build's Relax pipeline to leave out (passfuzz.pipeline_blame).
+    ``original``: the original side's Outcome on the same program and targets; an optimized side
+    the passes left unchanged then reuses its outputs instead of compiling and running again."""
     if passes is None:
         build = PLAIN_BUILD
+    reuse = _reusable(original, passes, targets, build, disabled)
     if needs_fresh_process(targets):
-        child = isolate.run_fresh(_run_side, (program, passes, list(targets), build, disabled), timeout)
+        child = isolate.run_fresh(_run_side, (program, passes, list(targets), build, disabled, reuse), timeout)
     else:
-        child = isolate.run_forked(lambda: _run_side(program, passes, targets, build, disabled), timeout)
+        _warm_up(targets[0])
+        child = isolate.run_forked(lambda: _run_side(program, passes, targets, build, disabled, reuse), timeout)
     pipeline = {"pipeline_pass": child.notes.get("pipeline_pass", ""),
                 "pipeline_changed": child.notes.get("pipeline_changed", ())}
     if child.status != "ok":
@@ -143,6 +189,10 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
                        outside_contract=child.notes.get("outside_contract", ""),
                        closures=child.notes.get("closures", False), **pipeline)
     value = child.value
+    if value.get("unchanged"):
+        return dataclasses.replace(original, changed=False, adapter=value["adapter"], fired=tuple(value["fired"]),
+                                   outside_contract=value["outside_contract"], closures=value["closures"],
+                                   reused=True)
     if "incomparable" in value:
         return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],
                        fired=tuple(value["fired"]), outside_contract=value["outside_contract"])

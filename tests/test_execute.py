@@ -2,6 +2,7 @@
 
 import pytest
 
+from passfuzz.builds import parse_build
 from passfuzz.engine import check
 from passfuzz.passes import resolve
 from passfuzz.program import Node, Param, Program
@@ -48,3 +49,55 @@ def test_the_passes_that_changed_the_module_are_named():
               resolve("tests.planted_passes:permute_as_reshape")]
     _, optimized = check(program, passes, ["llvm"], timeout=60)
     assert optimized.fired == ("tests.planted_passes:permute_as_reshape",)
+
+
+@pytest.fixture
+def compiles(tmp_path, monkeypatch):
+    """How many modules the sides compile: each call of execute.load, made in a forked child,
+    appends a line to a file the test reads back."""
+    from passfuzz import execute
+
+    log, load = tmp_path / "compiles", execute.load
+
+    def counting_load(*args, **kwargs):
+        with open(log, "a") as out:
+            out.write("compiled\n")
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(execute, "load", counting_load)
+    return lambda: len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def test_an_unchanged_module_is_not_compiled_again(compiles):
+    passes = [resolve("tests.planted_passes:leave_unchanged"), resolve("FoldConstant")]
+    verdict, optimized = check(PROGRAM, passes, ["llvm"], timeout=60)
+    assert verdict.finding is None and not verdict.generator_defect
+    assert compiles() == 1  # the original side only
+    assert optimized.ok and optimized.reused and optimized.changed is False
+    assert optimized.fired == ()  # the passes ran and changed nothing: counted as run, not as fired
+    assert [a.shape for a in optimized.outputs["llvm"]] == [(2, 3)]
+
+
+def test_a_changed_module_is_compiled_and_run(compiles):
+    verdict, optimized = check(PROGRAM, [resolve("LegalizeOps")], ["llvm"], timeout=60)
+    assert verdict.finding is None
+    assert compiles() == 2
+    assert optimized.changed and not optimized.reused
+
+
+def test_an_unchanged_module_under_another_build_is_compiled_again(compiles):
+    verdict, optimized = check(PROGRAM, [resolve("tests.planted_passes:leave_unchanged")], ["llvm"], timeout=60,
+                               build=parse_build("opt-level=0"))
+    assert verdict.finding is None
+    assert compiles() == 2  # the same module, compiled another way: that is what the build tests
+    assert optimized.changed is False and not optimized.reused
+
+
+@pytest.mark.parametrize("planted, kind", [
+    ("raise_always", "pass-error"), ("drop_bindings", "ill-formed"), ("segfault_on_negative", "crash"),
+])
+def test_a_failing_pass_after_one_that_changes_nothing_is_still_found(compiles, planted, kind):
+    passes = [resolve("tests.planted_passes:leave_unchanged"), resolve(f"tests.planted_passes:{planted}")]
+    verdict, optimized = check(PROGRAM, passes, ["llvm"], timeout=10)
+    assert verdict.finding.kind == kind
+    assert not optimized.reused and compiles() == 1  # the optimized side failed before compiling

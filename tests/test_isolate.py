@@ -129,3 +129,23 @@ def test_device_probe_runs_in_a_fresh_process():
 
     assert isolate.run_fresh(device_present, ("cpu",), timeout=120).value is True
     assert isolate.run_fresh(device_present, ("cuda",), timeout=120).value is False  # no driver or no device
+
+
+def test_the_result_is_taken_without_waiting_for_the_child_to_exit():
+    read_fd, write_fd = os.pipe()  # a child that has sent its result and not yet exited
+    try:
+        isolate._send(write_fd, ("mark", "run"))
+        isolate._send(write_fd, ("ok", 42))
+        started = time.monotonic()
+        messages, hung = isolate._receive(read_fd, timeout=5)
+        assert (messages, hung) == ([("mark", "run"), ("ok", 42)], False)
+        assert time.monotonic() - started < 1
+    finally:
+        os.close(write_fd)
+
+
+def test_children_left_exiting_are_reaped_by_later_calls():
+    pids = [isolate.run_forked(os.getpid, 10).value for _ in range(5)]
+    time.sleep(0.5)  # time enough for each of them to end
+    assert isolate.run_forked(os.getpid, 10).value not in pids
+    assert [pid for pid in pids if os.path.exists(f"/proc/{pid}")] == []  # no zombie left
