@@ -166,17 +166,18 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     optimized = run_side(program, passes, targets, timeout, build)
     with np.errstate(all="ignore"):
         expected = evaluate(program)  # says which side is wrong when the two differ
-    verdict = judge(program, passes, original, optimized, build, expected)
+    verdict = judge(program, passes, original, optimized, _with_records(build, optimized), expected)
     finding = verdict.finding
     if finding is not None and not finding.stage.startswith(("pass:", "well-formed:")):
         for end in range(0 if build.text else 1, len(passes)):
-            shorter = run_side(program, passes[:end], targets, timeout, build)
-            prefix_verdict = judge(program, passes[:end], original, shorter, build, expected)
+            shorter = run_side(program, passes[:end], targets, timeout, build)  # tuned anew: other kernels
+            prefix_verdict = judge(program, passes[:end], original, shorter, _with_records(build, shorter), expected)
             if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
                 verdict, optimized = prefix_verdict, shorter
                 break
         verdict, optimized = _blame_schedule(program, original, verdict, optimized, targets, timeout, build,
                                              expected)
+        verdict, optimized = _blame_tuning(program, original, verdict, optimized, targets, timeout, build, expected)
         return _contract_checked(verdict, optimized), optimized
     if speed is not None and verdict == Verdict() and (optimized.changed or build.text):
         slow = slowdown_verdict(passes, time_sides(program, passes, targets, timeout, speed, build), build)
@@ -202,6 +203,26 @@ def _blame_schedule(program: Program, original: Outcome, verdict: Verdict, optim
         prefix_verdict = judge(program, finding.passes, original, shorter, shorter_build, expected)
         if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
             return prefix_verdict, shorter
+    return verdict, optimized
+
+
+def _with_records(build: Build, optimized: Outcome) -> Build:
+    """The build a finding of ``optimized`` names: with what its tuning chose (tune=N)."""
+    return build.with_tune_records(optimized.tune_records) if build.tune is not None else build
+
+
+def _blame_tuning(program: Program, original: Outcome, verdict: Verdict, optimized: Outcome,
+                  targets: Sequence[str], timeout: float, build: Build, expected) -> tuple[Verdict, Outcome]:
+    """With tune=N, the finding blames the tuned schedules only if the untuned build does not show
+    the same kind; if it does, the passes or the rest of the build are to blame."""
+    finding = verdict.finding
+    if build.tune is None or not finding.tune_records:
+        return verdict, optimized
+    untuned = build.untuned
+    plain = run_side(program, finding.passes, targets, timeout, untuned)
+    plain_verdict = judge(program, finding.passes, original, plain, untuned, expected)
+    if plain_verdict.finding is not None and plain_verdict.finding.kind == finding.kind:
+        return plain_verdict, plain
     return verdict, optimized
 
 
@@ -312,8 +333,12 @@ class Fuzzer:
             runs.write_progress(self.config.run_dir, self.worker, self.seed, self.progress)
 
     def _build(self, steps: tuple) -> Build:
-        """The configured build, applying one example's drawn schedule steps (schedule=random)."""
-        return self.config.build.with_schedule(steps) if self.config.build.schedule else self.config.build
+        """The configured build, applying one example's drawn schedule steps (schedule=random);
+        tuning (tune=N) writes its logs under the run's directory."""
+        build = self.config.build.with_schedule(steps) if self.config.build.schedule else self.config.build
+        if build.tune is not None and self.config.run_dir is not None:
+            build = dataclasses.replace(build, tune_dir=str(Path(self.config.run_dir) / "tuning"))
+        return build
 
     # -- saving -----------------------------------------------------------------------------
     def save(self, finding: Finding, program: Program, passes: list[PassSpec], shrunk: bool,
@@ -333,10 +358,12 @@ class Fuzzer:
             record["pipeline_pass"] = finding.pipeline_pass
         if finding.schedule:
             record["schedule"] = [[name, list(choices)] for name, choices in finding.schedule]
+        if finding.tune_records:
+            record["tune_records"] = [[kernel, trace] for kernel, trace in finding.tune_records]
         if finding.kind == "slowdown":  # what replay and the script judge it by
             record["slowdown_threshold"] = self.config.speed.threshold
         script = render_script(program, passes, finding, record["module"], targets, self.config.timeout, optimized,
-                               self._build(finding.schedule), self.config.speed)
+                               self._build(finding.schedule).with_tune_records(finding.tune_records), self.config.speed)
         if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
             record["outside_contract"] = finding.outside_contract
             path = self.store.save(corpus.OUTSIDE_CONTRACT, record, script, render_report(record, script))

@@ -26,7 +26,12 @@ from .program import Program
 from .relax_build import build_module
 from .pipeline_watch import watched
 from .standalone import has_closures, load, numpy_outputs, to_tvm
+from .standalone import kind_of, target_config
 from .targets import needs_fresh_process
+from .tuning import tune
+
+
+TUNING_SECONDS = 30  # added to a tuning side's time limit per trial (a trial builds and runs every kernel)
 
 
 @dataclass
@@ -42,6 +47,7 @@ class Outcome:
     closures: bool = False  # the optimized module had local functions, lifted before compiling
     pipeline_pass: str = ""  # the pass of the build's Relax pipeline it failed in ("" none, or after it)
     pipeline_changed: tuple[str, ...] = ()  # the pipeline passes that changed the module (up to a failure)
+    tune_records: tuple = ()  # with tune=N: what the tuning chose (passfuzz.tuning_records)
     log: str = ""  # the child's stderr tail and traceback, for the report
 
     @property
@@ -84,6 +90,7 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         # A reproducer of a failing compile or run must call main this way, and lift closures too.
         isolate.note("adapter", adapter)
         isolate.note("closures", has_closures(mod))
+    build = _tuned(mod, targets, build)
     outputs = {}
     args = program.arguments()
     for target in targets:
@@ -99,7 +106,22 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         vm = relax.VirtualMachine(executable, device)
         outputs[target] = numpy_outputs(adapter.call(vm, program, tensors, state))
     return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired,
-            "outside_contract": outside_contract, "closures": passes is not None and has_closures(mod)}
+            "outside_contract": outside_contract, "closures": passes is not None and has_closures(mod),
+            "tune_records": build.tune_records}
+
+
+def _tuned(mod, targets: Sequence[str], build: Build) -> Build:
+    """``build`` applying what a tuning of ``mod``'s kernels chose, for the first llvm target,
+    when it tunes and has no records yet (a run replaying a finding's records tunes nothing)."""
+    llvm = [target for target in targets if kind_of(target) == "llvm"]
+    if build.tune is None or build.tune_records or not llvm:
+        return build
+    isolate.mark("tune")
+    lifted = relax.transform.LambdaLift()(mod) if has_closures(mod) else mod
+    build = build.with_tune_records(tune(lifted, target_config(llvm[0]), build.tune, build.tune_dir or "tuning",
+                                         build.pipeline))
+    isolate.note("tune_records", build.tune_records)  # a failure after it reproduces with these
+    return build
 
 
 def fired_passes(program: Program, passes: Sequence[PassSpec]) -> list[str]:
@@ -131,6 +153,8 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
     ``disabled``: a pass of the build's Relax pipeline to leave out (passfuzz.pipeline_blame)."""
     if passes is None:
         build = PLAIN_BUILD
+    if build.tune is not None and not build.tune_records:
+        timeout += TUNING_SECONDS * build.tune  # a side's time limit is for compiling and running
     if needs_fresh_process(targets):
         child = isolate.run_fresh(_run_side, (program, passes, list(targets), build, disabled), timeout)
     else:
@@ -141,11 +165,12 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
         return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
                        log=child.stderr_tail, adapter=child.notes.get("adapter"), fired=child.notes.get("fired", ()),
                        outside_contract=child.notes.get("outside_contract", ""),
-                       closures=child.notes.get("closures", False), **pipeline)
+                       closures=child.notes.get("closures", False), tune_records=child.notes.get("tune_records", ()),
+                       **pipeline)
     value = child.value
     if "incomparable" in value:
         return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],
                        fired=tuple(value["fired"]), outside_contract=value["outside_contract"])
     return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"], adapter=value["adapter"],
                    fired=tuple(value["fired"]), outside_contract=value["outside_contract"],
-                   closures=value["closures"], **pipeline)
+                   closures=value["closures"], tune_records=value["tune_records"], **pipeline)
