@@ -30,11 +30,17 @@ class Build:
     tune: int | None = None  # MetaSchedule tuning of every kernel, this many trials each (passfuzz.tuning)
     tune_records: tuple = ()  # what one tuning chose ((kernel, trace JSON), ...); not in the text
     tune_dir: str = ""  # where tuning writes its logs (under the run's directory); not in the text
+    dlight: str | None = None  # "random": GPU kernels get drawn dlight rules in place of the default ones
+    dlight_rules: tuple | None = None  # one example's drawn rule names (passfuzz.dlight_rules); not in the text
 
     @property
-    def untuned(self) -> "Build":
-        """This build without its tuning."""
-        return replace(self, tune=None, tune_records=(), tune_dir="")
+    def default_schedules(self) -> "Build":
+        """This build with the kernels scheduled as by default: no tuning, dlight's default rules."""
+        return replace(self, tune=None, tune_records=(), tune_dir="", dlight=None, dlight_rules=None)
+
+    def with_dlight(self, rules) -> "Build":
+        """This build scheduling GPU kernels with dlight ``rules`` (then Fallback)."""
+        return replace(self, dlight_rules=tuple(rules))
 
     def with_tune_records(self, records) -> "Build":
         """This build applying ``records`` (passfuzz.tuning_records) to the kernels."""
@@ -70,19 +76,21 @@ class Build:
             parts.append(f"schedule={self.schedule}")
         if self.tune is not None:
             parts.append(f"tune={self.tune}")
+        if self.dlight is not None:
+            parts.append(f"dlight={self.dlight}")
         return ",".join(parts)
 
     def as_dict(self) -> dict:
         """Plain data for passfuzz.standalone.load (and the reproducer's BUILD): what the tuning
         chose, not how (its trials and log directory)."""
         return {key: value for key, value in asdict(self).items()
-                if value != getattr(PLAIN_BUILD, key) and key not in ("tune", "tune_dir")}
+                if value != getattr(PLAIN_BUILD, key) and key not in ("tune", "tune_dir", "dlight")}
 
 
 PLAIN_BUILD = Build()
 
 _USAGE = ("pipeline=default|target, opt-level=0..3, mcpu=host|NAME, codegen=c, exec-mode=bytecode|compiled, export, "
-          "schedule=random, tune=TRIALS")
+          "schedule=random, tune=TRIALS, dlight=random")
 
 
 def parse_build(text: str) -> Build:
@@ -106,6 +114,8 @@ def parse_build(text: str) -> Build:
             fields["codegen"] = value
         elif key == "schedule" and value == "random":
             fields["schedule"] = value
+        elif key == "dlight" and value == "random":
+            fields["dlight"] = value
         elif key == "tune" and value.isdigit() and int(value) > 0:
             fields["tune"] = int(value)
         elif key == "exec_mode" and value in ("bytecode", "compiled"):
@@ -122,6 +132,8 @@ def parse_build(text: str) -> Build:
         raise BuildError("--build: opt-level and mcpu are llvm options; they do not apply with codegen=c")
     if build.tune is not None and build.schedule is not None:
         raise BuildError("--build: schedule=random and tune=N both schedule the kernels; choose one")
+    if build.dlight is not None and build.schedule is not None:
+        raise BuildError("--build: schedule=random and dlight=random both draw the kernels' schedules; choose one")
     if build.tune is not None and build.codegen == "c":
         raise BuildError("--build: tune=N tunes for llvm (MetaSchedule's runner runs what llvm builds)")
     return build
