@@ -23,7 +23,7 @@ TUNE = parse_build("tune=2")
 
 
 def test_tune_parses_and_keeps_its_trials_and_directory_out_of_the_reproducer():
-    assert TUNE.text == "tune=2" and parse_build(TUNE.text) == TUNE and TUNE.untuned == parse_build("")
+    assert TUNE.text == "tune=2" and parse_build(TUNE.text) == TUNE and TUNE.default_schedules == parse_build("")
     tuned = TUNE.with_tune_records([("matmul", [[], []])])
     assert tuned.as_dict() == {"tune_records": (("matmul", [[], []]),)}
     for bad in ("tune=0", "tune=x", "tune=2,schedule=random", "tune=2,codegen=c"):
