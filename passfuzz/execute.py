@@ -118,7 +118,7 @@ def _tuned(mod, targets: Sequence[str], build: Build) -> Build:
         return build
     isolate.mark("tune")
     lifted = relax.transform.LambdaLift()(mod) if has_closures(mod) else mod
-    build = build.with_tune_records(tune(lifted, target_config(llvm[0]), build.tune, build.tune_dir or "tuning",
+    build = build.with_tune_records(tune(lifted, target_config(llvm[0]), build.tune, build.tune_dir,
                                          build.pipeline))
     isolate.note("tune_records", build.tune_records)  # a failure after it reproduces with these
     return build

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+import tempfile
 import types
 
 import tvm
@@ -128,10 +129,14 @@ def kernels(mod, target, pipeline: str = "default"):
     return lowered, names
 
 
-def tune(mod, target_config: dict, trials: int, work_dir: str, pipeline: str = "default", seed: int = 0):
+def tune(mod, target_config: dict, trials: int, work_dir: str = "", pipeline: str = "default", seed: int = 0):
     """Tune each kernel of ``mod`` (a Relax module) for ``trials`` trials on this CPU; the best
     record of each as ``((kernel, trace JSON), ...)`` (passfuzz.tuning_records), in kernel
-    order. A kernel no trial built and ran is left out (it keeps the default schedule)."""
+    order. A kernel no trial built and ran is left out (it keeps the default schedule). The
+    logs go to ``work_dir``, or to a temporary directory removed afterwards."""
+    if not work_dir:
+        with tempfile.TemporaryDirectory(prefix="passfuzz-tuning-") as temporary:
+            return tune(mod, target_config, trials, temporary, pipeline, seed)
     _skip_tensor_intrinsics()
     ms, ReplayTrace, InProcessBuilder = _meta_schedule_classes()
     target = tvm.target.Target({**target_config, "num-cores": NUM_CORES})
