@@ -374,8 +374,9 @@ class Fuzzer:
             record["dlight_rules"] = list(finding.dlight_rules)
         if finding.kind == "slowdown":  # what replay and the script judge it by
             record["slowdown_threshold"] = self.config.speed.threshold
+        build = self._build(self._drawn(finding)).with_tune_records(finding.tune_records)
         script = render_script(program, passes, finding, record["module"], targets, self.config.timeout, optimized,
-                               self._build(self._drawn(finding)).with_tune_records(finding.tune_records), self.config.speed)
+                               build, self.config.speed)
         if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
             record["outside_contract"] = finding.outside_contract
             path = self.store.save(corpus.OUTSIDE_CONTRACT, record, script, render_report(record, script))
@@ -577,7 +578,8 @@ class Fuzzer:
         if reproduced:
             seconds = self.config.reduce_seconds if left is None else min(self.config.reduce_seconds, left)
             program, passes = Reducer(same_bug, seconds).reduce(program, passes, unchanged)
-            if (program, passes, tuple(steps)) != (error.program, tuple(error.finding.passes), self._drawn(error.finding)):
+            if (program, passes, tuple(steps)) != (error.program, tuple(error.finding.passes),
+                                                   self._drawn(error.finding)):
                 verdict, optimized = run(program, passes)
         finding = verdict.finding if verdict.finding and verdict.finding.fingerprint == fp else None
         if finding is None:  # no longer reproduces (flaky): keep Hypothesis' example as it was seen
