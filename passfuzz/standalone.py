@@ -2,8 +2,8 @@
 
 Reproducer scripts run with tvm and numpy alone, so this module imports nothing from passfuzz
 but passfuzz.schedules, passfuzz.tuning_records and passfuzz.dlight_rules (tvm only, each
-copied whole into a script that schedules): ``reproducer.py`` copies into a script the functions it needs (``inspect.getsource``) and passfuzz
-calls the same functions, so a script can never compile a module, pass its arguments or read its
+copied whole into a script that schedules): ``reproducer.py`` copies into a script the
+functions it needs (``inspect.getsource``) and passfuzz calls the same functions, so a script can never compile a module, pass its arguments or read its
 outputs differently from the run that found the bug. A plain build for a CPU target
 (``is_plain``) is ``tvm.compile(mod, target)``, which a script writes out as that call instead of
 copying ``load``.
