@@ -1,5 +1,9 @@
 """--build dlight=random: GPU kernels scheduled by drawn dlight rules against dlight's defaults."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import tvm
@@ -62,3 +66,13 @@ def test_drawn_rules_compute_what_the_default_rules_compute_on_a_gpu(rules):
     alternative = run_side(PROGRAM, [], ["cuda"], timeout=120, build=DLIGHT.with_dlight(rules))
     assert plain.ok and alternative.ok, (rules, alternative.error)
     np.testing.assert_allclose(alternative.outputs["cuda"][0], plain.outputs["cuda"][0], rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.skipif(unavailable_reason("cuda") is None, reason="a GPU target runs here")
+def test_dlight_random_without_a_gpu_target_is_a_usage_error(tmp_path):
+    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    ran = subprocess.run([sys.executable, "-m", "passfuzz", "--build", "dlight=random", "--targets", "llvm",
+                          "--max-examples", "1", "--corpus", str(tmp_path)], capture_output=True, text=True,
+                         timeout=300, env=env)
+    assert ran.returncode == 2 and "no GPU target runs here" in ran.stderr, ran.stderr
+    assert ran.stderr.strip().count("\n") == 0 and not list(tmp_path.glob("*.json"))
