@@ -3,7 +3,8 @@
 The original side is always the plain build (tvm.compile's default pipeline, bytecode VM,
 in memory). A ``Build`` changes one or more of: the Relax pipeline (the target's own default
 pipeline, which fuses), llvm's opt-level or mcpu, the codegen (C instead of LLVM), the VM's
-exec mode, and a round trip through export_library. Any divergence is then a bug of that
+exec mode, a round trip through export_library, and the kernels' schedules (a random one drawn
+per example, or MetaSchedule's tuning). Any divergence is then a bug of that
 build path, or of the passes run before it.
 """
 
@@ -26,6 +27,24 @@ class Build:
     export: bool = False  # export_library and load the library back
     schedule: str | None = None  # "random": each example draws a schedule for every kernel
     schedule_steps: tuple = ()  # one example's drawn steps ((primitive, choices), ...); not in the text
+    tune: int | None = None  # MetaSchedule tuning of every kernel, this many trials each (passfuzz.tuning)
+    tune_records: tuple = ()  # what one tuning chose ((kernel, trace JSON), ...); not in the text
+    tune_dir: str = ""  # where tuning writes its logs (under the run's directory); not in the text
+    dlight: str | None = None  # "random": GPU kernels get drawn dlight rules in place of the default ones
+    dlight_rules: tuple | None = None  # one example's drawn rule names (passfuzz.dlight_rules); not in the text
+
+    @property
+    def default_schedules(self) -> "Build":
+        """This build with the kernels scheduled as by default: no tuning, dlight's default rules."""
+        return replace(self, tune=None, tune_records=(), tune_dir="", dlight=None, dlight_rules=None)
+
+    def with_dlight(self, rules) -> "Build":
+        """This build scheduling GPU kernels with dlight ``rules`` (then Fallback)."""
+        return replace(self, dlight_rules=tuple(rules))
+
+    def with_tune_records(self, records) -> "Build":
+        """This build applying ``records`` (passfuzz.tuning_records) to the kernels."""
+        return replace(self, tune_records=tuple((kernel, trace) for kernel, trace in records))
 
     def with_schedule(self, steps) -> "Build":
         """This build applying ``steps`` (passfuzz.schedules) to the kernels."""
@@ -55,17 +74,23 @@ class Build:
             parts.append("export")
         if self.schedule is not None:
             parts.append(f"schedule={self.schedule}")
+        if self.tune is not None:
+            parts.append(f"tune={self.tune}")
+        if self.dlight is not None:
+            parts.append(f"dlight={self.dlight}")
         return ",".join(parts)
 
     def as_dict(self) -> dict:
-        """Plain data for passfuzz.standalone.load (and the reproducer's BUILD)."""
-        return {key: value for key, value in asdict(self).items() if value != getattr(PLAIN_BUILD, key)}
+        """Plain data for passfuzz.standalone.load (and the reproducer's BUILD): what the tuning
+        chose, not how (its trials and log directory)."""
+        return {key: value for key, value in asdict(self).items()
+                if value != getattr(PLAIN_BUILD, key) and key not in ("tune", "tune_dir", "dlight")}
 
 
 PLAIN_BUILD = Build()
 
 _USAGE = ("pipeline=default|target, opt-level=0..3, mcpu=host|NAME, codegen=c, exec-mode=bytecode|compiled, export, "
-          "schedule=random")
+          "schedule=random, tune=TRIALS, dlight=random")
 
 
 def parse_build(text: str) -> Build:
@@ -89,6 +114,10 @@ def parse_build(text: str) -> Build:
             fields["codegen"] = value
         elif key == "schedule" and value == "random":
             fields["schedule"] = value
+        elif key == "dlight" and value == "random":
+            fields["dlight"] = value
+        elif key == "tune" and value.isdigit() and int(value) > 0:
+            fields["tune"] = int(value)
         elif key == "exec_mode" and value in ("bytecode", "compiled"):
             fields["exec_mode"] = value
         else:
@@ -101,4 +130,10 @@ def parse_build(text: str) -> Build:
         raise BuildError("--build: TVM has no default pipeline for the c target; use pipeline=target with llvm")
     if build.codegen == "c" and (build.opt_level is not None or build.mcpu is not None):
         raise BuildError("--build: opt-level and mcpu are llvm options; they do not apply with codegen=c")
+    if build.tune is not None and build.schedule is not None:
+        raise BuildError("--build: schedule=random and tune=N both schedule the kernels; choose one")
+    if build.dlight is not None and build.schedule is not None:
+        raise BuildError("--build: schedule=random and dlight=random both draw the kernels' schedules; choose one")
+    if build.tune is not None and build.codegen == "c":
+        raise BuildError("--build: tune=N tunes for llvm (MetaSchedule's runner runs what llvm builds)")
     return build

@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings, target
 from hypothesis import strategies as st
 
-from strategies import pass_sequences, relax_programs, schedule_steps, seeded_programs
+from strategies import dlight_rule_sequences, pass_sequences, relax_programs, schedule_steps, seeded_programs
 
 from . import __version__, corpus, gradient, runs
 from .builds import PLAIN_BUILD, Build
@@ -166,17 +166,20 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     optimized = run_side(program, passes, targets, timeout, build, original=original)
     with np.errstate(all="ignore"):
         expected = evaluate(program)  # says which side is wrong when the two differ
-    verdict = judge(program, passes, original, optimized, build, expected)
+    verdict = judge(program, passes, original, optimized, _with_records(build, optimized), expected)
     finding = verdict.finding
     if finding is not None and not finding.stage.startswith(("pass:", "well-formed:")):
         for end in range(0 if build.text else 1, len(passes)):
+            # tuned anew: other kernels
             shorter = run_side(program, passes[:end], targets, timeout, build, original=original)
-            prefix_verdict = judge(program, passes[:end], original, shorter, build, expected)
+            prefix_verdict = judge(program, passes[:end], original, shorter, _with_records(build, shorter), expected)
             if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
                 verdict, optimized = prefix_verdict, shorter
                 break
         verdict, optimized = _blame_schedule(program, original, verdict, optimized, targets, timeout, build,
                                              expected)
+        verdict, optimized = _blame_chosen_schedules(program, original, verdict, optimized, targets, timeout,
+                                                     build, expected)
         return _contract_checked(verdict, optimized), optimized
     if speed is not None and verdict == Verdict() and (optimized.changed or build.text):
         slow = slowdown_verdict(passes, time_sides(program, passes, targets, timeout, speed, build), build)
@@ -202,6 +205,27 @@ def _blame_schedule(program: Program, original: Outcome, verdict: Verdict, optim
         prefix_verdict = judge(program, finding.passes, original, shorter, shorter_build, expected)
         if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
             return prefix_verdict, shorter
+    return verdict, optimized
+
+
+def _with_records(build: Build, optimized: Outcome) -> Build:
+    """The build a finding of ``optimized`` names: with what its tuning chose (tune=N)."""
+    return build.with_tune_records(optimized.tune_records) if build.tune is not None else build
+
+
+def _blame_chosen_schedules(program: Program, original: Outcome, verdict: Verdict, optimized: Outcome,
+                            targets: Sequence[str], timeout: float, build: Build, expected) -> tuple[Verdict, Outcome]:
+    """With tune=N or dlight=random, the finding blames the chosen schedules only if the kernels
+    scheduled by default (untuned, dlight's default rules) do not show the same kind; if they
+    do, the passes or the rest of the build are to blame."""
+    finding = verdict.finding
+    if not finding.tune_records and finding.dlight_rules is None:
+        return verdict, optimized
+    default = build.default_schedules
+    plain = run_side(program, finding.passes, targets, timeout, default)
+    plain_verdict = judge(program, finding.passes, original, plain, default, expected)
+    if plain_verdict.finding is not None and plain_verdict.finding.kind == finding.kind:
+        return plain_verdict, plain
     return verdict, optimized
 
 
@@ -312,8 +336,20 @@ class Fuzzer:
             runs.write_progress(self.config.run_dir, self.worker, self.seed, self.progress)
 
     def _build(self, steps: tuple) -> Build:
-        """The configured build, applying one example's drawn schedule steps (schedule=random)."""
-        return self.config.build.with_schedule(steps) if self.config.build.schedule else self.config.build
+        """The configured build, applying one example's drawn schedule steps (schedule=random) or
+        dlight rules (dlight=random); tuning (tune=N) writes its logs under the run's directory."""
+        build = self.config.build
+        if build.schedule:
+            build = build.with_schedule(steps)
+        elif build.dlight:
+            build = build.with_dlight(steps)
+        if build.tune is not None and self.config.run_dir is not None:
+            build = dataclasses.replace(build, tune_dir=str(Path(self.config.run_dir) / "tuning"))
+        return build
+
+    def _drawn(self, finding: Finding) -> tuple:
+        """What the finding's example drew for the kernels' schedules (``_build``'s argument)."""
+        return tuple(finding.dlight_rules or ()) if self.config.build.dlight else finding.schedule
 
     # -- saving -----------------------------------------------------------------------------
     def save(self, finding: Finding, program: Program, passes: list[PassSpec], shrunk: bool,
@@ -333,10 +369,15 @@ class Fuzzer:
             record["pipeline_pass"] = finding.pipeline_pass
         if finding.schedule:
             record["schedule"] = [[name, list(choices)] for name, choices in finding.schedule]
+        if finding.tune_records:
+            record["tune_records"] = [[kernel, trace] for kernel, trace in finding.tune_records]
+        if finding.dlight_rules is not None:
+            record["dlight_rules"] = list(finding.dlight_rules)
         if finding.kind == "slowdown":  # what replay and the script judge it by
             record["slowdown_threshold"] = self.config.speed.threshold
+        build = self._build(self._drawn(finding)).with_tune_records(finding.tune_records)
         script = render_script(program, passes, finding, record["module"], targets, self.config.timeout, optimized,
-                               self._build(finding.schedule), self.config.speed)
+                               build, self.config.speed)
         if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
             record["outside_contract"] = finding.outside_contract
             path = self.store.save(corpus.OUTSIDE_CONTRACT, record, script, render_report(record, script))
@@ -468,11 +509,14 @@ class Fuzzer:
             drawn.append(pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes))
         if self.config.build.schedule == "random":  # and so is the kernels' schedule
             drawn.append(schedule_steps())
+        elif self.config.build.dlight == "random":
+            drawn.append(dlight_rule_sequences())
+        schedules_drawn = self.config.build.schedule == "random" or self.config.build.dlight == "random"
 
         def drawn_example(values: tuple) -> None:
             program, *rest = values
             passes = rest[0] if self.config.passes is None else self.config.passes
-            example(program, passes, rest[-1] if self.config.build.schedule == "random" else ())
+            example(program, passes, rest[-1] if schedules_drawn else ())
 
         test = given(st.tuples(*drawn))(drawn_example)
         test = configure(seed(round_seed)(test))
@@ -500,7 +544,7 @@ class Fuzzer:
             path = self.save(error.finding, error.program, list(error.finding.passes), shrunk=False, optimized=None)
             self.notify("saved", {"finding": error.finding, "path": path, "program": error.program})
             return path
-        steps = list(error.finding.schedule)  # the drawn schedule, cut at the blamed primitive
+        steps = list(self._drawn(error.finding))  # the drawn schedule, cut at the blamed primitive
 
         def run(program: Program, passes: Sequence[PassSpec]) -> tuple[Verdict, Outcome | None]:
             if self.interrupted:
@@ -535,7 +579,8 @@ class Fuzzer:
         if reproduced:
             seconds = self.config.reduce_seconds if left is None else min(self.config.reduce_seconds, left)
             program, passes = Reducer(same_bug, seconds).reduce(program, passes, unchanged)
-            if (program, passes, tuple(steps)) != (error.program, tuple(error.finding.passes), error.finding.schedule):
+            if (program, passes, tuple(steps)) != (error.program, tuple(error.finding.passes),
+                                                   self._drawn(error.finding)):
                 verdict, optimized = run(program, passes)
         finding = verdict.finding if verdict.finding and verdict.finding.fingerprint == fp else None
         if finding is None:  # no longer reproduces (flaky): keep Hypothesis' example as it was seen

@@ -33,7 +33,12 @@ from .program import Node, Param, Program
 from .relax_build import build_module
 from .pipeline_watch import watched
 from .standalone import has_closures, load, numpy_outputs, to_tvm
+from .standalone import kind_of, target_config
 from .targets import needs_fresh_process
+from .tuning import tune
+
+
+TUNING_SECONDS = 30  # added to a tuning side's time limit per trial (a trial builds and runs every kernel)
 
 
 @dataclass
@@ -49,6 +54,7 @@ class Outcome:
     closures: bool = False  # the optimized module had local functions, lifted before compiling
     pipeline_pass: str = ""  # the pass of the build's Relax pipeline it failed in ("" none, or after it)
     pipeline_changed: tuple[str, ...] = ()  # the pipeline passes that changed the module (up to a failure)
+    tune_records: tuple = ()  # with tune=N: what the tuning chose (passfuzz.tuning_records)
     log: str = ""  # the child's stderr tail and traceback, for the report
     reused: bool = False  # the passes left the module unchanged: the original side's compile and run stand for it
 
@@ -95,6 +101,7 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         if stop_if_unchanged and not changed:
             return {"unchanged": True, "changed": changed, "adapter": adapter, "fired": fired,
                     "outside_contract": outside_contract, "closures": has_closures(mod)}
+    build = _tuned(mod, targets, build)
     outputs = {}
     args = program.arguments()
     for target in targets:
@@ -110,7 +117,22 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         vm = relax.VirtualMachine(executable, device)
         outputs[target] = numpy_outputs(adapter.call(vm, program, tensors, state))
     return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired,
-            "outside_contract": outside_contract, "closures": passes is not None and has_closures(mod)}
+            "outside_contract": outside_contract, "closures": passes is not None and has_closures(mod),
+            "tune_records": build.tune_records}
+
+
+def _tuned(mod, targets: Sequence[str], build: Build) -> Build:
+    """``build`` applying what a tuning of ``mod``'s kernels chose, for the first llvm target,
+    when it tunes and has no records yet (a run replaying a finding's records tunes nothing)."""
+    llvm = [target for target in targets if kind_of(target) == "llvm"]
+    if build.tune is None or build.tune_records or not llvm:
+        return build
+    isolate.mark("tune")
+    lifted = relax.transform.LambdaLift()(mod) if has_closures(mod) else mod
+    build = build.with_tune_records(tune(lifted, target_config(llvm[0]), build.tune, build.tune_dir,
+                                         build.pipeline))
+    isolate.note("tune_records", build.tune_records)  # a failure after it reproduces with these
+    return build
 
 
 # A module whose build and compile do, once per process, what every first build and compile does:
@@ -176,6 +198,8 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
     if passes is None:
         build = PLAIN_BUILD
     reuse = _reusable(original, passes, targets, build, disabled)
+    if build.tune is not None and not build.tune_records:
+        timeout += TUNING_SECONDS * build.tune  # a side's time limit is for compiling and running
     if needs_fresh_process(targets):
         child = isolate.run_fresh(_run_side, (program, passes, list(targets), build, disabled, reuse), timeout)
     else:
@@ -187,7 +211,8 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
         return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
                        log=child.stderr_tail, adapter=child.notes.get("adapter"), fired=child.notes.get("fired", ()),
                        outside_contract=child.notes.get("outside_contract", ""),
-                       closures=child.notes.get("closures", False), **pipeline)
+                       closures=child.notes.get("closures", False), tune_records=child.notes.get("tune_records", ()),
+                       **pipeline)
     value = child.value
     if value.get("unchanged"):
         return dataclasses.replace(original, changed=False, adapter=value["adapter"], fired=tuple(value["fired"]),
@@ -198,4 +223,4 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
                        fired=tuple(value["fired"]), outside_contract=value["outside_contract"])
     return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"], adapter=value["adapter"],
                    fired=tuple(value["fired"]), outside_contract=value["outside_contract"],
-                   closures=value["closures"], **pipeline)
+                   closures=value["closures"], tune_records=value["tune_records"], **pipeline)

@@ -85,6 +85,8 @@ class Finding:
     schedule: tuple = ()  # with schedule=random: the drawn steps up to the blamed primitive (the last)
     outside_contract: str = ""  # the pass contract the run broke (passfuzz.contracts); "" when inside them
     pipeline_pass: str = ""  # the pass of the build's Relax pipeline it names: blamed (pipeline-*) or failed in
+    tune_records: tuple = ()  # with tune=N: what the tuning chose (passfuzz.tuning_records)
+    dlight_rules: tuple | None = None  # with dlight=random: the drawn rule names (passfuzz.dlight_rules)
 
     @property
     def blamed(self) -> bool:
@@ -161,7 +163,7 @@ def new_finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str
     if not targets and head in ("compile", "run", "reference"):
         targets = (where,)  # a failure on one target reproduces on that target
     return Finding(kind, fp, signature, message, stage, log, ran, targets, build.text, build.schedule_steps,
-                   pipeline_pass=pipeline_pass)
+                   pipeline_pass=pipeline_pass, tune_records=build.tune_records, dlight_rules=build.dlight_rules)
 
 
 def pipeline_verdict(original: Outcome, blamed: str) -> Verdict:

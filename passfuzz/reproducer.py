@@ -36,7 +36,7 @@ import numpy as np
 import tvm
 from tvm import relax
 
-from . import conventions, finite_differences, gradient, schedules, standalone, timing
+from . import conventions, dlight_rules, finite_differences, gradient, schedules, standalone, timing, tuning_records
 from .builds import PLAIN_BUILD, Build
 from .calling import ADJOINT, PLAIN, Adapter
 from .catalogue import is_float
@@ -133,6 +133,11 @@ _LOAD = (f"GPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n"
 # The schedule a --build schedule=random finding drew is data in BUILD; this applies it (all of
 # passfuzz.schedules below its imports), and load() runs it after the Relax pipeline.
 _SCHEDULES = inspect.getsource(schedules).split("from tvm import s_tir\n", 1)[1].strip()
+# What a --build tune=N finding's tuning chose is data in BUILD; this applies it with MetaSchedule's
+# database pass (passfuzz.tuning_records below its imports, which the script's imports include).
+_TUNING_RECORDS = inspect.getsource(tuning_records).split("from tvm.s_tir.schedule import Trace\n", 1)[1].strip()
+# The dlight rules a --build dlight=random finding drew are data in BUILD (passfuzz.dlight_rules).
+_DLIGHT_RULES = inspect.getsource(dlight_rules).split("from tvm.s_tir import dlight as dl\n", 1)[1].strip()
 _FINITE_DIFFERENCES = inspect.getsource(finite_differences).split("import numpy as np\n", 1)[1].strip()
 _TIMING = inspect.getsource(timing).split("import numpy as np\n", 1)[1].strip()
 # Crash, hang and pipeline scripts: how a child re-running the script ended.
@@ -177,14 +182,17 @@ class _Script:
     def _imports(self, code: str) -> str:
         def uses(name: str) -> bool:
             return re.search(rf"(?<![\w.]){re.escape(name)}[.(]", code) is not None
-        stdlib = [f"import {m}" for m in ("math", "os", "pickle", "shutil", "signal", "subprocess", "sys", "tempfile",
-                                      "time")
+        stdlib = [f"import {m}" for m in ("importlib", "math", "os", "pickle", "shutil", "signal", "subprocess", "sys",
+                                      "tempfile", "time")
                   if uses(m)]
         if "TypeVar(" in code:  # TVMScript declares symbolic shape variables with TypeVar
             stdlib.append("from typing import TypeVar")
         third = [line for name, line in (("ml_dtypes", "import ml_dtypes"), ("np", "import numpy as np"),
                                          ("tvm", "import tvm"), ("relax", "from tvm import relax"),
                                          ("s_tir", "from tvm import s_tir"),
+                                         ("ms", "from tvm.s_tir import meta_schedule as ms"),
+                                         ("Trace", "from tvm.s_tir.schedule import Trace"),
+                                         ("dl", "from tvm.s_tir import dlight as dl"),
                                          ("I", "from tvm.script import ir as I"),
                                          ("R", "from tvm.script import relax as R"),
                                          ("T", "from tvm.script import tirx as T")) if uses(name)]
@@ -281,6 +289,10 @@ class _Sides:
                     "to_tvm(a)" if tuples else "tvm.runtime.tensor(a)")
         if build.get("schedule_steps"):
             script.need(_SCHEDULES)
+        if build.get("tune_records"):
+            script.need(_TUNING_RECORDS)
+        if build.get("dlight_rules") is not None:
+            script.need(_DLIGHT_RULES)
         script.need(_LOAD)
         script.need(_source(standalone.to_tvm))
         return [f"executable, device = load({module}, {target or repr(self.target)}, {build!r})"], "device", \

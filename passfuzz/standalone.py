@@ -1,8 +1,9 @@
 """Compiling, running and isolating one side, exactly as passfuzz and its reproducer scripts do it.
 
 Reproducer scripts run with tvm and numpy alone, so this module imports nothing from passfuzz
-but passfuzz.schedules (tvm only, copied whole into a script that schedules): ``reproducer.py`` copies into a script the functions it needs (``inspect.getsource``) and passfuzz
-calls the same functions, so a script can never compile a module, pass its arguments or read its
+but passfuzz.schedules, passfuzz.tuning_records and passfuzz.dlight_rules (tvm only, each
+copied whole into a script that schedules): ``reproducer.py`` copies into a script the
+functions it needs (``inspect.getsource``) and passfuzz calls the same functions, so a script can never compile a module, pass its arguments or read its
 outputs differently from the run that found the bug. A plain build for a CPU target
 (``is_plain``) is ``tvm.compile(mod, target)``, which a script writes out as that call instead of
 copying ``load``.
@@ -23,7 +24,9 @@ import tempfile
 import tvm
 from tvm import relax
 
+from .dlight_rules import gpu_pipeline
 from .schedules import schedule_pass
+from .tuning_records import records_pass
 
 GPU_KINDS = ("cuda", "rocm", "vulkan", "opencl", "metal")  # they need their pipeline's scheduling
 
@@ -119,9 +122,14 @@ def load(mod, target, build=None):
     tgt = tvm.target.Target(config)
     target_pipeline = kind in GPU_KINDS or build.get("pipeline") == "target"
     pipeline = relax.get_default_pipeline(tgt) if target_pipeline else "default"
+    if kind in GPU_KINDS and build.get("dlight_rules") is not None:  # dlight rules drawn in place of the default
+        pipeline = gpu_pipeline(tgt, build["dlight_rules"])
     if build.get("schedule_steps"):  # the drawn schedule, on the kernels the Relax pipeline leaves
         pipeline = tvm.transform.Sequential([relax.get_pipeline(pipeline) if isinstance(pipeline, str) else pipeline,
                                              schedule_pass(build["schedule_steps"])])
+    if build.get("tune_records"):  # what tuning chose, applied as MetaSchedule applies its database
+        pipeline = tvm.transform.Sequential([relax.get_pipeline(pipeline) if isinstance(pipeline, str) else pipeline,
+                                             records_pass(build["tune_records"], tgt)])
     executable = relax.build(mod, tgt, relax_pipeline=pipeline, exec_mode=build.get("exec_mode", "bytecode"))
     if build.get("export"):  # the serialization round trip: export_library, then load it back
         directory = tempfile.mkdtemp(prefix="passfuzz-")

@@ -1,10 +1,12 @@
-"""Schedules as Hypothesis data: a list of (primitive, choices) steps for passfuzz.schedules.
+"""Schedules as Hypothesis data: a list of (primitive, choices) steps for passfuzz.schedules, and
+a sequence of dlight rules for passfuzz.dlight_rules.
 
-The list shrinks toward no steps (the unscheduled kernels), a step toward the first primitive
-and toward choices of 0."""
+The steps shrink toward no steps (the unscheduled kernels), a step toward the first primitive
+and toward choices of 0; the rules toward none (dlight's Fallback alone)."""
 
 from hypothesis import strategies as st
 
+from passfuzz.dlight_rules import RULES
 from passfuzz.schedules import CHOICES, PRIMITIVES
 
 
@@ -12,3 +14,7 @@ def schedule_steps(max_steps: int = 6) -> st.SearchStrategy:
     step = st.tuples(st.sampled_from(sorted(PRIMITIVES)),
                      st.tuples(*[st.integers(min_value=0, max_value=15)] * CHOICES))
     return st.lists(step, max_size=max_steps).map(tuple)
+
+
+def dlight_rule_sequences() -> st.SearchStrategy:
+    return st.lists(st.sampled_from(RULES), unique=True, max_size=len(RULES)).map(tuple)

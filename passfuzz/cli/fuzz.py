@@ -158,7 +158,8 @@ def config_from(args: argparse.Namespace, console: Console):
     from ..focus import FocusError
     from ..focus import resolve as resolve_focus
     from ..passes import PassSpecError, resolve_list
-    from ..targets import TargetError, default_targets, drawable_dtypes, kind_of, parse_targets, unavailable_reason
+    from ..targets import (GPU_KINDS, TargetError, default_targets, drawable_dtypes, kind_of, parse_targets,
+                           unavailable_reason)
 
     for name in ("max_examples", "workers", "max_nodes"):
         value = getattr(args, name)
@@ -259,6 +260,11 @@ def config_from(args: argparse.Namespace, console: Console):
         # as for --build codegen=c (builds.parse_build): TVM cannot compile these for the c target
         raise UsageError("the c target takes neither pipeline=target (TVM has no default pipeline for it) nor "
                          "exec-mode=compiled (gcc rejects the generated VM code)")
+    if build.dlight is not None and not any(kind_of(target) in GPU_KINDS for target in targets):
+        raise UsageError("--build dlight=random schedules GPU kernels, and no GPU target runs here "
+                         f"(targets: {', '.join(targets)})")
+    if build.tune is not None and "llvm" not in map(kind_of, targets):
+        raise UsageError(f"--build tune=N tunes for llvm, which is not among the targets ({', '.join(targets)})")
     _check_arguments(named or [], "--passes", targets, args.timeout)
     if args.pass_pool:
         _check_arguments(resolve_list(args.pass_pool), "--pass-pool", targets, args.timeout)
