@@ -205,22 +205,56 @@ def _batch_norm_in_mode(training: bool) -> Callable[[tvm.IRModule], str]:
     return check
 
 
-# key -> (what the contract says, the check: '' when the module satisfies it, else what breaks it)
-PRECONDITIONS: dict[str, tuple[str, Callable[[tvm.IRModule], str]]] = {
+def _lifted_together(spec: PassSpec):
+    """Which functions LiftTransformParams lifts into one shared transform, as a test on (name,
+    function); None when it is called without ``shared_transform`` and lifts each one apart. A list
+    of names picks those; True or an empty list, every function with ``num_input`` not named
+    ``*transform_params`` (lift_transform_params.cc:673-720, GetTargetFunctions)."""
+    shared = dict(spec.kwargs).get("shared_transform", spec.args[0] if spec.args else False)
+    if isinstance(shared, (list, tuple)) and shared:
+        return lambda name, func: name in shared
+    if shared is True or isinstance(shared, (list, tuple)):
+        return lambda name, func: ("num_input" in (func.attrs or {})) and not name.endswith("transform_params")
+    return None
+
+
+def _no_match_cast_in_shared_lifting(mod: tvm.IRModule, spec: PassSpec) -> str:
+    lifted = _lifted_together(spec)
+    if lifted is None:
+        return ""
+    for gv, func in _relax_functions(mod):
+        bindings = [b for seq in _nodes(func, relax.SeqExpr) for block in seq.blocks for b in block.bindings]
+        if lifted(gv.name_hint, func) and any(isinstance(b, relax.MatchCast) for b in bindings):
+            return f"{gv.name_hint} binds a match_cast"
+    return ""
+
+
+def _on_module(check: Callable[[tvm.IRModule], str]) -> Callable[[tvm.IRModule, PassSpec], str]:
+    """A precondition that depends on the module alone, whatever the pass's arguments."""
+    return lambda mod, _spec: check(mod)
+
+
+# key -> (what the contract says, the check of the module the pass receives and the pass as it was
+# called: '' when they satisfy it, else what breaks it)
+PRECONDITIONS: dict[str, tuple[str, Callable[[tvm.IRModule, PassSpec], str]]] = {
     "float32_only": ("assumes an fp32-only module (float32 floats; matmul, conv and attention on float32)",
-                     _float32_only),
-    "primfunc_root_block": ("asserts every PrimFunc body is a root block", _primfunc_root_block),
+                     _on_module(_float32_only)),
+    "primfunc_root_block": ("asserts every PrimFunc body is a root block", _on_module(_primfunc_root_block)),
     "public_functions_not_called": ("rewrites every public function and not their callers: meant for a "
-                                    "standalone function", _public_functions_not_called),
-    "no_dataflow_blocks": ("expects no dataflow blocks (ToNonDataflow ran)", _no_dataflow_blocks),
-    "purity_removed": ("expects impure or force_pure functions (RemovePurityChecking ran)", _purity_removed),
+                                    "standalone function", _on_module(_public_functions_not_called)),
+    "no_dataflow_blocks": ("expects no dataflow blocks (ToNonDataflow ran)", _on_module(_no_dataflow_blocks)),
+    "purity_removed": ("expects impure or force_pure functions (RemovePurityChecking ran)", _on_module(_purity_removed)),
     "no_builtin_alloc_tensor": ("rejects relax.builtin.alloc_tensor (LowerAllocTensor lowers it first)",
-                                _no_builtin_alloc_tensor),
-    "no_local_functions": ("rejects local functions (LambdaLift lifts them first)", _no_local_functions),
-    "gradient_target": ("differentiates one dataflow block ending in a 0-d float target", _gradient_target),
-    "batch_norm_training_mode": ("computes batch_norm in training mode (batch statistics)", _batch_norm_in_mode(True)),
+                                _on_module(_no_builtin_alloc_tensor)),
+    "no_local_functions": ("rejects local functions (LambdaLift lifts them first)", _on_module(_no_local_functions)),
+    "gradient_target": ("differentiates one dataflow block ending in a 0-d float target", _on_module(_gradient_target)),
+    "no_match_cast_when_shared": ("with shared_transform, rejects any match_cast in the functions it lifts "
+                                  "('MatchCast is not supported in global lifting')",
+                                  _no_match_cast_in_shared_lifting),
+    "batch_norm_training_mode": ("computes batch_norm in training mode (batch statistics)",
+                                 _on_module(_batch_norm_in_mode(True))),
     "batch_norm_inference_mode": ("computes batch_norm in inference mode (moving statistics)",
-                                  _batch_norm_in_mode(False)),
+                                  _on_module(_batch_norm_in_mode(False))),
 }
 
 
@@ -237,7 +271,7 @@ def module_violation(spec: PassSpec, mod: tvm.IRModule) -> str:
     pass_info = info(spec)
     for key in pass_info.preconditions:
         says, check = PRECONDITIONS[key]
-        problem = check(mod)
+        problem = check(mod, spec)
         if problem:
             return f"{spec.text} {says} ({_cited(pass_info)}), but {problem}"
     return ""

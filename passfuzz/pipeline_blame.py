@@ -25,10 +25,13 @@ from .program import Program
 
 TRY_TIMEOUT = 20.0  # seconds, at most, for one build without a candidate pass
 # Passes that only change the module's form (dataflow blocks into plain bindings, purity
-# annotations): leaving one out changes what every later pass sees, which can hide a later pass's
-# fault, so they are tried last. Measured: a crash of StaticPlanBlockMemory after an If
-# (apache/tvm#17348) also goes away without ToNonDataflow, and was blamed on it before.
-FORM_ONLY = ("ToNonDataflow", "RemovePurityChecking")
+# annotations, a reshape's copy into a view of its input): leaving one out changes what every later
+# pass sees, which can hide a later pass's fault, so they are tried last. Measured: a crash of
+# StaticPlanBlockMemory after an If (apache/tvm#17348) also goes away without ToNonDataflow, and was
+# blamed on it before; without RewriteDataflowReshape (its reshapes become views the memory planner
+# aliases, rewrite_dataflow_reshape.cc:104-108) the planner's storage reuse changes, which can hide
+# the same crash.
+FORM_ONLY = ("RewriteDataflowReshape", "ToNonDataflow", "RemovePurityChecking")
 
 
 def candidates(original: Outcome) -> list[str]:

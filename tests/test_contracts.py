@@ -101,6 +101,39 @@ def test_to_mixed_precision_accepts_an_fp32_module_only():
     assert "fp32-only" in violation and "float16" in violation
 
 
+
+@I.ir_module
+class MatchCastWithWeight:
+    @R.function
+    def main(x: R.Tensor((4,), "float32"), w: R.Tensor(("n",), "float32")) -> R.Tensor((4,), "float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            v = R.match_cast(x, R.Tensor((4,), "float32"))
+            y = R.add(v, R.sum(w))
+            R.output(y)
+        return y
+
+
+@pytest.mark.parametrize("text", ["LiftTransformParams(shared_transform=True)", "LiftTransformParams(True)",
+                                  "LiftTransformParams(shared_transform=['main'])",
+                                  "LiftTransformParams(shared_transform=[])"])
+def test_shared_lifting_refuses_a_match_cast_and_so_does_its_contract(text):
+    [spec] = specs(text)
+    with pytest.raises(Exception, match="MatchCast is not supported in global lifting"):
+        spec.instantiate()(MatchCastWithWeight)
+    violation = module_violation(spec, MatchCastWithWeight)
+    assert "match_cast" in violation and "lift_transform_params.cc" in violation, violation
+
+
+@pytest.mark.parametrize("text", ["LiftTransformParams", "LiftTransformParams(shared_transform=False)",
+                                  "LiftTransformParams(shared_transform=['other'])"])
+def test_lifting_each_function_apart_accepts_a_match_cast(text):
+    [spec] = specs(text)
+    assert module_violation(spec, MatchCastWithWeight) == ""
+    if "other" not in text:  # a list naming a function the module lacks is refused for that reason
+        assert "main_transform_params" in {gv.name_hint for gv in spec.instantiate()(MatchCastWithWeight).functions}
+
+
 # main calls a private function that negates its argument (the shape of a common TVM model).
 CALLS_PRIVATE = Program((
     Param((2,), "float32", -4, 4, [1.0, -2.0]),

@@ -15,8 +15,9 @@ from passfuzz import corpus
 from passfuzz.builds import parse_build
 from passfuzz.cli.replay import replay_one
 from passfuzz.engine import FindingError, FuzzConfig, Fuzzer, check
-from passfuzz.execute import run_side
+from passfuzz.execute import Outcome, run_side
 from passfuzz.oracle import fingerprint, normalize_error
+from passfuzz.pipeline_blame import candidates
 from passfuzz.program import Node, Param, Program
 
 from .conftest import ROOT
@@ -121,3 +122,18 @@ def test_the_corpus_pipeline_findings_blame_a_real_pipeline_pass(record):
     verdict, _ = check(entry.program, [], entry.record["targets"], 60)
     assert verdict.finding.fingerprint == entry.record["fingerprint"]
     assert verdict.finding.pipeline_pass == entry.record["pipeline_pass"]
+
+
+def test_passes_that_change_only_the_form_are_tried_after_the_passes_that_compute():
+    # A run-time crash (no pass failed): leaving out RewriteDataflowReshape or ToNonDataflow changes
+    # what StaticPlanBlockMemory plans, so the planner itself is tried before them.
+    changed = ("LegalizeOps", "RewriteDataflowReshape", "ToNonDataflow", "RemovePurityChecking", "CallTIRRewrite",
+               "StaticPlanBlockMemory", "KillAfterLastUse")
+    order = candidates(Outcome("crash", "run:llvm", "SIGSEGV", pipeline_changed=changed))
+    assert sorted(order) == sorted(changed)
+    assert order.index("StaticPlanBlockMemory") < order.index("RewriteDataflowReshape")
+    assert order.index("StaticPlanBlockMemory") < order.index("ToNonDataflow")
+    # The pass a compile failed in is still tried first, a form-only one included.
+    first = candidates(Outcome("crash", "compile:llvm", "SIGSEGV", pipeline_pass="RewriteDataflowReshape",
+                               pipeline_changed=changed[:1]))
+    assert first[0] == "RewriteDataflowReshape"
