@@ -19,7 +19,7 @@ from pathlib import Path
 import tvm
 from tvm import relax
 
-from passfuzz import engine
+from passfuzz import engine, trial
 from passfuzz.passes import resolve_list
 from passfuzz.relax_build import build_module, to_tvm
 
@@ -46,20 +46,20 @@ def main() -> None:
     passes = resolve_list(args.passes)
 
     programs = []
-    original_check = engine.check
+    original_check = trial.check
 
     def recording_check(program, *rest, **options):
         programs.append(program)
         return original_check(program, *rest, **options)
 
-    engine.check = recording_check
+    trial.check = recording_check
     with tempfile.TemporaryDirectory() as corpus_dir:
         config = engine.FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=Path(corpus_dir),
                                    max_examples=args.examples, seed=args.seed)
         started = time.perf_counter()
         stats = engine.Fuzzer(config).run()
         fuzz = time.perf_counter() - started
-    engine.check = original_check
+    trial.check = original_check
     if stats.findings or stats.shrink_runs:
         print(f"note: {len(stats.findings)} findings; shrink runs are included in the fuzz time")
     floor = floor_seconds(programs, passes)

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-import numpy as np
 import tvm
 from hypothesis import strategies as st
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings, target
@@ -38,21 +37,17 @@ from hypothesis import strategies as st
 
 from strategies import pass_sequences, relax_programs, schedule_steps, seeded_programs
 
-from . import __version__, corpus, gradient, runs
+from . import __version__, corpus, gradient, runs, trial
 from .builds import PLAIN_BUILD, Build
-from .contracts import sequence_violation
-from .execute import Outcome, run_side
+from .execute import Outcome
 from .finding_store import CorpusStore, FindingStore
-from .graph import evaluate
-from .oracle import (Finding, Verdict, judge, pipeline_verdict, probe_program, reference_verdict, slowdown_verdict,
-                     target_verdict)
-from .pipeline_blame import blame_pipeline
+from .oracle import Finding, Verdict
 from .passes import PassSpec
 from .program import Program
 from .reduce import Reducer, complexity
 from .report import environment, render_report
 from .reproducer import module_text, render_script
-from .speed import SpeedCheck, time_sides
+from .speed import SpeedCheck
 
 @dataclass
 class FuzzConfig:
@@ -120,101 +115,6 @@ class Stats:
                 mine[key] = mine.get(key, 0) + value
         self.defect_samples.extend(other.defect_samples[: 5 - len(self.defect_samples)])
         self.workers_lost.extend(other.workers_lost)
-
-
-# While shrinking, a side may take this many times as long as the unoptimized side took before it
-# counts as hung (never less than the floor, never more than --timeout): a candidate that still
-# hangs then costs seconds, not the whole --timeout.
-SHRINK_TIMEOUT_FACTOR = 10.0
-SHRINK_TIMEOUT_FLOOR = 3.0
-
-
-def shrink_timeout(original_seconds: float, timeout: float) -> float:
-    return min(timeout, max(SHRINK_TIMEOUT_FLOOR, SHRINK_TIMEOUT_FACTOR * original_seconds))
-
-
-def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
-          timeout: float, build: Build = PLAIN_BUILD, shrinking: bool = False,
-          speed: SpeedCheck | None = None) -> tuple[Verdict, Outcome | None]:
-    """Run both sides of one example and judge them. The original side is first held against
-    the numpy reference, then across targets; if it disagrees, that is the verdict (no pass is
-    judged on a suspect original); if it fails to build or run, a pass of TVM's build pipeline
-    is blamed when one can be (passfuzz.pipeline_blame), else it is a generator defect. A finding
-    that no single pass's stage explains (a wrong result, a compile or run failure) is pinned to
-    the shortest prefix of the passes that shows the same kind, so the finding names the first
-    bad pass; with a non-plain build the empty prefix counts too (the build alone may be at
-    fault). ``shrinking``: every later side gets ``shrink_timeout``. ``speed``: when the sides
-    match and the passes changed the module (or the build differs), time both (passfuzz.speed);
-    a slowdown is pinned to the shortest prefix that shows it too."""
-    started = time.monotonic()
-    original = run_side(program, None, targets, timeout)
-    if shrinking:
-        timeout = shrink_timeout(time.monotonic() - started, timeout)
-    if not original.ok:  # a pass of TVM's build pipeline, or the generator, is at fault
-        return pipeline_verdict(original, blame_pipeline(program, original, targets, timeout)), None
-    reference = reference_verdict(program, original)
-    if reference.finding is not None:  # name the op whose value disagrees first
-        probe = run_side(probe_program(program), None, targets, timeout)
-        reference = reference_verdict(program, original, probe)
-    if reference.finding is not None or reference.generator_defect:
-        return reference, None
-    across = target_verdict(program, original)  # a codegen bug of one target, before any pass
-    if across.finding is not None:
-        return across, None
-    if gradient.involved(passes):  # its own oracle: gradients against finite differences
-        return gradient.check(program, passes, targets, timeout, build)
-    optimized = run_side(program, passes, targets, timeout, build)
-    with np.errstate(all="ignore"):
-        expected = evaluate(program)  # says which side is wrong when the two differ
-    verdict = judge(program, passes, original, optimized, build, expected)
-    finding = verdict.finding
-    if finding is not None and not finding.stage.startswith(("pass:", "well-formed:")):
-        for end in range(0 if build.text else 1, len(passes)):
-            shorter = run_side(program, passes[:end], targets, timeout, build)
-            prefix_verdict = judge(program, passes[:end], original, shorter, build, expected)
-            if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
-                verdict, optimized = prefix_verdict, shorter
-                break
-        verdict, optimized = _blame_schedule(program, original, verdict, optimized, targets, timeout, build,
-                                             expected)
-        return _contract_checked(verdict, optimized), optimized
-    if speed is not None and verdict == Verdict() and (optimized.changed or build.text):
-        slow = slowdown_verdict(passes, time_sides(program, passes, targets, timeout, speed, build), build)
-        if slow.finding is not None:
-            for end in range(0 if build.text else 1, len(passes)):
-                prefix_verdict = slowdown_verdict(passes[:end], time_sides(program, passes[:end], targets, timeout,
-                                                                          speed, build), build)
-                if prefix_verdict.finding is not None:
-                    return _contract_checked(prefix_verdict, optimized), optimized
-        return _contract_checked(slow, optimized), optimized
-    return _contract_checked(verdict, optimized), optimized
-
-
-def _blame_schedule(program: Program, original: Outcome, verdict: Verdict, optimized: Outcome,
-                    targets: Sequence[str], timeout: float, build: Build, expected) -> tuple[Verdict, Outcome]:
-    """With a drawn schedule, the finding of the first prefix of its steps that shows the same
-    kind (replayed step by step): its last step is the primitive to blame, and the empty prefix
-    blames the passes or the build, not the schedule."""
-    steps, finding = build.schedule_steps, verdict.finding
-    for end in range(len(steps)):
-        shorter_build = build.with_schedule(steps[:end])
-        shorter = run_side(program, finding.passes, targets, timeout, shorter_build)
-        prefix_verdict = judge(program, finding.passes, original, shorter, shorter_build, expected)
-        if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
-            return prefix_verdict, shorter
-    return verdict, optimized
-
-
-def _contract_checked(verdict: Verdict, optimized: Outcome) -> Verdict:
-    """The verdict, its finding marked outside-contract when a pass up to the failure ran outside
-    its contract: out of its pipeline phase (known from the pass list), or on a module it does not
-    accept (seen by the child before the pass ran)."""
-    finding = verdict.finding
-    if finding is None or not finding.passes:
-        return verdict
-    broken = sequence_violation(finding.passes) or optimized.outside_contract
-    return dataclasses.replace(verdict, finding=dataclasses.replace(finding, outside_contract=broken)) if broken \
-        else verdict
 
 
 class _StopFuzzing(KeyboardInterrupt):
@@ -431,7 +331,7 @@ class Fuzzer:
             else:
                 self.stats.examples += 1
             started = time.monotonic()
-            verdict, optimized = check(program, passes, self.config.targets, self.config.timeout,
+            verdict, optimized = trial.check(program, passes, self.config.targets, self.config.timeout,
                                        self._build(steps), shrinking=bool(pending),
                                        speed=self.config.speed)
             self._spent(time.monotonic() - started, shrinking=bool(pending))
@@ -508,7 +408,7 @@ class Fuzzer:
             self.stats.shrink_runs += 1
             started = time.monotonic()
             try:
-                return check(program, list(passes), self.config.targets, self.config.timeout, self._build(tuple(steps)),
+                return trial.check(program, list(passes), self.config.targets, self.config.timeout, self._build(tuple(steps)),
                              shrinking=True, speed=self.config.speed)
             finally:
                 self._spent(time.monotonic() - started, shrinking=True)

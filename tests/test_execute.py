@@ -2,7 +2,7 @@
 
 import pytest
 
-from passfuzz.engine import check
+from passfuzz.trial import check
 from passfuzz.passes import resolve
 from passfuzz.program import Node, Param, Program
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from passfuzz import corpus, engine, runs
+from passfuzz import corpus, runs, trial
 from passfuzz.engine import FuzzConfig, Fuzzer
 from passfuzz.passes import resolve
 
@@ -177,14 +177,14 @@ def planted(tmp_path, **changes):
 
 def test_each_resumed_session_generates_the_uninterrupted_runs_examples_from_its_position(tmp_path, monkeypatch):
     generated = []  # the examples checked, shrink candidates aside
-    real_check = engine.check
+    real_check = trial.check
 
     def recording(program, *args, shrinking=False, **kwargs):
         if not shrinking:
             generated.append(json.dumps(program.to_json(), sort_keys=True))
         return real_check(program, *args, shrinking=shrinking, **kwargs)
 
-    monkeypatch.setattr(engine, "check", recording)
+    monkeypatch.setattr(trial, "check", recording)
     whole = Fuzzer(planted(tmp_path / "whole")).run()
     uninterrupted, generated[:] = list(generated), []
     assert whole.examples == 6 and len(uninterrupted) == 6 and len(whole.findings) == 1
