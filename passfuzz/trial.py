@@ -20,7 +20,8 @@ from .builds import PLAIN_BUILD, Build
 from .contracts import sequence_violation
 from .execute import Outcome, run_side
 from .graph import evaluate
-from .oracle import Verdict, judge, pipeline_verdict, probe_program, reference_verdict, slowdown_verdict, target_verdict
+from .oracle import (Verdict, judge, pin_to_prefix, pipeline_verdict, probe_program, reference_verdict, slowdown_verdict,
+                     target_verdict)
 from .pipeline_blame import blame_pipeline
 from .passes import PassSpec
 from .program import Program
@@ -74,23 +75,22 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     verdict = judge(program, passes, original, optimized, build, expected)
     finding = verdict.finding
     if finding is not None and not finding.stage.startswith(("pass:", "well-formed:")):
-        for end in range(0 if build.text else 1, len(passes)):
+        def on_prefix(end: int) -> tuple[Verdict, Outcome]:
             shorter = run_side(program, passes[:end], targets, timeout, build)
-            prefix_verdict = judge(program, passes[:end], original, shorter, build, expected)
-            if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
-                verdict, optimized = prefix_verdict, shorter
-                break
+            return judge(program, passes[:end], original, shorter, build, expected), shorter
+
+        verdict, optimized = pin_to_prefix(verdict, optimized, range(0 if build.text else 1, len(passes)), on_prefix)
         verdict, optimized = _blame_schedule(program, original, verdict, optimized, targets, timeout, build,
                                              expected)
         return _contract_checked(verdict, optimized), optimized
     if speed is not None and verdict == Verdict() and (optimized.changed or build.text):
         slow = slowdown_verdict(passes, time_sides(program, passes, targets, timeout, speed, build), build)
         if slow.finding is not None:
-            for end in range(0 if build.text else 1, len(passes)):
-                prefix_verdict = slowdown_verdict(passes[:end], time_sides(program, passes[:end], targets, timeout,
-                                                                          speed, build), build)
-                if prefix_verdict.finding is not None:
-                    return _contract_checked(prefix_verdict, optimized), optimized
+            def timed_prefix(end: int) -> tuple[Verdict, Outcome]:
+                timings = time_sides(program, passes[:end], targets, timeout, speed, build)
+                return slowdown_verdict(passes[:end], timings, build), optimized
+
+            slow, _ = pin_to_prefix(slow, optimized, range(0 if build.text else 1, len(passes)), timed_prefix)
         return _contract_checked(slow, optimized), optimized
     return _contract_checked(verdict, optimized), optimized
 
@@ -100,14 +100,14 @@ def _blame_schedule(program: Program, original: Outcome, verdict: Verdict, optim
     """With a drawn schedule, the finding of the first prefix of its steps that shows the same
     kind (replayed step by step): its last step is the primitive to blame, and the empty prefix
     blames the passes or the build, not the schedule."""
-    steps, finding = build.schedule_steps, verdict.finding
-    for end in range(len(steps)):
+    steps, passes = build.schedule_steps, verdict.finding.passes
+
+    def on_prefix(end: int) -> tuple[Verdict, Outcome]:
         shorter_build = build.with_schedule(steps[:end])
-        shorter = run_side(program, finding.passes, targets, timeout, shorter_build)
-        prefix_verdict = judge(program, finding.passes, original, shorter, shorter_build, expected)
-        if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
-            return prefix_verdict, shorter
-    return verdict, optimized
+        shorter = run_side(program, passes, targets, timeout, shorter_build)
+        return judge(program, passes, original, shorter, shorter_build, expected), shorter
+
+    return pin_to_prefix(verdict, optimized, range(len(steps)), on_prefix)
 
 
 def _contract_checked(verdict: Verdict, optimized: Outcome) -> Verdict:
