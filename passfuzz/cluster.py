@@ -31,7 +31,8 @@ import warnings
 from pathlib import Path
 
 from . import corpus
-from .engine import Fuzzer, FuzzConfig, Notify, Stats
+from .engine import Fuzzer, FuzzConfig, Notify
+from .stats import Stats
 from .parallel import example_share, total_stats
 
 _SNAPSHOT_SECONDS = 0.5  # how often a worker sends its statistics

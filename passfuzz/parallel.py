@@ -19,7 +19,8 @@ import multiprocessing
 import queue as queue_module
 import time
 
-from .engine import Fuzzer, FuzzConfig, Notify, Stats
+from .engine import Fuzzer, FuzzConfig, Notify
+from .stats import Stats
 from .targets import needs_fresh_process
 
 _SNAPSHOT_SECONDS = 0.5

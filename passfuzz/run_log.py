@@ -87,7 +87,7 @@ def memory() -> dict:
 # -- writing --------------------------------------------------------------------------------
 
 def figures(stats) -> dict:
-    """The counts of a Stats (engine.Stats, read by attribute) that a line records."""
+    """The counts of a Stats (stats.Stats, read by attribute) that a line records."""
     line = {name: getattr(stats, name) for name in _COUNTS}
     line.update({name: len(getattr(stats, name)) for name in _SETS})
     line["passes"] = {name: {"runs": runs, "fired": stats.pass_fired.get(name, 0),

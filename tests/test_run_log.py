@@ -21,7 +21,8 @@ from rich.console import Console as RichConsole
 
 from passfuzz.cli import main
 from passfuzz.cli.output import Console
-from passfuzz.engine import FuzzConfig, Stats
+from passfuzz.engine import FuzzConfig
+from passfuzz.stats import Stats
 from passfuzz.run_log import LOG_NAME, RunLog, memory, read, schema
 from passfuzz.run_report import figure, final_figures
 
