@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 import tvm
 from hypothesis import strategies as st
@@ -39,6 +39,7 @@ from strategies import pass_sequences, relax_programs, schedule_steps, seeded_pr
 
 from . import __version__, corpus, gradient, runs, trial
 from .builds import PLAIN_BUILD, Build
+from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, OutsideContract
 from .execute import Outcome
 from .finding_store import CorpusStore, FindingStore
 from .oracle import Finding, Verdict
@@ -119,15 +120,12 @@ def _collect(exc: BaseException) -> list[FindingError]:
     return []
 
 
-Notify = Callable[[str, dict], None]
-
-
 class Fuzzer:
     def __init__(self, config: FuzzConfig, notify: Notify | None = None, worker: int = 0,
                  store: FindingStore | None = None):
         self.config = config
         self.store = store or CorpusStore(config.corpus_dir)  # where findings go, and known ones come from
-        self.notify = notify or (lambda kind, data: None)
+        self.notify = notify or (lambda event: None)
         self.worker = worker
         self.stats = Stats()
         self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
@@ -233,7 +231,7 @@ class Fuzzer:
             path = self.save(verdict.finding, program, list(verdict.finding.passes), shrunk=False,
                              optimized=optimized)
             known.add(verdict.finding.fingerprint)
-            self.notify("outside-contract", {"finding": verdict.finding, "path": path})
+            self.notify(OutsideContract(verdict.finding, path))
             event("outside contract")
         else:
             return verdict.finding
@@ -305,7 +303,7 @@ class Fuzzer:
                     self._count_fired(optimized, passes)
                 raise _StopFuzzing()
             finding = self._count(program, verdict, optimized, passes, known, shrinking=bool(pending))
-            self.notify("example", {"stats": self.stats})
+            self.notify(ExampleChecked(self.stats))
             if pending and verdict.finding is not None and verdict.finding.fingerprint not in pending \
                     and verdict.finding.fingerprint in known | self.store.known():
                 raise _StopShrinking()  # a known bug (or one another worker saved meanwhile) is not shrunk here
@@ -320,7 +318,7 @@ class Fuzzer:
                 pending[finding.fingerprint] = self.save(finding, program, list(finding.passes), shrunk=False,
                                                          optimized=optimized)
                 shrink_deadline[0] = max(shrink_deadline[0], time.monotonic()) + self.config.shrink_seconds
-                self.notify("new", {"finding": finding, "path": pending[finding.fingerprint]})
+                self.notify(FindingSeen(finding, pending[finding.fingerprint]))
             raise error
 
         configure = settings(
@@ -363,7 +361,7 @@ class Fuzzer:
         left = self._shrink_time_left()
         if left is not None and left <= 0:
             path = self.save(error.finding, error.program, list(error.finding.passes), shrunk=False, optimized=None)
-            self.notify("saved", {"finding": error.finding, "path": path, "program": error.program})
+            self.notify(FindingSaved(error.finding, path, error.program))
             return path
         steps = list(error.finding.schedule)  # the drawn schedule, cut at the blamed primitive
 
@@ -408,7 +406,7 @@ class Fuzzer:
         path = self.save(finding, program, list(finding.passes), shrunk=True, optimized=optimized)
         if self.progress.in_progress.pop(fp, None) is not None:
             self._at_boundary(self.progress.next_round)  # reductions run between rounds
-        self.notify("saved", {"finding": finding, "path": path, "program": program})
+        self.notify(FindingSaved(finding, path, program))
         return path
 
     def _on_sigint(self, signum, frame) -> None:

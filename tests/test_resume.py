@@ -14,6 +14,7 @@ import pytest
 
 from passfuzz import corpus, runs, trial
 from passfuzz.engine import FuzzConfig, Fuzzer
+from passfuzz.events import ExampleChecked, FindingSeen
 from passfuzz.passes import resolve
 
 from .conftest import ROOT
@@ -194,13 +195,13 @@ def test_each_resumed_session_generates_the_uninterrupted_runs_examples_from_its
     config = planted(tmp_path, run_dir=directory)
 
     def ctrl_c(when):
-        def notify(kind, data):
-            if when(kind, data):
+        def notify(event):
+            if when(event):
                 fuzzer.interrupted = True  # what the SIGINT handler does
         return notify
 
-    sessions = [ctrl_c(lambda kind, data: kind == "new"),  # while Hypothesis shrinks the bug
-                ctrl_c(lambda kind, data: kind == "example" and data["stats"].examples == 5),  # in a later round
+    sessions = [ctrl_c(lambda event: isinstance(event, FindingSeen)),  # while Hypothesis shrinks the bug
+                ctrl_c(lambda event: isinstance(event, ExampleChecked) and event.stats.examples == 5),  # a later round
                 None]
     for notify in sessions:
         progress = runs.read_progress(directory, 0, 2)
