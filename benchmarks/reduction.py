@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from passfuzz import engine
+from passfuzz.events import Event, FindingSaved, FindingSeen
 from passfuzz.passes import resolve_list
 from tests.planted_passes import MINIMAL_OPS
 
@@ -56,11 +57,12 @@ def measure(bug: Bug, args) -> dict:
     times: dict[str, float] = {}
     saved: dict = {}
 
-    def notify(kind: str, data: dict) -> None:
-        if kind in ("new", "saved"):
-            times.setdefault(kind, time.monotonic())
-        if kind == "saved":
-            saved.update(data)
+    def notify(event: Event) -> None:
+        if isinstance(event, FindingSeen):
+            times.setdefault("new", time.monotonic())
+        if isinstance(event, FindingSaved):
+            times.setdefault("saved", time.monotonic())
+            saved["finding"], saved["program"] = event.finding, event.program
 
     with tempfile.TemporaryDirectory() as corpus_dir:
         config = engine.FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=Path(corpus_dir),

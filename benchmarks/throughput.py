@@ -24,7 +24,7 @@ from pathlib import Path
 
 from tvm import relax
 
-from passfuzz import engine, execute
+from passfuzz import engine, execute, trial
 from passfuzz.passes import resolve_list
 from passfuzz.relax_build import build_module
 from passfuzz.standalone import load, to_tvm
@@ -65,7 +65,7 @@ def shortcuts_off():
 def fuzz_loop(passes, examples: int, seed: int):
     """(seconds, stats, the programs checked, optimized sides reused)."""
     programs, reused = [], [0]
-    original_check = engine.check
+    original_check = trial.check
 
     def recording_check(program, *rest, **options):
         programs.append(program)
@@ -73,7 +73,7 @@ def fuzz_loop(passes, examples: int, seed: int):
         reused[0] += bool(optimized is not None and optimized.reused)
         return verdict, optimized
 
-    engine.check = recording_check
+    trial.check = recording_check
     try:
         with tempfile.TemporaryDirectory() as corpus_dir:
             config = engine.FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=Path(corpus_dir),
@@ -82,7 +82,7 @@ def fuzz_loop(passes, examples: int, seed: int):
             stats = engine.Fuzzer(config).run()
             return time.perf_counter() - started, stats, programs, reused[0]
     finally:
-        engine.check = original_check
+        trial.check = original_check
 
 
 def report(label: str, seconds: float, examples: int, floor: float, note: str = "") -> None:

@@ -24,7 +24,7 @@ import time
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from passfuzz.engine import check
+from passfuzz.trial import check
 from strategies import relax_programs
 
 

@@ -31,8 +31,10 @@ import warnings
 from pathlib import Path
 
 from . import corpus
-from .engine import Fuzzer, FuzzConfig, Notify, Stats
+from .engine import Fuzzer, FuzzConfig
+from .events import ClusterJoined, Event, ExampleChecked, Notify, WorkerLost
 from .parallel import example_share, total_stats
+from .stats import Stats
 
 _SNAPSHOT_SECONDS = 0.5  # how often a worker sends its statistics
 _POLL_SECONDS = 0.2  # how often the client looks at the queue
@@ -83,13 +85,13 @@ def fuzz_task(config: FuzzConfig, index: int, run: str) -> None:
     events = Queue(f"{run}-events", client=client)
     last = [0.0]
 
-    def forward(kind: str, data: dict) -> None:
-        if kind == "example":
+    def forward(event: Event) -> None:
+        if isinstance(event, ExampleChecked):
             now = time.monotonic()
             if now - last[0] < _SNAPSHOT_SECONDS:
                 return
             last[0] = now
-        events.put(pickle.dumps(("event", index, kind, data)))
+        events.put(pickle.dumps(("event", index, event)))
 
     store = ClusterStore(config.corpus_dir, index, events, Variable(f"{run}-known", client=client))
     fuzzer = Fuzzer(config, forward, worker=index, store=store)
@@ -164,8 +166,8 @@ class _Run:
                                f"{CONNECT_TIMEOUT:g} s") from None
         threads = self.client.nthreads()
         addresses = sorted(threads)
-        self.notify("cluster", {"scheduler": self.client.scheduler.address, "workers": addresses,
-                                "multithreaded": [a for a in addresses if threads[a] > 1]})
+        self.notify(ClusterJoined(self.client.scheduler.address, tuple(addresses),
+                                  tuple(a for a in addresses if threads[a] > 1)))
         for index, address in enumerate(addresses):
             self.submit(index, address, example_share(self.config.max_examples, len(addresses), index))
         interrupted, stop_deadline, next_membership = False, None, 0.0
@@ -221,12 +223,12 @@ class _Run:
                 if self.config.exitfirst and message[2].findings:  # -x: the run stops, not one worker
                     self.client.cancel([a.future for a in self.assigned.values()], force=True)
             else:
-                _, index, kind, data = message
-                if kind == "example":
-                    self.latest[index] = data["stats"]
-                    self.notify("example", {"stats": total_stats({**self.latest, **self.finished}, self.seed)})
+                _, index, event = message
+                if isinstance(event, ExampleChecked):
+                    self.latest[index] = event.stats
+                    self.notify(ExampleChecked(total_stats({**self.latest, **self.finished}, self.seed)))
                 else:
-                    self.notify(kind, data)
+                    self.notify(event)
         for index, assignment in self.assigned.items():
             if index in self.finished or index in self.lost or assignment.future.status != "error":
                 continue
@@ -265,4 +267,4 @@ class _Run:
     def lose(self, index: int, why: str) -> None:
         self.lost.append(index)
         self.assigned[index].future.cancel()
-        self.notify("worker-lost", {"worker": self.assigned[index].address, "why": why})
+        self.notify(WorkerLost(self.assigned[index].address, why))

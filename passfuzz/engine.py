@@ -28,31 +28,27 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
-import numpy as np
 import tvm
 from hypothesis import strategies as st
 from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings, target
-from hypothesis import strategies as st
 
 from strategies import dlight_rule_sequences, pass_sequences, relax_programs, schedule_steps, seeded_programs
 
-from . import __version__, corpus, gradient, runs
+from . import __version__, corpus, gradient, runs, trial
 from .builds import PLAIN_BUILD, Build
-from .contracts import sequence_violation
-from .execute import Outcome, run_side
+from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, OutsideContract
+from .execute import Outcome
 from .finding_store import CorpusStore, FindingStore
-from .graph import evaluate
-from .oracle import (Finding, Verdict, judge, pipeline_verdict, probe_program, reference_verdict, slowdown_verdict,
-                     target_verdict)
-from .pipeline_blame import blame_pipeline
+from .oracle import Finding, Verdict
 from .passes import PassSpec
 from .program import Program
 from .reduce import Reducer, complexity
 from .report import environment, render_report
 from .reproducer import module_text, render_script
-from .speed import SpeedCheck, time_sides
+from .speed import SpeedCheck
+from .stats import Stats
 
 @dataclass
 class FuzzConfig:
@@ -84,161 +80,6 @@ class FuzzConfig:
     seeds: tuple[Program, ...] = ()  # --seeds: programs are drawn as mutations of these (strategies.seeded_programs)
     fresh_too: bool = True  # with seeds, half the examples are drawn from scratch (benchmarks/seeded.py measured it)
     speed: SpeedCheck | None = None  # --check-speed: time the sides that match (passfuzz.speed)
-
-
-@dataclass
-class Stats:
-    examples: int = 0  # generated examples, both sides run
-    shrink_runs: int = 0  # examples run while shrinking or reducing
-    generator_defects: int = 0
-    incomparable: int = 0
-    fired: int = 0  # examples where the passes changed the module
-    pass_runs: dict[str, int] = field(default_factory=dict)  # per pass: examples it ran in
-    pass_fired: dict[str, int] = field(default_factory=dict)  # per pass: examples where it changed the module
-    known: int = 0  # examples that hit an already known bug
-    seconds_generating: float = 0.0  # spent checking fresh examples
-    seconds_shrinking: float = 0.0  # spent checking examples while shrinking or reducing
-    findings: dict[str, str] = field(default_factory=dict)  # new bugs of what was named: id -> .json record
-    unblamed: dict[str, str] = field(default_factory=dict)  # new bugs of TVM's plain build (no pass to blame)
-    outside_contract: dict[str, str] = field(default_factory=dict)  # misuse of a pass, saved apart, never a bug
-    defect_samples: list[str] = field(default_factory=list)
-    elapsed: float = 0.0
-    stop_reason: str = ""
-    seed: int | None = None
-    examples_by_worker: dict[str, int] = field(default_factory=dict)  # with several workers (passfuzz.parallel)
-    workers_lost: list[str] = field(default_factory=list)  # workers that died or left mid-run
-
-    def merge(self, other: "Stats") -> None:
-        for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known",
-                     "seconds_generating", "seconds_shrinking"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("findings", "unblamed", "outside_contract", "examples_by_worker"):
-            getattr(self, name).update(getattr(other, name))
-        for name in ("pass_runs", "pass_fired"):
-            mine = getattr(self, name)
-            for key, value in getattr(other, name).items():
-                mine[key] = mine.get(key, 0) + value
-        self.defect_samples.extend(other.defect_samples[: 5 - len(self.defect_samples)])
-        self.workers_lost.extend(other.workers_lost)
-
-
-# While shrinking, a side may take this many times as long as the unoptimized side took before it
-# counts as hung (never less than the floor, never more than --timeout): a candidate that still
-# hangs then costs seconds, not the whole --timeout.
-SHRINK_TIMEOUT_FACTOR = 10.0
-SHRINK_TIMEOUT_FLOOR = 3.0
-
-
-def shrink_timeout(original_seconds: float, timeout: float) -> float:
-    return min(timeout, max(SHRINK_TIMEOUT_FLOOR, SHRINK_TIMEOUT_FACTOR * original_seconds))
-
-
-def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
-          timeout: float, build: Build = PLAIN_BUILD, shrinking: bool = False,
-          speed: SpeedCheck | None = None) -> tuple[Verdict, Outcome | None]:
-    """Run both sides of one example and judge them. The original side is first held against
-    the numpy reference, then across targets; if it disagrees, that is the verdict (no pass is
-    judged on a suspect original); if it fails to build or run, a pass of TVM's build pipeline
-    is blamed when one can be (passfuzz.pipeline_blame), else it is a generator defect. A finding
-    that no single pass's stage explains (a wrong result, a compile or run failure) is pinned to
-    the shortest prefix of the passes that shows the same kind, so the finding names the first
-    bad pass; with a non-plain build the empty prefix counts too (the build alone may be at
-    fault). ``shrinking``: every later side gets ``shrink_timeout``. ``speed``: when the sides
-    match and the passes changed the module (or the build differs), time both (passfuzz.speed);
-    a slowdown is pinned to the shortest prefix that shows it too."""
-    started = time.monotonic()
-    original = run_side(program, None, targets, timeout)
-    if shrinking:
-        timeout = shrink_timeout(time.monotonic() - started, timeout)
-    if not original.ok:  # a pass of TVM's build pipeline, or the generator, is at fault
-        return pipeline_verdict(original, blame_pipeline(program, original, targets, timeout)), None
-    reference = reference_verdict(program, original)
-    if reference.finding is not None:  # name the op whose value disagrees first
-        probe = run_side(probe_program(program), None, targets, timeout)
-        reference = reference_verdict(program, original, probe)
-    if reference.finding is not None or reference.generator_defect:
-        return reference, None
-    across = target_verdict(program, original)  # a codegen bug of one target, before any pass
-    if across.finding is not None:
-        return across, None
-    if gradient.involved(passes):  # its own oracle: gradients against finite differences
-        return gradient.check(program, passes, targets, timeout, build)
-    optimized = run_side(program, passes, targets, timeout, build, original=original)
-    with np.errstate(all="ignore"):
-        expected = evaluate(program)  # says which side is wrong when the two differ
-    verdict = judge(program, passes, original, optimized, _with_records(build, optimized), expected)
-    finding = verdict.finding
-    if finding is not None and not finding.stage.startswith(("pass:", "well-formed:")):
-        for end in range(0 if build.text else 1, len(passes)):
-            # tuned anew: other kernels
-            shorter = run_side(program, passes[:end], targets, timeout, build, original=original)
-            prefix_verdict = judge(program, passes[:end], original, shorter, _with_records(build, shorter), expected)
-            if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
-                verdict, optimized = prefix_verdict, shorter
-                break
-        verdict, optimized = _blame_schedule(program, original, verdict, optimized, targets, timeout, build,
-                                             expected)
-        verdict, optimized = _blame_chosen_schedules(program, original, verdict, optimized, targets, timeout,
-                                                     build, expected)
-        return _contract_checked(verdict, optimized), optimized
-    if speed is not None and verdict == Verdict() and (optimized.changed or build.text):
-        slow = slowdown_verdict(passes, time_sides(program, passes, targets, timeout, speed, build), build)
-        if slow.finding is not None:
-            for end in range(0 if build.text else 1, len(passes)):
-                prefix_verdict = slowdown_verdict(passes[:end], time_sides(program, passes[:end], targets, timeout,
-                                                                          speed, build), build)
-                if prefix_verdict.finding is not None:
-                    return _contract_checked(prefix_verdict, optimized), optimized
-        return _contract_checked(slow, optimized), optimized
-    return _contract_checked(verdict, optimized), optimized
-
-
-def _blame_schedule(program: Program, original: Outcome, verdict: Verdict, optimized: Outcome,
-                    targets: Sequence[str], timeout: float, build: Build, expected) -> tuple[Verdict, Outcome]:
-    """With a drawn schedule, the finding of the first prefix of its steps that shows the same
-    kind (replayed step by step): its last step is the primitive to blame, and the empty prefix
-    blames the passes or the build, not the schedule."""
-    steps, finding = build.schedule_steps, verdict.finding
-    for end in range(len(steps)):
-        shorter_build = build.with_schedule(steps[:end])
-        shorter = run_side(program, finding.passes, targets, timeout, shorter_build)
-        prefix_verdict = judge(program, finding.passes, original, shorter, shorter_build, expected)
-        if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
-            return prefix_verdict, shorter
-    return verdict, optimized
-
-
-def _with_records(build: Build, optimized: Outcome) -> Build:
-    """The build a finding of ``optimized`` names: with what its tuning chose (tune=N)."""
-    return build.with_tune_records(optimized.tune_records) if build.tune is not None else build
-
-
-def _blame_chosen_schedules(program: Program, original: Outcome, verdict: Verdict, optimized: Outcome,
-                            targets: Sequence[str], timeout: float, build: Build, expected) -> tuple[Verdict, Outcome]:
-    """With tune=N or dlight=random, the finding blames the chosen schedules only if the kernels
-    scheduled by default (untuned, dlight's default rules) do not show the same kind; if they
-    do, the passes or the rest of the build are to blame."""
-    finding = verdict.finding
-    if not finding.tune_records and finding.dlight_rules is None:
-        return verdict, optimized
-    default = build.default_schedules
-    plain = run_side(program, finding.passes, targets, timeout, default)
-    plain_verdict = judge(program, finding.passes, original, plain, default, expected)
-    if plain_verdict.finding is not None and plain_verdict.finding.kind == finding.kind:
-        return plain_verdict, plain
-    return verdict, optimized
-
-
-def _contract_checked(verdict: Verdict, optimized: Outcome) -> Verdict:
-    """The verdict, its finding marked outside-contract when a pass up to the failure ran outside
-    its contract: out of its pipeline phase (known from the pass list), or on a module it does not
-    accept (seen by the child before the pass ran)."""
-    finding = verdict.finding
-    if finding is None or not finding.passes:
-        return verdict
-    broken = sequence_violation(finding.passes) or optimized.outside_contract
-    return dataclasses.replace(verdict, finding=dataclasses.replace(finding, outside_contract=broken)) if broken \
-        else verdict
 
 
 class _StopFuzzing(KeyboardInterrupt):
@@ -278,15 +119,12 @@ def _collect(exc: BaseException) -> list[FindingError]:
     return []
 
 
-Notify = Callable[[str, dict], None]
-
-
 class Fuzzer:
     def __init__(self, config: FuzzConfig, notify: Notify | None = None, worker: int = 0,
                  store: FindingStore | None = None):
         self.config = config
         self.store = store or CorpusStore(config.corpus_dir)  # where findings go, and known ones come from
-        self.notify = notify or (lambda kind, data: None)
+        self.notify = notify or (lambda event: None)
         self.worker = worker
         self.stats = Stats()
         self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
@@ -409,7 +247,7 @@ class Fuzzer:
             path = self.save(verdict.finding, program, list(verdict.finding.passes), shrunk=False,
                              optimized=optimized)
             known.add(verdict.finding.fingerprint)
-            self.notify("outside-contract", {"finding": verdict.finding, "path": path})
+            self.notify(OutsideContract(verdict.finding, path))
             event("outside contract")
         else:
             return verdict.finding
@@ -472,7 +310,7 @@ class Fuzzer:
             else:
                 self.stats.examples += 1
             started = time.monotonic()
-            verdict, optimized = check(program, passes, self.config.targets, self.config.timeout,
+            verdict, optimized = trial.check(program, passes, self.config.targets, self.config.timeout,
                                        self._build(steps), shrinking=bool(pending),
                                        speed=self.config.speed)
             self._spent(time.monotonic() - started, shrinking=bool(pending))
@@ -481,7 +319,7 @@ class Fuzzer:
                     self._count_fired(optimized, passes)
                 raise _StopFuzzing()
             finding = self._count(program, verdict, optimized, passes, known, shrinking=bool(pending))
-            self.notify("example", {"stats": self.stats})
+            self.notify(ExampleChecked(self.stats))
             if pending and verdict.finding is not None and verdict.finding.fingerprint not in pending \
                     and verdict.finding.fingerprint in known | self.store.known():
                 raise _StopShrinking()  # a known bug (or one another worker saved meanwhile) is not shrunk here
@@ -496,7 +334,7 @@ class Fuzzer:
                 pending[finding.fingerprint] = self.save(finding, program, list(finding.passes), shrunk=False,
                                                          optimized=optimized)
                 shrink_deadline[0] = max(shrink_deadline[0], time.monotonic()) + self.config.shrink_seconds
-                self.notify("new", {"finding": finding, "path": pending[finding.fingerprint]})
+                self.notify(FindingSeen(finding, pending[finding.fingerprint]))
             raise error
 
         configure = settings(
@@ -542,7 +380,7 @@ class Fuzzer:
         left = self._shrink_time_left()
         if left is not None and left <= 0:
             path = self.save(error.finding, error.program, list(error.finding.passes), shrunk=False, optimized=None)
-            self.notify("saved", {"finding": error.finding, "path": path, "program": error.program})
+            self.notify(FindingSaved(error.finding, path, error.program))
             return path
         steps = list(self._drawn(error.finding))  # the drawn schedule, cut at the blamed primitive
 
@@ -552,7 +390,7 @@ class Fuzzer:
             self.stats.shrink_runs += 1
             started = time.monotonic()
             try:
-                return check(program, list(passes), self.config.targets, self.config.timeout, self._build(tuple(steps)),
+                return trial.check(program, list(passes), self.config.targets, self.config.timeout, self._build(tuple(steps)),
                              shrinking=True, speed=self.config.speed)
             finally:
                 self._spent(time.monotonic() - started, shrinking=True)
@@ -588,7 +426,7 @@ class Fuzzer:
         path = self.save(finding, program, list(finding.passes), shrunk=True, optimized=optimized)
         if self.progress.in_progress.pop(fp, None) is not None:
             self._at_boundary(self.progress.next_round)  # reductions run between rounds
-        self.notify("saved", {"finding": finding, "path": path, "program": program})
+        self.notify(FindingSaved(finding, path, program))
         return path
 
     def _on_sigint(self, signum, frame) -> None:

@@ -36,7 +36,7 @@ from .catalogue import BY_NAME
 from .execute import Outcome, run_side
 from .finite_differences import STEP, gradient_mismatch
 from .graph import analyse, evaluate_all
-from .oracle import Verdict, judge, new_finding
+from .oracle import Verdict, judge, new_finding, pin_to_prefix
 from .passes import PassSpec
 from .program import Node, Param, Program, ProgramError
 
@@ -151,14 +151,13 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str], 
             return Verdict(incomparable="the float64 twin's loss differs from numpy unoptimized"), None
     optimized = run_side(twin, passes, targets, timeout, build)
     verdict = judge_gradient(program, passes, original, optimized, build)
-    finding = verdict.finding
-    if finding is not None and finding.kind == "wrong-result":
-        first = next(i for i, spec in enumerate(passes) if spec.name == PASS_NAME)
-        for end in range(first + 1, len(passes)):
+    if verdict.finding is not None and verdict.finding.kind == "wrong-result":
+        def on_prefix(end: int) -> tuple[Verdict, Outcome]:
             shorter = run_side(twin, passes[:end], targets, timeout, build)
-            prefix_verdict = judge_gradient(program, passes[:end], original, shorter, build)
-            if prefix_verdict.finding is not None and prefix_verdict.finding.kind == finding.kind:
-                return prefix_verdict, shorter
+            return judge_gradient(program, passes[:end], original, shorter, build), shorter
+
+        first = next(i for i, spec in enumerate(passes) if spec.name == PASS_NAME)
+        return pin_to_prefix(verdict, optimized, range(first + 1, len(passes)), on_prefix)
     return verdict, optimized
 
 

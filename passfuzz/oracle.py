@@ -39,7 +39,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Callable, Iterable, Sequence, TypeVar
 
 import numpy as np
 
@@ -362,6 +362,22 @@ def slowdown_verdict(passes: Sequence[PassSpec], timings: dict[str, dict], build
             return Verdict(new_finding("slowdown", passes, f"slower on {target}", f"{target}: {speed_line(timed)}",
                                     f"time:{target}", build=build, targets=(target,)))
     return Verdict()
+
+
+Seen = TypeVar("Seen")
+
+
+def pin_to_prefix(verdict: Verdict, seen: Seen, ends: Iterable[int],
+                  attempt: Callable[[int], tuple[Verdict, Seen]]) -> tuple[Verdict, Seen]:
+    """A finding pinned to the shortest prefix that shows its kind, so that it names the first bad
+    pass (or schedule step): ``attempt(end)`` judges the first ``end`` of them, for each of
+    ``ends`` in turn, and the first whose finding is of ``verdict``'s kind wins, with what was seen
+    there. When none is, ``(verdict, seen)``."""
+    for end in ends:
+        shorter, seen_there = attempt(end)
+        if shorter.finding is not None and shorter.finding.kind == verdict.finding.kind:
+            return shorter, seen_there
+    return verdict, seen
 
 
 def probe_program(program: Program) -> Program:

@@ -19,7 +19,9 @@ import multiprocessing
 import queue as queue_module
 import time
 
-from .engine import Fuzzer, FuzzConfig, Notify, Stats
+from .engine import Fuzzer, FuzzConfig
+from .events import Event, ExampleChecked, Notify
+from .stats import Stats
 from .targets import needs_fresh_process
 
 _SNAPSHOT_SECONDS = 0.5
@@ -47,7 +49,7 @@ def fuzz_in_workers(config: FuzzConfig, workers: int, notify: Notify) -> Stats:
     interrupted = False
     while len(finished) < len(processes):
         try:
-            worker, kind, data = events.get(timeout=1.0)
+            worker, message = events.get(timeout=1.0)
         except queue_module.Empty:
             if all(not p.is_alive() for p in processes.values()):
                 break  # a worker died without reporting; keep what the others said
@@ -55,13 +57,13 @@ def fuzz_in_workers(config: FuzzConfig, workers: int, notify: Notify) -> Stats:
         except KeyboardInterrupt:
             interrupted = True  # workers got the same SIGINT and report their final stats
             continue
-        if kind == "final":
-            finished[worker] = data["stats"]
-        elif kind == "example":
-            latest[worker] = data["stats"]
-            notify("example", {"stats": total_stats({**latest, **finished}, seed)})
+        if isinstance(message, Stats):  # the worker's final statistics
+            finished[worker] = message
+        elif isinstance(message, ExampleChecked):
+            latest[worker] = message.stats
+            notify(ExampleChecked(total_stats({**latest, **finished}, seed)))
         else:
-            notify(kind, data)
+            notify(message)
     for process in processes.values():
         process.join(timeout=5)
     total = total_stats({**latest, **finished}, seed, {index: f"worker {index}" for index in range(workers)})
@@ -100,15 +102,15 @@ def total_stats(per_worker: dict[int, Stats], seed: int, names: dict[int, str] |
 def _worker(config: FuzzConfig, index: int, events) -> None:
     last = [0.0]
 
-    def forward(kind: str, data: dict) -> None:
-        if kind == "example":
+    def forward(event: Event) -> None:
+        if isinstance(event, ExampleChecked):
             now = time.monotonic()
             if now - last[0] < _SNAPSHOT_SECONDS:
                 return
             last[0] = now
-            data = {"stats": dataclasses.replace(data["stats"])}
-        events.put((index, kind, data))
+            event = ExampleChecked(dataclasses.replace(event.stats))
+        events.put((index, event))
 
     fuzzer = Fuzzer(config, forward, worker=index)
     stats = fuzzer.run()
-    events.put((index, "final", {"stats": stats}))
+    events.put((index, stats))  # last: its final statistics

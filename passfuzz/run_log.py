@@ -1,6 +1,6 @@
 """The run log: the run's figures as one JSON line every few seconds, in ``<run dir>/log.jsonl``.
 
-The writer is a consumer of the engine's events, as the Console is: each ``example`` event
+The writer is a consumer of the engine's events, as the Console is: each ``ExampleChecked``
 carries the statistics so far, of which it keeps a copy; a timer thread writes the copy out, so
 lines keep coming while one example, or a reduction that sends no event, runs for a minute.
 Memory is measured when a line is written. Each line is one ``write`` of a whole line, so a
@@ -20,6 +20,8 @@ from importlib import resources
 from pathlib import Path
 
 import jsonschema
+
+from .events import Event, ExampleChecked
 
 FORMAT_VERSION = 1  # of a line; the schema pins it
 LOG_NAME = "log.jsonl"
@@ -87,7 +89,7 @@ def memory() -> dict:
 # -- writing --------------------------------------------------------------------------------
 
 def figures(stats) -> dict:
-    """The counts of a Stats (engine.Stats, read by attribute) that a line records."""
+    """The counts of a Stats (stats.Stats, read by attribute) that a line records."""
     line = {name: getattr(stats, name) for name in _COUNTS}
     line.update({name: len(getattr(stats, name)) for name in _SETS})
     line["passes"] = {name: {"runs": runs, "fired": stats.pass_fired.get(name, 0),
@@ -129,9 +131,9 @@ class RunLog:
         if not self._finished:  # the run ended by an exception: keep its last figures
             self._write(self._latest, final=False)
 
-    def handle(self, kind: str, data: dict) -> None:
-        if kind == "example":
-            self._latest = figures(data["stats"])  # a new dict: the timer reads it whole or not at all
+    def handle(self, event: Event) -> None:
+        if isinstance(event, ExampleChecked):
+            self._latest = figures(event.stats)  # a new dict: the timer reads it whole or not at all
 
     def finish(self, stats) -> None:
         """The final line, from the run's final statistics (those its summary shows)."""

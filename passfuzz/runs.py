@@ -69,7 +69,7 @@ def read_arguments(run_dir: Path) -> dict:
 
 @dataclass
 class Progress:
-    """One worker's position, its statistics there (``engine.Stats`` as a dict), its findings
+    """One worker's position, its statistics there (``stats.Stats`` as a dict), its findings
     in progress: fingerprint -> (Finding, Program) of the simplest example seen, and the round
     each of its findings was first seen in (a round cut off and run again ends where it ended
     the first time: at the first example of a bug first seen in it)."""

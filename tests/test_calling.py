@@ -6,7 +6,7 @@ import tvm
 from tvm import relax
 
 from passfuzz.calling import choose_adapter
-from passfuzz.engine import check
+from passfuzz.trial import check
 from passfuzz.oracle import Verdict
 from passfuzz.pass_catalogue import with_prerequisites
 from passfuzz.passes import resolve, resolve_list

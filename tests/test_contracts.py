@@ -13,7 +13,8 @@ from tvm.script import relax as R
 
 from passfuzz.contracts import arrange, module_violation, sequence_violation
 from passfuzz.corpus import OUTSIDE_CONTRACT
-from passfuzz.engine import FuzzConfig, Fuzzer, check
+from passfuzz.engine import FuzzConfig, Fuzzer
+from passfuzz.trial import check
 from passfuzz.execute import Outcome
 from passfuzz.oracle import judge
 from passfuzz.pass_catalogue import CATALOGUE, PHASES, with_prerequisites

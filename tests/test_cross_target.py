@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from passfuzz import corpus
-from passfuzz.engine import check
+from passfuzz.trial import check
 from passfuzz.execute import Outcome, run_side
 from passfuzz.oracle import TARGET_SLACK, judge, target_verdict
 from passfuzz.passes import PassSpec, resolve

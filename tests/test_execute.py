@@ -3,7 +3,7 @@
 import pytest
 
 from passfuzz.builds import parse_build
-from passfuzz.engine import check
+from passfuzz.trial import check
 from passfuzz.passes import resolve
 from passfuzz.program import Node, Param, Program
 

@@ -168,3 +168,24 @@ def test_a_pass_that_failed_on_a_later_run_keeps_the_passes_before_that_run():
     finding = new_finding("pass-error", passes, "RuntimeError", "cannot handle call_tir",
                           stage="pass:tests.planted_passes:raise_after_legalize")
     assert [p.text for p in finding.passes] == [p.text for p in passes]
+
+
+def test_a_finding_is_pinned_to_the_shortest_prefix_showing_its_kind():
+    from passfuzz.oracle import new_finding, pin_to_prefix
+
+    passes = [PassSpec("FoldConstant"), PassSpec("LegalizeOps"), PassSpec("FuseOps")]
+    full = Verdict(new_finding("wrong-result", passes, "values", "differs"))
+    shown = {1: "compile-error", 2: "wrong-result"}  # the first pass alone shows another kind
+    tried = []
+
+    def attempt(end):
+        tried.append(end)
+        kind = shown.get(end)
+        return (Verdict(new_finding(kind, passes[:end], "values", "at prefix")) if kind else Verdict()), end
+
+    verdict, seen = pin_to_prefix(full, "full", range(1, len(passes)), attempt)
+    assert (verdict.finding.passes, seen, tried) == (tuple(passes[:2]), 2, [1, 2])
+    assert verdict.finding.fingerprint != full.finding.fingerprint  # it names the prefix, not the whole list
+
+    shown.clear()
+    assert pin_to_prefix(full, "full", range(1, len(passes)), attempt) == (full, "full")

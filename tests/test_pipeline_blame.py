@@ -14,7 +14,8 @@ from tvm import relax
 from passfuzz import corpus
 from passfuzz.builds import parse_build
 from passfuzz.cli.replay import replay_one
-from passfuzz.engine import FindingError, FuzzConfig, Fuzzer, check
+from passfuzz.engine import FindingError, FuzzConfig, Fuzzer
+from passfuzz.trial import check
 from passfuzz.execute import Outcome, run_side
 from passfuzz.oracle import fingerprint, normalize_error
 from passfuzz.pipeline_blame import candidates

@@ -14,7 +14,7 @@ from tvm import relax
 
 from passfuzz.calling import choose_adapter
 from passfuzz.corpus import schema
-from passfuzz.engine import check
+from passfuzz.trial import check
 from passfuzz.graph import analyse
 from passfuzz.known_bugs import shipped
 from passfuzz.pass_catalogue import with_prerequisites

@@ -23,7 +23,8 @@ from tvm.script import tirx as T
 
 from passfuzz import conventions, standalone
 from passfuzz.catalogue import ValueInfo
-from passfuzz.engine import FuzzConfig, Fuzzer, check
+from passfuzz.engine import FuzzConfig, Fuzzer
+from passfuzz.trial import check
 from passfuzz.oracle import Finding, compare_arrays, tolerance
 from passfuzz.pass_catalogue import with_prerequisites
 from passfuzz.passes import resolve_list

@@ -12,8 +12,9 @@ import time
 
 import pytest
 
-from passfuzz import corpus, engine, runs
+from passfuzz import corpus, runs, trial
 from passfuzz.engine import FuzzConfig, Fuzzer
+from passfuzz.events import ExampleChecked, FindingSeen
 from passfuzz.passes import resolve
 
 from .conftest import ROOT
@@ -177,14 +178,14 @@ def planted(tmp_path, **changes):
 
 def test_each_resumed_session_generates_the_uninterrupted_runs_examples_from_its_position(tmp_path, monkeypatch):
     generated = []  # the examples checked, shrink candidates aside
-    real_check = engine.check
+    real_check = trial.check
 
     def recording(program, *args, shrinking=False, **kwargs):
         if not shrinking:
             generated.append(json.dumps(program.to_json(), sort_keys=True))
         return real_check(program, *args, shrinking=shrinking, **kwargs)
 
-    monkeypatch.setattr(engine, "check", recording)
+    monkeypatch.setattr(trial, "check", recording)
     whole = Fuzzer(planted(tmp_path / "whole")).run()
     uninterrupted, generated[:] = list(generated), []
     assert whole.examples == 6 and len(uninterrupted) == 6 and len(whole.findings) == 1
@@ -194,13 +195,13 @@ def test_each_resumed_session_generates_the_uninterrupted_runs_examples_from_its
     config = planted(tmp_path, run_dir=directory)
 
     def ctrl_c(when):
-        def notify(kind, data):
-            if when(kind, data):
+        def notify(event):
+            if when(event):
                 fuzzer.interrupted = True  # what the SIGINT handler does
         return notify
 
-    sessions = [ctrl_c(lambda kind, data: kind == "new"),  # while Hypothesis shrinks the bug
-                ctrl_c(lambda kind, data: kind == "example" and data["stats"].examples == 5),  # in a later round
+    sessions = [ctrl_c(lambda event: isinstance(event, FindingSeen)),  # while Hypothesis shrinks the bug
+                ctrl_c(lambda event: isinstance(event, ExampleChecked) and event.stats.examples == 5),  # a later round
                 None]
     for notify in sessions:
         progress = runs.read_progress(directory, 0, 2)

@@ -21,7 +21,9 @@ from rich.console import Console as RichConsole
 
 from passfuzz.cli import main
 from passfuzz.cli.output import Console
-from passfuzz.engine import FuzzConfig, Stats
+from passfuzz.engine import FuzzConfig
+from passfuzz.events import ExampleChecked
+from passfuzz.stats import Stats
 from passfuzz.run_log import LOG_NAME, RunLog, memory, read, schema
 from passfuzz.run_report import figure, final_figures
 
@@ -139,7 +141,7 @@ def test_the_log_keeps_coming_while_no_event_does(tmp_path):
     the latest figures; the final line holds the final statistics."""
     stats = Stats(examples=4, pass_runs={"FoldConstant": 4}, pass_fired={"FoldConstant": 2})
     log = RunLog(tmp_path / "run" / LOG_NAME, interval=0.05)
-    log.handle("example", {"stats": stats})  # before the timer starts: every timer line holds it
+    log.handle(ExampleChecked(stats))  # before the timer starts: every timer line holds it
     with log:
         time.sleep(0.5)  # no event meanwhile
         stats.examples, stats.findings = 6, {"a": "a.json"}
@@ -182,7 +184,7 @@ def test_the_live_display_shows_the_numbers_on_a_terminal(tmp_path):
     screen = io.StringIO()
     console = Console(terminal=RichConsole(force_terminal=True, file=screen, width=200))
     console.start(dataclasses.replace(_config(), run_dir=tmp_path / "run"), 1)
-    console.handle("example", {"stats": _stats()})
+    console.handle(ExampleChecked(_stats()))
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())  # the display, without its escapes
     for text in ("17 examples", "17 of 100 examples", "findings 1", "known 3", "generator defects 2",
                  "incomparable 1", "shrink runs 5", f"run log: {tmp_path / 'run'}/log.jsonl"):
@@ -197,8 +199,8 @@ def test_plain_output_off_a_terminal_is_lines_without_escapes():
     console = Console(stream)
     assert not console.live
     console.start(_config(), 1)
-    console.handle("example", {"stats": _stats()})
-    console.handle("example", {"stats": _stats()})  # within 30 s of the one before: not shown
+    console.handle(ExampleChecked(_stats()))
+    console.handle(ExampleChecked(_stats()))  # within 30 s of the one before: not shown
     console.summary(_stats(), _config())
     text = stream.getvalue()
     assert "\x1b" not in text and "\r" not in text

@@ -2,7 +2,7 @@
 
 import time
 
-from passfuzz.engine import check, shrink_timeout
+from passfuzz.trial import check, shrink_timeout
 from passfuzz.passes import resolve_list
 from passfuzz.program import Node, Param, Program
 

@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from passfuzz import corpus
-from passfuzz.engine import FuzzConfig, Fuzzer, check
+from passfuzz.engine import FuzzConfig, Fuzzer
+from passfuzz.trial import check
 from passfuzz.passes import resolve_list
 from passfuzz.program import Node, Param, Program
 from passfuzz.speed import SpeedCheck, time_sides

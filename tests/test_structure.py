@@ -15,7 +15,7 @@ from tvm import relax
 from passfuzz.catalogue import OpError
 from passfuzz.catalogue.structure import IF
 from passfuzz.corpus import known_fingerprints
-from passfuzz.engine import check
+from passfuzz.trial import check
 from passfuzz.graph import analyse
 from passfuzz.passes import resolve_list
 from passfuzz.program import Node, Param, Program, ProgramError

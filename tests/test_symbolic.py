@@ -13,7 +13,7 @@ from tvm import relax
 
 from passfuzz.calling import PLAIN, choose_adapter
 from passfuzz.corpus import schema
-from passfuzz.engine import check
+from passfuzz.trial import check
 from passfuzz.graph import analyse
 from passfuzz.passes import resolve
 from passfuzz.program import Node, Param, Program, ProgramError

@@ -98,7 +98,7 @@ def test_gpu_side_compiles_with_its_pipeline_and_agrees_with_llvm(kind):
     reason = unavailable_reason(kind)
     if reason is not None:
         pytest.skip(f"{kind}: {reason}")
-    from passfuzz.engine import check
+    from passfuzz.trial import check
     from passfuzz.passes import resolve
 
     outcome = run_side(PROGRAM, None, ["llvm", kind], timeout=300)

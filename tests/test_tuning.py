@@ -12,7 +12,8 @@ from tvm import relax
 
 from passfuzz import tuning_records
 from passfuzz.builds import BuildError, parse_build
-from passfuzz.engine import FuzzConfig, Fuzzer, check
+from passfuzz.engine import FuzzConfig, Fuzzer
+from passfuzz.trial import check
 from passfuzz.execute import run_side
 from passfuzz.relax_build import build_module
 from tests.test_schedules import PROGRAM

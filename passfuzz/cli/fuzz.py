@@ -348,6 +348,7 @@ def _check_arguments(specs, option: str, targets: list[str], timeout: float) -> 
 
 def run(args: argparse.Namespace) -> int:
     from .. import corpus, runs
+    from ..events import Event
     from ..parallel import fuzz_in_workers
     from ..run_log import LOG_NAME, RunLog
 
@@ -370,9 +371,9 @@ def run(args: argparse.Namespace) -> int:
     console.start(config, args.workers)
     console.note(f"run directory {run_dir}; resume with: passfuzz --resume {run_dir}")
     with RunLog(config.run_dir / LOG_NAME) as log:  # a resumed run appends to its log
-        def notify(kind: str, data: dict) -> None:  # the console and the run log see the same events
-            console.handle(kind, data)
-            log.handle(kind, data)
+        def notify(event: Event) -> None:  # the console and the run log see the same events
+            console.handle(event)
+            log.handle(event)
 
         try:
             if args.scheduler is not None:

@@ -1,6 +1,6 @@
 """What the user sees: a live display on a terminal, finding notices, the final summary.
 
-Execution never prints; it emits events (engine.Notify) that the Console renders. On a terminal
+Execution never prints; it emits events (passfuzz.events) that the Console renders. On a terminal
 the progress is a rich live display (passfuzz.cli.live); when stderr is a file or a pipe (CI
 logs), a plain progress line every 30 s, which scripts and tests read.
 """
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sys
 import time
+
+from ..events import ClusterJoined, Event, ExampleChecked, FindingSaved, FindingSeen, OutsideContract, WorkerLost
 
 _REFRESH_SECONDS = 0.25  # live display on a terminal
 _LOG_SECONDS = 30.0  # progress line when stderr is a file or a pipe (CI logs)
@@ -83,29 +85,30 @@ class Console:
         if self.display is not None:
             self.display.start(config, workers, self.started)
 
-    def handle(self, kind: str, data: dict) -> None:
-        if kind == "example":
-            self._progress(data["stats"])
-        elif kind == "new":
-            finding = data["finding"]
-            blame = "" if finding.blamed else " of TVM's plain build (no pass to blame)"
-            self._write(f"new finding{blame} {finding.kind}: {finding.message[:160]}\n"
-                        f"  saved unshrunk to {data['path']}; shrinking...")
-        elif kind == "outside-contract":
-            finding = data["finding"]
-            self._write(f"outside the pass contracts, not a bug: {finding.kind}: {finding.message[:120]}\n"
-                        f"  because {finding.outside_contract[:200]}\n  saved apart to {data['path']}")
-        elif kind == "cluster":
-            self.note(f"on {len(data['workers'])} worker{'s' * (len(data['workers']) > 1)} of the Dask cluster at "
-                      f"{data['scheduler']}: {', '.join(data['workers'])}")
-            if data["multithreaded"]:
-                self.note(f"{len(data['multithreaded'])} of them run several threads, of which passfuzz uses one "
-                          "(one fuzzer per worker process): start workers with --nthreads 1, one per core")
-        elif kind == "worker-lost":
-            self._write(f"worker {data['worker']} lost ({data['why']}); the others go on")
-        elif kind == "saved":
-            self._write(f"shrunk to {data['program'].summary()}\n  saved {data['path']}\n"
-                        f"  reproduce: python {str(data['path'])[:-5]}.py")
+    def handle(self, event: Event) -> None:
+        match event:
+            case ExampleChecked(stats=stats):
+                self._progress(stats)
+            case FindingSeen(finding=finding, path=path):
+                blame = "" if finding.blamed else " of TVM's plain build (no pass to blame)"
+                self._write(f"new finding{blame} {finding.kind}: {finding.message[:160]}\n"
+                            f"  saved unshrunk to {path}; shrinking...")
+            case OutsideContract(finding=finding, path=path):
+                self._write(f"outside the pass contracts, not a bug: {finding.kind}: {finding.message[:120]}\n"
+                            f"  because {finding.outside_contract[:200]}\n  saved apart to {path}")
+            case ClusterJoined(scheduler=scheduler, workers=workers, multithreaded=multithreaded):
+                self.note(f"on {len(workers)} worker{'s' * (len(workers) > 1)} of the Dask cluster at "
+                          f"{scheduler}: {', '.join(workers)}")
+                if multithreaded:
+                    self.note(f"{len(multithreaded)} of them run several threads, of which passfuzz uses one "
+                              "(one fuzzer per worker process): start workers with --nthreads 1, one per core")
+            case WorkerLost(worker=worker, why=why):
+                self._write(f"worker {worker} lost ({why}); the others go on")
+            case FindingSaved(program=program, path=path):
+                self._write(f"shrunk to {program.summary()}\n  saved {path}\n"
+                            f"  reproduce: python {str(path)[:-5]}.py")
+            case _:
+                raise TypeError(f"not an event: {event!r}")
 
     def _progress(self, stats) -> None:
         now = time.monotonic()

@@ -137,7 +137,8 @@ def redrawn(program, seed: int):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..engine import FindingError, Fuzzer, check
+    from ..engine import FindingError, Fuzzer
+    from ..trial import check
     from .fuzz import config_from
 
     if args.draws < 1:

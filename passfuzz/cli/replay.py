@@ -39,7 +39,7 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     reduced again for ``reduce_seconds`` when that is given."""
     from ..builds import BuildError, parse_build
     from ..corpus import CorpusError, load, problem
-    from ..engine import check
+    from ..trial import check
     from ..passes import PassSpecError, resolve
     from ..targets import unavailable_reason
 

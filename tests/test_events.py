@@ -1,0 +1,57 @@
+"""The engine's events: typed, frozen, picklable across workers, rendered by type."""
+
+import dataclasses
+import io
+import pickle
+import typing
+from pathlib import Path
+
+import pytest
+
+from passfuzz import events
+from passfuzz.cli.output import Console
+from passfuzz.events import ClusterJoined, ExampleChecked, FindingSaved, FindingSeen, OutsideContract, WorkerLost
+from passfuzz.oracle import new_finding
+from passfuzz.passes import PassSpec
+from passfuzz.program import Node, Param, Program
+from passfuzz.stats import Stats
+
+PROGRAM = Program((Param((3,), "float32", -4, 4, [0.0, 1.0, 2.0]), Node("exp", (0,))), (1,))
+FINDING = new_finding("wrong-result", [PassSpec("FoldConstant")], "values", "outputs differ", "run:llvm")
+PATH = Path("corpus/wrong-result-0123456789ab.json")
+
+
+def every_event():
+    return [ExampleChecked(Stats(examples=3, pass_runs={"FoldConstant": 3})), FindingSeen(FINDING, PATH),
+            OutsideContract(dataclasses.replace(FINDING, outside_contract="FoldConstant after LegalizeOps"), PATH),
+            FindingSaved(FINDING, PATH, PROGRAM), ClusterJoined("tcp://127.0.0.1:8786", ("w1", "w2"), ("w2",)),
+            WorkerLost("w1", "it left the cluster")]
+
+
+def test_every_kind_is_listed_frozen_and_survives_pickling():
+    made = every_event()
+    assert {type(e) for e in made} == set(typing.get_args(events.Event))
+    for event in made:
+        assert pickle.loads(pickle.dumps(event)) == event  # the workers' queues pickle them
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            event.__setattr__(dataclasses.fields(event)[0].name, None)
+
+
+def test_the_console_renders_each_kind_by_its_type():
+    stream = io.StringIO()
+    console = Console(stream)
+    for event in every_event():
+        console.handle(event)
+    text = stream.getvalue()
+    assert "0:00:00  3 examples" in text
+    assert f"new finding wrong-result: outputs differ\n  saved unshrunk to {PATH}; shrinking..." in text
+    assert f"because FoldConstant after LegalizeOps\n  saved apart to {PATH}" in text
+    assert f"shrunk to {PROGRAM.summary()}\n  saved {PATH}\n  reproduce: python {str(PATH)[:-5]}.py" in text
+    assert "on 2 workers of the Dask cluster at tcp://127.0.0.1:8786: w1, w2" in text
+    assert "1 of them run several threads" in text
+    assert "worker w1 lost (it left the cluster); the others go on" in text
+
+
+def test_what_is_not_an_event_is_refused_not_ignored():
+    with pytest.raises(TypeError):
+        Console(io.StringIO()).handle({"stats": Stats()})
