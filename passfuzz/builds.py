@@ -137,3 +137,17 @@ def parse_build(text: str) -> Build:
     if build.tune is not None and build.codegen == "c":
         raise BuildError("--build: tune=N tunes for llvm (MetaSchedule's runner runs what llvm builds)")
     return build
+
+
+def recorded_build(record: dict) -> Build:
+    """The build a saved finding (a corpus record) was found with: its --build text and what its
+    example drew for the kernels (schedule steps, dlight rules, tuning records), none of which
+    the text holds; without them a replay would compare an unscheduled (or retuned) build."""
+    build = parse_build(record.get("build", ""))
+    if record.get("schedule"):
+        build = build.with_schedule(record["schedule"])
+    if record.get("dlight_rules") is not None:
+        build = build.with_dlight(record["dlight_rules"])
+    if record.get("tune_records"):
+        build = build.with_tune_records(record["tune_records"])
+    return build

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from tvm import relax
 
 from passfuzz import schedules
-from passfuzz.builds import parse_build
+from passfuzz.builds import parse_build, recorded_build
+from passfuzz.cli.replay import replay_one
 from passfuzz.engine import FuzzConfig, Fuzzer
 from passfuzz.execute import run_side
 from passfuzz.program import Node, Param, Program
@@ -31,6 +32,8 @@ def test_schedule_random_parses_and_carries_its_steps_outside_the_text():
     assert build.text == SCHEDULE.text and build.schedule_steps == (("split", (1, 0, 2, 3)),)
     assert build.blamed_primitive == "split" and SCHEDULE.blamed_primitive == ""
     assert build.as_dict()["schedule_steps"] == (("split", (1, 0, 2, 3)),)
+    record = {"build": "schedule=random", "schedule": [["split", [1, 0, 2, 3]]]}
+    assert recorded_build(record) == build and recorded_build({"build": "schedule=random"}) == SCHEDULE
 
 
 def test_steps_change_the_kernels_and_rejected_ones_are_skipped():
@@ -62,6 +65,10 @@ def test_a_planted_wrong_primitive_is_found_and_reduced_to_that_one_step(tmp_pat
     record = records[0]
     assert "[unroll]" in record["signature"] and record["build"] == "schedule=random"
     assert [step[0] for step in record["schedule"]] == ["unroll"]
+    # Replay rebuilds the record's build with its steps: the planted unroll still shows (an
+    # unscheduled build would call the finding fixed).
+    status, detail = replay_one(tmp_path / f"{record['id']}.json", timeout=120)
+    assert status == "REPRODUCES", detail
     script = tmp_path / f"{record['id']}.py"
     assert "schedule_pass" in script.read_text() and "'unroll'" in script.read_text()  # the trace, as data
     # The script applies the trace with the real primitives (copied, not planted): it runs, and

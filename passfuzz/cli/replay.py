@@ -37,7 +37,7 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     record: the detail names the file and why). With ``rewrite``, a
     finding that REPRODUCES has its files regenerated from this run (atomically), after being
     reduced again for ``reduce_seconds`` when that is given."""
-    from ..builds import BuildError, parse_build
+    from ..builds import BuildError, recorded_build
     from ..corpus import CorpusError, load, problem
     from ..trial import check
     from ..passes import PassSpecError, resolve
@@ -48,7 +48,7 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     try:
         entry = load(path)
         passes = [resolve(p) for p in entry.record["passes"]]
-        build = parse_build(entry.record.get("build", ""))
+        build = recorded_build(entry.record)
     except (CorpusError, PassSpecError, BuildError) as exc:
         return "ERROR", str(exc)
     targets = [t for t in entry.record["targets"] if unavailable_reason(t) is None]

@@ -1,0 +1,332 @@
+"""passfuzz wrong-result-b894fe0381b2: wrong-result compiled with schedule=random on llvm.
+
+llvm: output 0 (float32, shape (4, 1)): 3 of 4 elements differ, first at [0, 0]: original 0.0, optimized 2.0
+Exits 1 while the bug reproduces, 0 once it is fixed.
+"""
+import os
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+import tvm
+from tvm import relax
+from tvm import s_tir
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+CHOICES = 4  # integers per step: function, block, and two for the primitive
+SPLIT_FACTORS = (2, 3, 4, 8, 16)  # 3 leaves a remainder on most extents: split then needs a predicate
+
+
+def _loop(sch, block, choice):
+    loops = sch.get_loops(block)
+    if not loops:
+        raise ValueError("the block has no loops")
+    return loops[choice % len(loops)]
+
+
+def _split(sch, block, a, b):
+    loop = _loop(sch, block, a)
+    sch.split(loop, factors=[None, SPLIT_FACTORS[b % len(SPLIT_FACTORS)]])
+    return sch
+
+
+def _reorder(sch, block, a, b):
+    loops = sch.get_loops(block)
+    first, second = sorted((a % len(loops), b % len(loops)))
+    if first == second:
+        raise ValueError("one loop")
+    sch.reorder(loops[second], loops[first])  # the outer one of the two goes inside
+    return sch
+
+
+def _fuse(sch, block, a, b):
+    loops = sch.get_loops(block)
+    first = a % len(loops)
+    if first + 1 >= len(loops):
+        raise ValueError("no next loop")
+    sch.fuse(loops[first], loops[first + 1])
+    return sch
+
+
+def _parallel(sch, block, a, b):
+    sch.parallel(_loop(sch, block, a))
+    return sch
+
+
+def _vectorize(sch, block, a, b):
+    sch.vectorize(_loop(sch, block, a))
+    return sch
+
+
+def _unroll(sch, block, a, b):
+    sch.unroll(_loop(sch, block, a))
+    return sch
+
+
+def _compute_at(sch, block, a, b):
+    consumers = sch.get_consumers(block)
+    if not consumers:
+        raise ValueError("no consumer")
+    sch.compute_at(block, _loop(sch, consumers[a % len(consumers)], b))
+    return sch
+
+
+def _reverse_compute_at(sch, block, a, b):
+    producers = sch.get_producers(block)
+    if not producers:
+        raise ValueError("no producer")
+    sch.reverse_compute_at(block, _loop(sch, producers[a % len(producers)], b))
+    return sch
+
+
+def _cache_read(sch, block, a, b):
+    reads = sch.get(block).reads
+    sch.cache_read(block, a % len(reads), "global")
+    return sch
+
+
+def _cache_write(sch, block, a, b):
+    writes = sch.get(block).writes
+    sch.cache_write(block, a % len(writes), "global")
+    return sch
+
+
+def _compute_inline(sch, block, a, b):
+    sch.compute_inline(block)
+    return sch
+
+
+def _decompose_reduction(sch, block, a, b):
+    sch.decompose_reduction(block, _loop(sch, block, a))
+    return sch
+
+
+# name -> (schedule, block, choice, choice) -> schedule. A primitive returns the schedule it leaves
+# (the same object for every real primitive), so a replacement may hand back another one.
+PRIMITIVES = {
+    "split": _split,
+    "reorder": _reorder,
+    "fuse": _fuse,
+    "parallel": _parallel,
+    "vectorize": _vectorize,
+    "unroll": _unroll,
+    "compute_at": _compute_at,
+    "reverse_compute_at": _reverse_compute_at,
+    "cache_read": _cache_read,
+    "cache_write": _cache_write,
+    "compute_inline": _compute_inline,
+    "decompose_reduction": _decompose_reduction,
+}
+
+
+def _blocks(sch):
+    return sch.get_child_blocks(sch.get_sblock("root", func_name="main"))
+
+
+def schedulable(func) -> bool:
+    """Does ``func`` (a PrimFunc) have blocks under a root block, which the primitives act on?"""
+    try:
+        return bool(_blocks(s_tir.Schedule(tvm.IRModule({"main": func}))))
+    except Exception:  # noqa: BLE001 - no root block (a lowered shape function): nothing to schedule
+        return False
+
+
+def apply_step(sch, step):
+    """The schedule after ``step`` (a copy of ``sch``), or None when the schedule rejects it."""
+    name, choices = step
+    choices = tuple(choices) + (0,) * (CHOICES - len(choices))
+    trial = sch.copy()
+    try:
+        blocks = _blocks(trial)
+        if not blocks:
+            return None
+        return PRIMITIVES[name](trial, blocks[choices[1] % len(blocks)], choices[2], choices[3])
+    except Exception:  # noqa: BLE001 - a rejected primitive is a skipped step, not a finding
+        return None
+
+
+def schedule_function(func, steps):
+    """``func`` (a PrimFunc) scheduled by ``steps`` in order (rejected ones skipped)."""
+    sch = s_tir.Schedule(tvm.IRModule({"main": func}), debug_mask="all")
+    for step in steps:
+        sch = apply_step(sch, step) or sch
+    return sch.mod["main"]
+
+
+def apply_schedule(mod, steps):
+    """``mod`` with each step applied to the PrimFunc its first choice picks (modulo the
+    schedulable PrimFuncs, in name order)."""
+    names = sorted(gv.name_hint for gv, func in mod.functions.items()
+                   if isinstance(func, tvm.tirx.PrimFunc) and schedulable(func))
+    if not names or not steps:
+        return mod
+    per_function = {name: [] for name in names}
+    for name, choices in steps:
+        choices = tuple(choices) + (0,) * (CHOICES - len(choices))
+        per_function[names[choices[0] % len(names)]].append((name, choices))
+    mod = mod.clone()  # a pass leaves its input as it was
+    for name, own in per_function.items():
+        if own:
+            mod.update_func(mod.get_global_var(name), schedule_function(mod[name], own))
+    return mod
+
+
+def schedule_pass(steps):
+    """A module pass applying ``steps`` (run after the Relax pipeline, on the kernels it leaves)."""
+    @tvm.transform.module_pass(opt_level=0, name="PassfuzzRandomSchedule")
+    def _schedule(mod, _ctx):
+        return apply_schedule(mod, steps)
+    return _schedule
+
+
+GPU_KINDS = ('cuda', 'rocm', 'vulkan', 'opencl', 'metal')
+
+
+def kind_of(target):
+    """The target kind of a target string such as "llvm" or "cuda -arch=sm_80"."""
+    return target.split()[0] if target.split() else ""
+
+
+def target_config(target):
+    """"llvm -mcpu=skylake -opt-level=2" -> {"kind": "llvm", "mcpu": "skylake", "opt-level": 2}.
+    Each option is -name=value (a bare -name is true); its type comes from the kind's options:
+    int, bool (true/false/1/0), Array<str> (comma-separated) or str. ValueError, one line, for
+    an option the kind does not have or a value of the wrong type."""
+    words = target.split()
+    kind = words[0] if words else ""
+    if kind not in tvm.target.Target.list_kinds():
+        raise ValueError(f"TVM knows no target kind {kind!r}")
+    options = tvm.target.TargetKind.options_from_name(kind)
+    config = {"kind": kind}
+    for word in words[1:]:
+        name, equals, value = word.lstrip("-").partition("=")
+        if not word.startswith("-") or not name or name not in options or name in ("kind", "host"):
+            raise ValueError(f"{kind} has no option {word!r} (options: {', '.join(sorted(options))})")
+        schema = options[name]
+        if schema == "bool" and value.lower() in ("", "true", "1", "false", "0"):
+            config[name] = value.lower() in ("", "true", "1")
+        elif schema == "int" and value.lstrip("-").isdigit():
+            config[name] = int(value)
+        elif schema.startswith("Array") and value:
+            config[name] = value.split(",")
+        elif schema == "str" and equals and value:
+            config[name] = value
+        else:
+            raise ValueError(f"{kind} option {name} takes {schema}, not {value!r}")
+    return config
+
+
+def has_closures(mod):
+    """Does a Relax function of ``mod`` define a local function? (They must be lifted first.)"""
+    found = []
+    for func in mod.functions.values():
+        if isinstance(func, relax.Function):
+            relax.analysis.post_order_visit(func.body, lambda e: found.append(isinstance(e, relax.Function)))
+    return any(found)
+
+
+def is_plain(target, build=None):
+    """Is this the plain build (``tvm.compile(mod, target)``) for a CPU target without options?"""
+    return not build and target in ("llvm", "c")
+
+
+def load(mod, target, build=None):
+    """(executable, device): ``mod`` compiled for ``target`` (a target string such as "llvm" or
+    "cuda -arch=sm_80") under ``build``, a dict of passfuzz.builds.Build fields (None or {} for the
+    plain build). GPU kinds always compile with their default pipeline: it schedules every kernel
+    onto threads (dlight), without which no GPU kernel passes VerifyMemory."""
+    if has_closures(mod):  # the build pipeline cannot lower local functions
+        mod = relax.transform.LambdaLift()(mod)
+    if is_plain(target, build):
+        return tvm.compile(mod, target), tvm.cpu(0)
+    build = build or {}
+    kind = kind_of(target)
+    config = target_config(target)
+    if build.get("codegen") == "c" and kind == "llvm":
+        kind, config = "c", {"kind": "c"}
+    llvm_options = {key: build[field] for field, key in (("opt_level", "opt-level"), ("mcpu", "mcpu"))
+                    if build.get(field) is not None}
+    if llvm_options and kind == "llvm":
+        if llvm_options.get("mcpu") == "host":
+            llvm_options["mcpu"] = tvm.target.codegen.llvm_get_system_cpu()
+        config.update(llvm_options)
+    tgt = tvm.target.Target(config)
+    target_pipeline = kind in GPU_KINDS or build.get("pipeline") == "target"
+    pipeline = relax.get_default_pipeline(tgt) if target_pipeline else "default"
+    if kind in GPU_KINDS and build.get("dlight_rules") is not None:  # dlight rules drawn in place of the default
+        pipeline = gpu_pipeline(tgt, build["dlight_rules"])
+    if build.get("schedule_steps"):  # the drawn schedule, on the kernels the Relax pipeline leaves
+        pipeline = tvm.transform.Sequential([relax.get_pipeline(pipeline) if isinstance(pipeline, str) else pipeline,
+                                             schedule_pass(build["schedule_steps"])])
+    if build.get("tune_records"):  # what tuning chose, applied as MetaSchedule applies its database
+        pipeline = tvm.transform.Sequential([relax.get_pipeline(pipeline) if isinstance(pipeline, str) else pipeline,
+                                             records_pass(build["tune_records"], tgt)])
+    executable = relax.build(mod, tgt, relax_pipeline=pipeline, exec_mode=build.get("exec_mode", "bytecode"))
+    if build.get("export"):  # the serialization round trip: export_library, then load it back
+        directory = tempfile.mkdtemp(prefix="passfuzz-")
+        try:
+            path = os.path.join(directory, "side.so")
+            executable.export_library(path)
+            executable = tvm.runtime.load_module(path)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)  # a loaded library stays mapped
+    device = tvm.cpu(0) if kind in ("llvm", "c") else tvm.runtime.device(kind, 0)
+    return executable, device
+
+
+def to_tvm(argument, device=None):
+    """One of ``Program.arguments()`` as the VM takes it, on ``device`` (the CPU if None): a
+    tensor for an array, a shape for a tuple of ints (an R.Shape parameter), the int itself for
+    an R.Prim parameter, and a tuple of those for a tuple parameter."""
+    if isinstance(argument, int):
+        return argument
+    if isinstance(argument, tuple) and all(isinstance(item, int) for item in argument):
+        return tvm.runtime.ShapeTuple(argument)
+    if isinstance(argument, tuple):
+        return tuple(to_tvm(item, device) for item in argument)
+    return tvm.runtime.tensor(argument, device)
+
+
+def numpy_outputs(value):
+    """The VM's result (a tensor or nested tuples of tensors) as a flat list of numpy arrays."""
+    if hasattr(value, "numpy"):
+        return [value.numpy()]
+    return [array for item in value for array in numpy_outputs(item)]
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(w0: R.Tensor((4, 1), dtype="float32")) -> R.Tensor((4, 1), dtype="float32"):
+        R.func_attr({"num_input": 0})
+        with R.dataflow():
+            lv: R.Tensor((4, 1), dtype="float32") = R.add(w0, w0)
+            gv: R.Tensor((4, 1), dtype="float32") = lv
+            R.output(gv)
+        return gv
+
+
+arguments = [np.array([[0.0], [0.0], [0.0], [1.0]], dtype='float32')]
+try:  # the optimized module first: compiling the original first can hide a bug
+    mod = Module.clone()  # passes may update their input in place
+    executable, device = load(mod, 'llvm', {'schedule': 'random', 'schedule_steps': (('vectorize', (11, 2, 14, 10)), ('cache_write', (2, 8, 0, 9)), ('reverse_compute_at', (8, 15, 7, 11)))})
+    args = [to_tvm(a, device) for a in arguments]
+    vm = relax.VirtualMachine(executable, device)
+    actual = numpy_outputs(vm["main"](*args))
+except Exception as error:
+    print(f"BUG REPRODUCES (wrong-result): {type(error).__name__}:", *str(error).strip().splitlines()[:1])
+    sys.exit(1)
+args = [tvm.runtime.tensor(a) for a in arguments]
+vm = relax.VirtualMachine(tvm.compile(Module, 'llvm'), tvm.cpu())
+expected = numpy_outputs(vm["main"](*args))
+try:
+    assert len(actual) == 1, f"1 output(s) expected, {len(actual)} returned"
+    assert (actual[0].dtype, actual[0].shape) == (expected[0].dtype, expected[0].shape), f"{expected[0].dtype}{expected[0].shape} became {actual[0].dtype}{actual[0].shape}"
+    np.testing.assert_allclose(actual[0].astype("float64"), expected[0].astype("float64"), rtol=0.0001, atol=0.0016000016, equal_nan=True, err_msg='output 0')
+except AssertionError as error:
+    print("BUG REPRODUCES (wrong-result):", " ".join(str(error).split()))
+    sys.exit(1)
+print("fixed: the optimized module compiles, runs and matches the original")
