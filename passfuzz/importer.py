@@ -1089,6 +1089,9 @@ def canonical(program: Program) -> Program:
 
 
 def _ordered(program: Program) -> Program:
+    program = replace(program, values=tuple(_constant_operands_inlined(v, program.values)
+                                            if isinstance(v, Node) and v.op == "if" else v
+                                            for v in program.values))
     order = [i for i, _ in program.params]
     consts = {i for i, v in enumerate(program.values) if isinstance(v, Node) and v.op == "const"}
     placed = set(order)
@@ -1104,7 +1107,8 @@ def _ordered(program: Program) -> Program:
         if o not in placed:
             order.append(o)
             placed.add(o)
-    order += [i for i in range(len(program.values)) if i not in placed]
+    # what is left is a constant nothing reads (an If operand inlined above): the module has none
+    assert all(i in consts for i in range(len(program.values)) if i not in placed)
     renumber = {old: new for new, old in enumerate(order)}
     values = []
     for old in order:
@@ -1127,6 +1131,33 @@ def _canonical_node(node: Node) -> Node:
         regions = {key: _canonical_region(_reparam(node.attrs[key], n, renumber), len(first)) for key in ("then", "else")}
         return Node("if", (node.args[0], *(node.args[1 + k] for k in first)), regions)
     return node
+
+
+def _constant_operands_inlined(node: Node, values) -> Node:
+    """An If whose operands include constants, with each constant moved into the branches that
+    read it. relax_build keeps constants inline, so a branch holds the constant itself, which the
+    import reads as the branch's own constant: the module cannot tell the two apart."""
+    n = len(node.args) - 1
+    inlined = [k for k, a in enumerate(node.args[1:]) if isinstance(values[a], Node) and values[a].op == "const"]
+    if not inlined:
+        return node
+    kept = [k for k in range(n) if k not in inlined]
+    regions = {}
+    for key in ("then", "else"):
+        region = node.attrs[key]
+        read = {int(a) for v in region["values"] for a in v["args"]} | {int(o) for o in region["outputs"]}
+        moved = [k for k in inlined if k in read]
+        where = {k: kept.index(k) if k in kept else len(kept) + moved.index(k) for k in range(n) if k in kept or k in moved}
+        shift = len(kept) + len(moved) - n
+
+        def renumber(a, where=where, shift=shift):
+            return where[a] if a < n else a + shift
+
+        constants = [{"op": "const", "args": [], "attrs": values[node.args[1 + k]].attrs} for k in moved]
+        regions[key] = {"values": constants + [{**v, "args": [renumber(int(a)) for a in v["args"]]}
+                                               for v in region["values"]],
+                        "outputs": [renumber(int(o)) for o in region["outputs"]]}
+    return Node("if", (node.args[0], *(node.args[1 + k] for k in kept)), regions)
 
 
 def _first_reads(region: dict, n: int, first: list) -> None:
