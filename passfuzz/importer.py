@@ -14,7 +14,8 @@ the one place per op.
 The Program is plain data and the module does not say everything it holds: the declared value
 range of each parameter and, for consts and parameters, their place among the values. ``canonical``
 is the normal form the import gives (parameters first, in ``main``'s order; each constant just
-before its first consumer; an If's operands in the order its branches first read them), so
+before its first consumer; a constant operand of an If inside the branches that read it, as
+relax_build writes it inline there; an If's operands in the order its branches first read them), so
 ``import_module(build_module(p), arguments=p.arguments())`` equals ``canonical(p)`` up to the
 parameters' ranges, which the importer infers: the simplest candidate range holding the
 arguments for which ``graph.analyse`` accepts the Program (narrower ones for indices, divisors,
@@ -1079,8 +1080,9 @@ def _blamed_params(program: Program, exc: Exception) -> list[int]:
 
 def canonical(program: Program) -> Program:
     """``program`` as the importer gives it back (see the module docstring): parameters first in
-    ``main``'s order, each constant just before its first consumer, an If's operands in the
-    order its branches first read them, and each op's attributes as the importer reads them back
+    ``main``'s order, each constant just before its first consumer, an If's constant operands
+    inside the branches that read them, an If's operands in the order its branches first read
+    them, and each op's attributes as the importer reads them back
     from what they emit (a reshape's -1 resolved, an attribute left at TVM's default dropped:
     the module cannot tell these apart)."""
     program = _ordered(_normal_attributes(program))
