@@ -14,7 +14,8 @@ the one place per op.
 The Program is plain data and the module does not say everything it holds: the declared value
 range of each parameter and, for consts and parameters, their place among the values. ``canonical``
 is the normal form the import gives (parameters first, in ``main``'s order; each constant just
-before its first consumer; an If's operands in the order its branches first read them), so
+before its first consumer; a constant operand of an If inside the branches that read it, as
+relax_build writes it inline there; an If's operands in the order its branches first read them), so
 ``import_module(build_module(p), arguments=p.arguments())`` equals ``canonical(p)`` up to the
 parameters' ranges, which the importer infers: the simplest candidate range holding the
 arguments for which ``graph.analyse`` accepts the Program (narrower ones for indices, divisors,
@@ -1079,8 +1080,9 @@ def _blamed_params(program: Program, exc: Exception) -> list[int]:
 
 def canonical(program: Program) -> Program:
     """``program`` as the importer gives it back (see the module docstring): parameters first in
-    ``main``'s order, each constant just before its first consumer, an If's operands in the
-    order its branches first read them, and each op's attributes as the importer reads them back
+    ``main``'s order, each constant just before its first consumer, an If's constant operands
+    inside the branches that read them, an If's operands in the order its branches first read
+    them, and each op's attributes as the importer reads them back
     from what they emit (a reshape's -1 resolved, an attribute left at TVM's default dropped:
     the module cannot tell these apart)."""
     program = _ordered(_normal_attributes(program))
@@ -1089,6 +1091,9 @@ def canonical(program: Program) -> Program:
 
 
 def _ordered(program: Program) -> Program:
+    program = replace(program, values=tuple(_constant_operands_inlined(v, program.values)
+                                            if isinstance(v, Node) and v.op == "if" else v
+                                            for v in program.values))
     order = [i for i, _ in program.params]
     consts = {i for i, v in enumerate(program.values) if isinstance(v, Node) and v.op == "const"}
     placed = set(order)
@@ -1104,7 +1109,8 @@ def _ordered(program: Program) -> Program:
         if o not in placed:
             order.append(o)
             placed.add(o)
-    order += [i for i in range(len(program.values)) if i not in placed]
+    # what is left is a constant nothing reads (an If operand inlined above): the module has none
+    assert all(i in consts for i in range(len(program.values)) if i not in placed)
     renumber = {old: new for new, old in enumerate(order)}
     values = []
     for old in order:
@@ -1127,6 +1133,33 @@ def _canonical_node(node: Node) -> Node:
         regions = {key: _canonical_region(_reparam(node.attrs[key], n, renumber), len(first)) for key in ("then", "else")}
         return Node("if", (node.args[0], *(node.args[1 + k] for k in first)), regions)
     return node
+
+
+def _constant_operands_inlined(node: Node, values) -> Node:
+    """An If whose operands include constants, with each constant moved into the branches that
+    read it. relax_build keeps constants inline, so a branch holds the constant itself, which the
+    import reads as the branch's own constant: the module cannot tell the two apart."""
+    n = len(node.args) - 1
+    inlined = [k for k, a in enumerate(node.args[1:]) if isinstance(values[a], Node) and values[a].op == "const"]
+    if not inlined:
+        return node
+    kept = [k for k in range(n) if k not in inlined]
+    regions = {}
+    for key in ("then", "else"):
+        region = node.attrs[key]
+        read = {int(a) for v in region["values"] for a in v["args"]} | {int(o) for o in region["outputs"]}
+        moved = [k for k in inlined if k in read]
+        where = {k: kept.index(k) if k in kept else len(kept) + moved.index(k) for k in range(n) if k in kept or k in moved}
+        shift = len(kept) + len(moved) - n
+
+        def renumber(a, where=where, shift=shift):
+            return where[a] if a < n else a + shift
+
+        constants = [{"op": "const", "args": [], "attrs": values[node.args[1 + k]].attrs} for k in moved]
+        regions[key] = {"values": constants + [{**v, "args": [renumber(int(a)) for a in v["args"]]}
+                                               for v in region["values"]],
+                        "outputs": [renumber(int(o)) for o in region["outputs"]]}
+    return Node("if", (node.args[0], *(node.args[1 + k] for k in kept)), regions)
 
 
 def _first_reads(region: dict, n: int, first: list) -> None:

@@ -153,7 +153,9 @@ def _join(a, b):
 
 
 def _if_infer(args, attrs):
-    require(len(args) >= 2, "if takes a condition and at least one operand")
+    # An If may read no outer value (its branches compute from constants): a module says so
+    # whenever a branch holds its constants inline.
+    require(len(args) >= 1, "if takes a condition")
     cond, operands = args[0], args[1:]
     require(isinstance(cond, ValueInfo) and cond.shape == () and cond.dtype == "bool",
             "the condition is a bool scalar")
