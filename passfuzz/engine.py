@@ -241,6 +241,8 @@ class Fuzzer:
             event("incomparable")
         elif verdict.finding is not None and verdict.finding.fingerprint in known:
             self.stats.known += 1
+            hits = self.stats.known_hits
+            hits[verdict.finding.fingerprint] = hits.get(verdict.finding.fingerprint, 0) + 1
             event(f"known bug {verdict.finding.fingerprint}")
         elif verdict.finding is not None and verdict.finding.outside_contract:
             # Saved unshrunk, once: what a pass does outside its contract is no bug to shrink.

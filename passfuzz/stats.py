@@ -19,6 +19,7 @@ class Stats:
     pass_runs: dict[str, int] = field(default_factory=dict)  # per pass: examples it ran in
     pass_fired: dict[str, int] = field(default_factory=dict)  # per pass: examples where it changed the module
     known: int = 0  # examples that hit an already known bug
+    known_hits: dict[str, int] = field(default_factory=dict)  # per known bug's fingerprint: examples that hit it
     seconds_generating: float = 0.0  # spent checking fresh examples
     seconds_shrinking: float = 0.0  # spent checking examples while shrinking or reducing
     findings: dict[str, str] = field(default_factory=dict)  # new bugs of what was named: id -> .json record
@@ -37,7 +38,7 @@ class Stats:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in ("findings", "unblamed", "outside_contract", "examples_by_worker"):
             getattr(self, name).update(getattr(other, name))
-        for name in ("pass_runs", "pass_fired"):
+        for name in ("pass_runs", "pass_fired", "known_hits"):
             mine = getattr(self, name)
             for key, value in getattr(other, name).items():
                 mine[key] = mine.get(key, 0) + value

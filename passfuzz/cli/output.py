@@ -142,6 +142,10 @@ class Console:
             shown = ", ".join(f"{name} {100 * rate:.0f}% of {runs}" for rate, name, runs in rates[:12])
             lines.append(f"fire rate (examples where the pass changed the module): {shown}"
                          + (f", and {len(rates) - 12} more" if len(rates) > 12 else ""))
+        if stats.known_hits:  # which ones, so a run's known hits can be looked up without running it again
+            hits = sorted(stats.known_hits.items(), key=lambda item: (-item[1], item[0]))
+            lines.append("known bugs hit, by fingerprint (passfuzz known names them): "
+                         + ", ".join(f"{fp} {count}x" for fp, count in hits))
         if stats.examples_by_worker:
             lines.append("examples by worker: " + ", ".join(f"{name} {count}"
                                                            for name, count in stats.examples_by_worker.items()))
