@@ -16,8 +16,7 @@ from tvm.script import ir as I
 from tvm.script import relax as R
 
 
-CHOICES = 4  # integers per step: function, block, and two for the primitive
-SPLIT_FACTORS = (2, 3, 4, 8, 16)  # 3 leaves a remainder on most extents: split then needs a predicate
+CHOICES = 4
 
 
 def _loop(sch, block, choice):
@@ -27,50 +26,8 @@ def _loop(sch, block, choice):
     return loops[choice % len(loops)]
 
 
-def _split(sch, block, a, b):
-    loop = _loop(sch, block, a)
-    sch.split(loop, factors=[None, SPLIT_FACTORS[b % len(SPLIT_FACTORS)]])
-    return sch
-
-
-def _reorder(sch, block, a, b):
-    loops = sch.get_loops(block)
-    first, second = sorted((a % len(loops), b % len(loops)))
-    if first == second:
-        raise ValueError("one loop")
-    sch.reorder(loops[second], loops[first])  # the outer one of the two goes inside
-    return sch
-
-
-def _fuse(sch, block, a, b):
-    loops = sch.get_loops(block)
-    first = a % len(loops)
-    if first + 1 >= len(loops):
-        raise ValueError("no next loop")
-    sch.fuse(loops[first], loops[first + 1])
-    return sch
-
-
-def _parallel(sch, block, a, b):
-    sch.parallel(_loop(sch, block, a))
-    return sch
-
-
 def _vectorize(sch, block, a, b):
     sch.vectorize(_loop(sch, block, a))
-    return sch
-
-
-def _unroll(sch, block, a, b):
-    sch.unroll(_loop(sch, block, a))
-    return sch
-
-
-def _compute_at(sch, block, a, b):
-    consumers = sch.get_consumers(block)
-    if not consumers:
-        raise ValueError("no consumer")
-    sch.compute_at(block, _loop(sch, consumers[a % len(consumers)], b))
     return sch
 
 
@@ -82,44 +39,13 @@ def _reverse_compute_at(sch, block, a, b):
     return sch
 
 
-def _cache_read(sch, block, a, b):
-    reads = sch.get(block).reads
-    sch.cache_read(block, a % len(reads), "global")
-    return sch
-
-
 def _cache_write(sch, block, a, b):
     writes = sch.get(block).writes
     sch.cache_write(block, a % len(writes), "global")
     return sch
 
 
-def _compute_inline(sch, block, a, b):
-    sch.compute_inline(block)
-    return sch
-
-
-def _decompose_reduction(sch, block, a, b):
-    sch.decompose_reduction(block, _loop(sch, block, a))
-    return sch
-
-
-# name -> (schedule, block, choice, choice) -> schedule. A primitive returns the schedule it leaves
-# (the same object for every real primitive), so a replacement may hand back another one.
-PRIMITIVES = {
-    "split": _split,
-    "reorder": _reorder,
-    "fuse": _fuse,
-    "parallel": _parallel,
-    "vectorize": _vectorize,
-    "unroll": _unroll,
-    "compute_at": _compute_at,
-    "reverse_compute_at": _reverse_compute_at,
-    "cache_read": _cache_read,
-    "cache_write": _cache_write,
-    "compute_inline": _compute_inline,
-    "decompose_reduction": _decompose_reduction,
-}
+PRIMITIVES = {'vectorize': _vectorize, 'reverse_compute_at': _reverse_compute_at, 'cache_write': _cache_write}
 
 
 def _blocks(sch):

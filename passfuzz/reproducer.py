@@ -130,9 +130,26 @@ def _source(*functions) -> str:
 _LOAD = (f"GPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n"
          + _source(standalone.kind_of, standalone.target_config, standalone.has_closures, standalone.is_plain,
                    standalone.load))
-# The schedule a --build schedule=random finding drew is data in BUILD; this applies it (all of
-# passfuzz.schedules below its imports), and load() runs it after the Relax pipeline.
-_SCHEDULES = inspect.getsource(schedules).split("from tvm import s_tir\n", 1)[1].strip()
+
+
+def _schedules_for(steps) -> str:
+    """What applies a --build schedule=random finding's steps (data in BUILD; load() runs it after
+    the Relax pipeline): passfuzz.schedules with only the primitives the steps name, each its
+    real function (whatever the table holds: a test may plant a wrong one), and their table."""
+    named = {step[0] for step in steps}
+    names = [name for name in schedules.PRIMITIVES if name in named]
+    primitives = [getattr(schedules, f"_{name}") for name in names]
+    needs_loop = any("_loop(" in inspect.getsource(f) for f in primitives)
+    constants = [f"CHOICES = {schedules.CHOICES}"]
+    if "split" in named:
+        constants.append(f"SPLIT_FACTORS = {schedules.SPLIT_FACTORS!r}")
+    table = "PRIMITIVES = {" + ", ".join(f"{name!r}: _{name}" for name in names) + "}"
+    return "\n\n\n".join(["\n".join(constants), _source(*([schedules._loop] if needs_loop else []), *primitives),
+                           table, _source(schedules._blocks, schedules.schedulable, schedules.apply_step,
+                                          schedules.schedule_function, schedules.apply_schedule,
+                                          schedules.schedule_pass)])
+
+
 # What a --build tune=N finding's tuning chose is data in BUILD; this applies it with MetaSchedule's
 # database pass (passfuzz.tuning_records below its imports, which the script's imports include).
 _TUNING_RECORDS = inspect.getsource(tuning_records).split("from tvm.s_tir.schedule import Trace\n", 1)[1].strip()
@@ -288,7 +305,7 @@ class _Sides:
             return ([f"executable = tvm.compile({compiled}, {self.target!r})"], "tvm.cpu()",
                     "to_tvm(a)" if tuples else "tvm.runtime.tensor(a)")
         if build.get("schedule_steps"):
-            script.need(_SCHEDULES)
+            script.need(_schedules_for(build["schedule_steps"]))
         if build.get("tune_records"):
             script.need(_TUNING_RECORDS)
         if build.get("dlight_rules") is not None:

@@ -71,6 +71,8 @@ def test_a_planted_wrong_primitive_is_found_and_reduced_to_that_one_step(tmp_pat
     assert status == "REPRODUCES", detail
     script = tmp_path / f"{record['id']}.py"
     assert "schedule_pass" in script.read_text() and "'unroll'" in script.read_text()  # the trace, as data
+    # only the primitives the steps name are copied, each the real one
+    assert "def _unroll(" in script.read_text() and "def _vectorize(" not in script.read_text()
     # The script applies the trace with the real primitives (copied, not planted): it runs, and
     # the scheduled build matches the unscheduled one.
     ran = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
