@@ -32,8 +32,7 @@ from .passes import PassSpec
 from .program import Node, Param, Program
 from .relax_build import build_module
 from .pipeline_watch import watched
-from .standalone import has_closures, load, numpy_outputs, to_tvm
-from .standalone import kind_of, target_config
+from .standalone import has_closures, kind_of, load, numpy_outputs, target_config, to_tvm
 from .targets import needs_fresh_process
 from .tuning import tune
 
@@ -144,8 +143,9 @@ _warmed: set[str] = set()
 def _warm_up(target: str) -> None:
     """Build and compile a tiny module in this process once, before the first child is forked:
     every child then inherits what that did once instead of redoing it (a side of a small program
-    took 420-510 ms in a child of a warmed parent, 600 ms in a child of a cold one). Compiled only, never run: running a kernel
-    could start TVM's thread pool, and a fork does not carry threads over. A failure here only
+    took 420-510 ms in a child of a warmed parent, 600 ms in a child of a cold one). Compiled
+    only, never run: running a kernel could start TVM's thread pool, and a fork does not carry
+    threads over. A failure here only
     costs the head start; the child meets it again and reports it."""
     if target in _warmed:
         return

@@ -801,7 +801,6 @@ def _check_reachable(mod, entry: str) -> None:
     """Every other function of the module must be one the entry calls (else it is not imported)."""
     reached, todo = {entry}, [mod[entry]]
     while todo:
-        counts: dict = {}
         refs = []
         _global_refs(todo.pop(), refs)
         for g in refs:
@@ -1163,12 +1162,10 @@ def _constant_operands_inlined(node: Node, values) -> Node:
 
 
 def _first_reads(region: dict, n: int, first: list) -> None:
-    for v in region["values"]:
+    for v in region["values"]:  # a nested region (if, call) reads only its operands, listed in args
         for a in v["args"]:
             if a < n and a not in first:
                 first.append(a)
-        if v["op"] == "if" or v["op"] == "call":  # a nested region reads only its operands
-            pass
     for o in region["outputs"]:
         if o < n and o not in first:
             first.append(o)

@@ -76,7 +76,8 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     finding = verdict.finding
     if finding is not None and not finding.stage.startswith(("pass:", "well-formed:")):
         def on_prefix(end: int) -> tuple[Verdict, Outcome]:
-            shorter = run_side(program, passes[:end], targets, timeout, build, original=original)  # tuned anew
+            # with tune=N the prefix's kernels are tuned anew: its records are its own
+            shorter = run_side(program, passes[:end], targets, timeout, build, original=original)
             return judge(program, passes[:end], original, shorter, _with_records(build, shorter), expected), shorter
 
         verdict, optimized = pin_to_prefix(verdict, optimized, range(0 if build.text else 1, len(passes)), on_prefix)

@@ -17,7 +17,6 @@ inside those ranges, up to ``--draws`` in all, until one shows a finding.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from . import Parser, UsageError
