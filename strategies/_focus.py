@@ -18,6 +18,11 @@ In some programs (one draw per program; three in four when the pass's source wan
 steered operands get fresh company: the unsteered operands become new constants rather than
 existing values (what a rewrite that wants ``is_const`` looks for).
 
+Where the pass's patterns nest one focused op inside another (``feeds``: ``floor_divide(add(x, c),
+d)`` has add feeding floor_divide at operand 0), half the focused steps draw one such feed and
+make it: the producer (unless the last focused node is one), then the consumer reading it at that
+operand. The relations above still make every other way the ops can meet.
+
 Steering works through the catalogue's own ``propose`` (so helpers it adds, a clip before a take,
 come along and validity stays by construction): the sketch it sees offers only the wanted value
 at the steered operand, where that value qualifies. A proposal that still missed the relation (it
@@ -120,6 +125,8 @@ class Focus:
     """The ops to focus on, and the last focused node of the program being drawn."""
 
     ops: Sequence[OpDef]
+    # (producer, consumer, operand position) the pattern nests: the producer's value at that operand
+    feeds: Sequence[tuple[OpDef, OpDef, int]] = ()
     last: int | None = None
     nodes: list[int] = field(default_factory=list)  # every focused node drawn so far
     constants: bool = False  # the pattern wants constants: most programs draw fresh company
@@ -127,13 +134,26 @@ class Focus:
     fresh: bool | None = None
 
     def step(self, draw, sketch, chooser) -> int:
-        """Add one focused op (with its helpers) related to the last focused node; return the
-        number of nodes added."""
-        op = self.ops[draw(st.integers(0, len(self.ops) - 1))]
-        relation = RELATIONS[draw(st.integers(0, len(RELATIONS) - 1))]
-        position = draw(st.integers(0, _POSITIONS - 1))
+        """Add one focused op (with its helpers) related to the last focused node, or one feed
+        the pattern nests; return the number of nodes added."""
         if self.fresh is None:  # with constants wanted, 0 (where shrinking goes) is fresh
             self.fresh = draw(st.integers(0, 3)) != 3 if self.constants else draw(st.booleans())
+        if self.feeds and draw(st.booleans()):
+            producer, consumer, position = self.feeds[draw(st.integers(0, len(self.feeds) - 1))]
+            added = 0
+            if self.last is None or getattr(sketch.values[self.last], "op", None) != producer.name:
+                added = self._add(draw, sketch, chooser, producer, RELATIONS[draw(st.integers(0, len(RELATIONS) - 1))],
+                                  draw(st.integers(0, _POSITIONS - 1)))
+                if not added:
+                    return 0
+            return added + self._add(draw, sketch, chooser, consumer, "feed", position)
+        op = self.ops[draw(st.integers(0, len(self.ops) - 1))]
+        relation = RELATIONS[draw(st.integers(0, len(RELATIONS) - 1))]
+        return self._add(draw, sketch, chooser, op, relation, draw(st.integers(0, _POSITIONS - 1)))
+
+    def _add(self, draw, sketch, chooser, op: OpDef, relation: str, position: int) -> int:
+        """Add ``op`` in ``relation`` to the last focused node (the drawn ``position`` first);
+        return the number of nodes added (0: none)."""
         fresh = self.fresh
         size = len(sketch.values)
         if not op.applicable(sketch) and not _fresh_operand(sketch, chooser, op):
