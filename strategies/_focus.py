@@ -51,9 +51,9 @@ _POSITIONS = 3  # operand positions steered (most ops read at most three values 
 class _SteeredSketch:
     """The sketch a steered proposal sees: its ``candidates`` calls (one per operand the proposal
     reads from the graph, in operand order for most ops) offer only the value ``steer`` gives
-    for that call, where it qualifies, and with ``fresh`` nothing at the later unsteered ones, so
-    the proposal makes a new constant or parameter there (what a rewrite's ``is_const`` needs);
-    everything else is the real sketch."""
+    for that call, where it qualifies, and at the unsteered ones every other value, or with
+    ``fresh`` nothing, so the proposal makes a new constant or parameter there (what a
+    rewrite's ``is_const`` needs); everything else is the real sketch."""
 
     def __init__(self, sketch, steer: dict[int, int] | int, fresh: bool = False):
         self._sketch, self._steer, self._fresh = sketch, steer, fresh  # an int steers every call
@@ -74,7 +74,10 @@ class _SteeredSketch:
         if self._fresh and value is None and call > 0:
             self.offered = "const"
             return []
-        return self._sketch.candidates(accept, tuples)
+        # An unsteered operand is some other value: reading a steered one again is the twice
+        # relation's job, and Hypothesis' favourite (the first candidate) is often that value.
+        steered = {self._steer} if isinstance(self._steer, int) else set(self._steer.values())
+        return [c for c in self._sketch.candidates(accept, tuples) if c not in steered]
 
 
 class _SteeredChooser:

@@ -130,10 +130,12 @@ def _hint_effects(**hints) -> tuple[float, float, float]:
 
 
 def test_operand_hints_make_the_wanted_operands_and_pattern_common():
-    hinted, plain = _hint_effects(focus_constants=True, focus_dtypes=INTS), _hint_effects()
+    feeds = [("add", "floor_divide", 0)]  # as int_divide_of_sum's source nests them, in both arms
+    hinted, plain = _hint_effects(focus_constants=True, focus_dtypes=INTS, focus_feeds=feeds), \
+        _hint_effects(focus_feeds=feeds)
     assert hinted[0] >= 0.7 and plain[0] <= 0.6, (hinted, plain)  # three programs in four, else any dtype
     assert hinted[1] > plain[1], (hinted, plain)
-    assert hinted[2] >= plain[2] and hinted[2] >= 0.03, (hinted, plain)
+    assert hinted[2] >= 1.3 * plain[2] and hinted[2] >= 0.15, (hinted, plain)
 
 
 def test_the_probe_keeps_the_ops_an_opaque_pass_acts_on():
