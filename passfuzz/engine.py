@@ -75,6 +75,7 @@ class FuzzConfig:
     focus_reason: str = ""  # where the focus comes from, for the start of the run
     focus_constants: bool = False  # the focused pattern wants constant operands
     focus_dtypes: tuple[str, ...] = ()  # the dtypes the focused rewrite checks for
+    focus_feeds: tuple[tuple[str, str, int], ...] = ()  # (producer, consumer, operand) the focused pattern nests
     motifs_for: tuple[str, ...] = ()  # passes whose motifs are drawn first (the named passes, unless --focus none)
     run_dir: Path | None = None
     seeds: tuple[Program, ...] = ()  # --seeds: programs are drawn as mutations of these (strategies.seeded_programs)
@@ -284,6 +285,7 @@ class Fuzzer:
             return relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes, loss=True)
         fresh = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
                                focus_constants=self.config.focus_constants, focus_dtypes=self.config.focus_dtypes,
+                               focus_feeds=self.config.focus_feeds,
                                motifs_for=self.config.motifs_for, **dtypes)
         if not self.config.seeds:
             return fresh

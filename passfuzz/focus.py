@@ -5,7 +5,8 @@ For TVM's passes the pass catalogue records the ops each one matches (``PassInfo
 off its source). For a user's own pass they are inferred: first from its Python source (the Relax
 op names it mentions: ``relax.op.X``, ``R.X``, ``Op.get("relax.X")``, pattern-language
 ``is_op("relax.X")``, any string ``"relax.X"``), following the module-level definitions the pass
-refers to; and when the source names none (a pass built in C++, or one that finds ops another
+refers to, with the feeds its patterns nest (``is_op("relax.f")(is_op("relax.g")(x), y)``: g's
+value is f's operand 0); and when the source names none (a pass built in C++, or one that finds ops another
 way), by a probe: the pass is applied, in a forked child, to a few one-op programs per catalogue
 op, and the ops whose programs it changes (or fails on) are kept.
 
@@ -51,13 +52,16 @@ _DTYPE_FAMILIES = {"int": INTS, "uint": ("uint8",), "float": FLOATS}
 
 @dataclass(frozen=True)
 class FocusPlan:
-    """What ``--focus`` steers generation toward: the ops most steps draw, and the operands a
-    pattern wants (constants, dtypes), with a line saying where they come from."""
+    """What ``--focus`` steers generation toward: the ops most steps draw, the feeds a pattern
+    nests, and the operands it wants (constants, dtypes), with a line saying where they come
+    from."""
 
     ops: tuple[str, ...] = ()
     reason: str = ""
     constants: bool = False  # the pattern wants constant operands (is_const)
     dtypes: tuple[str, ...] = ()  # the dtypes its rewrite checks for; (): any
+    # (producer, consumer, operand position): the producer's value is that operand of the consumer
+    feeds: tuple[tuple[str, str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,57 @@ def operand_hints(source: str) -> OperandHints:
             if dtype in INTS + FLOATS + ("bool",) and dtype not in dtypes:
                 dtypes.append(dtype)
     return OperandHints(bool(_WANTS_CONSTANT.search(source)), tuple(dtypes))
+
+
+# Refinements of a pattern that leave the op it matches as it was: is_op("relax.f")(x).has_attr(...)
+_REFINEMENTS = ("has_attr", "has_dtype", "has_shape", "has_struct_info")
+
+
+def pattern_feeds(source: str) -> tuple[tuple[str, str, int], ...]:
+    """The feeds the pattern-language calls in ``source`` nest, as (producer, consumer, operand
+    position) of catalogue ops: ``is_op("relax.f")(x, is_op("relax.g")(y))`` has g feeding f at
+    operand 1, also when the inner pattern is bound to a name first (``inner = is_op(...)(y)``).
+    Names are resolved across the whole source, as a pass's helpers bind them."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ()
+    bound: dict[str, ast.expr] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    bound[target.id] = node.value
+                elif isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                        and len(target.elts) == len(node.value.elts):
+                    bound.update((t.id, v) for t, v in zip(target.elts, node.value.elts) if isinstance(t, ast.Name))
+
+    def matched_op(expr: ast.expr, depth: int = 0) -> str | None:
+        """The Relax op name a pattern expression matches a call of, or None."""
+        if isinstance(expr, ast.Name) and expr.id in bound and depth < 8:
+            return matched_op(bound[expr.id], depth + 1)
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _REFINEMENTS:
+            return matched_op(expr.func.value, depth + 1)
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Call):
+            is_op = expr.func
+            name = is_op.func.id if isinstance(is_op.func, ast.Name) else getattr(is_op.func, "attr", "")
+            if name == "is_op" and is_op.args and isinstance(is_op.args[0], ast.Constant) \
+                    and isinstance(is_op.args[0].value, str):
+                return is_op.args[0].value
+        return None
+
+    def catalogue_op(name: str | None) -> str | None:  # the op of that very name: its operands are the call's
+        short = (name or "").rsplit(".", 1)[-1]
+        return short if short in drawable() and short not in _STRUCTURE else None
+
+    feeds: list[tuple[str, str, int]] = []
+    for node in ast.walk(tree):
+        consumer = catalogue_op(matched_op(node)) if isinstance(node, ast.Call) else None
+        for position, arg in enumerate(node.args if consumer else ()):
+            producer = catalogue_op(matched_op(arg))
+            if producer and (producer, consumer, position) not in feeds:
+                feeds.append((producer, consumer, position))
+    return tuple(feeds)
 
 
 class FocusError(ValueError):
@@ -247,7 +302,7 @@ def resolve(text: str, passes, pool: Sequence[str] = ()) -> FocusPlan:
     if not passes:
         return FocusPlan(reason="no focus: no pass named")
     ops, why, unfocused = [], [], []
-    constants, dtypes = False, []
+    constants, dtypes, feeds = False, [], []
     for spec in passes:
         if spec.is_builtin:
             info = CATALOGUE.get(spec.name)
@@ -255,11 +310,14 @@ def resolve(text: str, passes, pool: Sequence[str] = ()) -> FocusPlan:
         else:
             found, how = inferred_ops(spec)
             if found:
-                hints = operand_hints(pass_source(*spec.name.split(":", 1)))
+                source = pass_source(*spec.name.split(":", 1))
+                hints, nested = operand_hints(source), [f for f in pattern_feeds(source) if f not in feeds]
                 constants = constants or hints.constants
                 dtypes += [d for d in hints.dtypes if d not in dtypes]
+                feeds += nested
                 how += "".join([", constants" if hints.constants else "",
-                                f", {'/'.join(hints.dtypes)}" if hints.dtypes else ""])
+                                f", {'/'.join(hints.dtypes)}" if hints.dtypes else "",
+                                "".join(f", {p} into {c}[{k}]" for p, c, k in nested)])
         if found:
             ops += [op for op in found if op not in ops]
             why.append(f"{spec.name} matches {','.join(found)} ({how})")
@@ -267,4 +325,4 @@ def resolve(text: str, passes, pool: Sequence[str] = ()) -> FocusPlan:
             unfocused.append(f"{spec.name} looks at every op" if spec.is_builtin else f"{spec.name}: {how}")
     if not ops:
         return FocusPlan(reason="no focus: " + "; ".join(unfocused))
-    return FocusPlan(tuple(ops), "; ".join(why + unfocused), constants, tuple(dtypes))
+    return FocusPlan(tuple(ops), "; ".join(why + unfocused), constants, tuple(dtypes), tuple(feeds))

@@ -18,6 +18,11 @@ In some programs (one draw per program; three in four when the pass's source wan
 steered operands get fresh company: the unsteered operands become new constants rather than
 existing values (what a rewrite that wants ``is_const`` looks for).
 
+Where the pass's patterns nest one focused op inside another (``feeds``: ``floor_divide(add(x, c),
+d)`` has add feeding floor_divide at operand 0), half the focused steps draw one such feed and
+make it: the producer (unless the last focused node is one), then the consumer reading it at that
+operand. The relations above still make every other way the ops can meet.
+
 Steering works through the catalogue's own ``propose`` (so helpers it adds, a clip before a take,
 come along and validity stays by construction): the sketch it sees offers only the wanted value
 at the steered operand, where that value qualifies. A proposal that still missed the relation (it
@@ -46,9 +51,9 @@ _POSITIONS = 3  # operand positions steered (most ops read at most three values 
 class _SteeredSketch:
     """The sketch a steered proposal sees: its ``candidates`` calls (one per operand the proposal
     reads from the graph, in operand order for most ops) offer only the value ``steer`` gives
-    for that call, where it qualifies, and with ``fresh`` nothing at the later unsteered ones, so
-    the proposal makes a new constant or parameter there (what a rewrite's ``is_const`` needs);
-    everything else is the real sketch."""
+    for that call, where it qualifies, and at the unsteered ones every other value, or with
+    ``fresh`` nothing, so the proposal makes a new constant or parameter there (what a
+    rewrite's ``is_const`` needs); everything else is the real sketch."""
 
     def __init__(self, sketch, steer: dict[int, int] | int, fresh: bool = False):
         self._sketch, self._steer, self._fresh = sketch, steer, fresh  # an int steers every call
@@ -69,7 +74,10 @@ class _SteeredSketch:
         if self._fresh and value is None and call > 0:
             self.offered = "const"
             return []
-        return self._sketch.candidates(accept, tuples)
+        # An unsteered operand is some other value: reading a steered one again is the twice
+        # relation's job, and Hypothesis' favourite (the first candidate) is often that value.
+        steered = {self._steer} if isinstance(self._steer, int) else set(self._steer.values())
+        return [c for c in self._sketch.candidates(accept, tuples) if c not in steered]
 
 
 class _SteeredChooser:
@@ -120,6 +128,8 @@ class Focus:
     """The ops to focus on, and the last focused node of the program being drawn."""
 
     ops: Sequence[OpDef]
+    # (producer, consumer, operand position) the pattern nests: the producer's value at that operand
+    feeds: Sequence[tuple[OpDef, OpDef, int]] = ()
     last: int | None = None
     nodes: list[int] = field(default_factory=list)  # every focused node drawn so far
     constants: bool = False  # the pattern wants constants: most programs draw fresh company
@@ -127,13 +137,26 @@ class Focus:
     fresh: bool | None = None
 
     def step(self, draw, sketch, chooser) -> int:
-        """Add one focused op (with its helpers) related to the last focused node; return the
-        number of nodes added."""
-        op = self.ops[draw(st.integers(0, len(self.ops) - 1))]
-        relation = RELATIONS[draw(st.integers(0, len(RELATIONS) - 1))]
-        position = draw(st.integers(0, _POSITIONS - 1))
+        """Add one focused op (with its helpers) related to the last focused node, or one feed
+        the pattern nests; return the number of nodes added."""
         if self.fresh is None:  # with constants wanted, 0 (where shrinking goes) is fresh
             self.fresh = draw(st.integers(0, 3)) != 3 if self.constants else draw(st.booleans())
+        if self.feeds and draw(st.booleans()):
+            producer, consumer, position = self.feeds[draw(st.integers(0, len(self.feeds) - 1))]
+            added = 0
+            if self.last is None or getattr(sketch.values[self.last], "op", None) != producer.name:
+                added = self._add(draw, sketch, chooser, producer, RELATIONS[draw(st.integers(0, len(RELATIONS) - 1))],
+                                  draw(st.integers(0, _POSITIONS - 1)))
+                if not added:
+                    return 0
+            return added + self._add(draw, sketch, chooser, consumer, "feed", position)
+        op = self.ops[draw(st.integers(0, len(self.ops) - 1))]
+        relation = RELATIONS[draw(st.integers(0, len(RELATIONS) - 1))]
+        return self._add(draw, sketch, chooser, op, relation, draw(st.integers(0, _POSITIONS - 1)))
+
+    def _add(self, draw, sketch, chooser, op: OpDef, relation: str, position: int) -> int:
+        """Add ``op`` in ``relation`` to the last focused node (the drawn ``position`` first);
+        return the number of nodes added (0: none)."""
         fresh = self.fresh
         size = len(sketch.values)
         if not op.applicable(sketch) and not _fresh_operand(sketch, chooser, op):

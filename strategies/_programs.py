@@ -118,6 +118,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
                    max_nodes: int = 10, max_params: int = 3, max_rank: int = 3,
                    motifs: bool = True, loss: bool = False, symbolic: bool = True,
                    focus: Sequence[str] = (), focus_constants: bool = False, focus_dtypes: Sequence[str] = (),
+                   focus_feeds: Sequence[tuple[str, str, int]] = (),
                    motifs_for: Sequence[str] = ()) -> st.SearchStrategy[Program]:
     """Well-typed Relax programs as passfuzz Programs (plain data; build them with
     ``passfuzz.relax_build.build_module``).
@@ -147,7 +148,10 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     an operand with it, reading it twice, reading its operands (``strategies._focus``); about
     one step in six still draws from the whole catalogue, and only motifs holding a focused op
     are mixed in. A focused step is what a step shrinks toward, so a reproducer keeps the ops
-    the pass matches and loses the rest.
+    the pass matches and loses the rest. ``focus_feeds`` lists (producer, consumer, operand
+    position) of focused ops the pass's pattern nests; half the focused steps make one of them.
+    ``focus_constants`` and ``focus_dtypes`` say what operands the pattern wants: most programs
+    give focused nodes fresh constants, and draw parameters and constants in those dtypes.
 
     ``motifs_for`` names the passes being fuzzed: the motifs built for them (``Motif.passes``)
     are mixed in twice as often (two steps in five) and drawn three times in four, since a
@@ -175,6 +179,8 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
         mixed = [motif for motif in mixed if motif.ops & set(focus) or set(motif.passes) & set(motifs_for)]
     preferred = [motif for motif in mixed if set(motif.passes) & set(motifs_for)]
     wanted_dtypes = [d for d in focus_dtypes if d in dtypes] if focused else []
+    focused_names = {op.name for op in focused}
+    feeds = [(BY_NAME[p], BY_NAME[c], k) for p, c, k in focus_feeds if {p, c} <= focused_names]
 
     @st.composite
     def draw_program(draw) -> Program:
@@ -189,7 +195,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
         # the catalogue, while shrinking the offset to 0 still leads toward the simplest ops.
         offset = draw(st.integers(0, len(chosen) - 1)) if chosen else 0
         steps = 0
-        focus_state = Focus(focused, constants=focus_constants) if focused else None
+        focus_state = Focus(focused, feeds, constants=focus_constants) if focused else None
         # One continue-or-stop choice per node keeps deleting a node a local change for the shrinker.
         # Focused programs take at least two steps: one focused op alone meets none.
         least = min(max_nodes, max(min_nodes, 2)) if focus_state else min_nodes

@@ -5,7 +5,8 @@ from hypothesis import HealthCheck, given, settings
 
 from passfuzz.catalogue import BY_NAME
 from passfuzz.catalogue.base import INTS
-from passfuzz.focus import FocusError, mentioned_ops, meeting, operand_hints, pass_source, probe, resolve
+from passfuzz.focus import (FocusError, mentioned_ops, meeting, operand_hints, pass_source, pattern_feeds, probe,
+                            resolve)
 from passfuzz.graph import analyse
 from passfuzz.pass_catalogue import CATALOGUE
 from passfuzz.passes import PassSpec, resolve_list
@@ -63,6 +64,43 @@ def test_a_custom_pass_source_tells_the_operands_its_pattern_wants():
     assert not operand_hints('print("relax.add"); int(n)').constants
 
 
+def test_the_feeds_a_pattern_nests_are_read_from_its_source():
+    assert pattern_feeds(pass_source(PLANTED, "int_divide_of_sum")) == (("add", "floor_divide", 0),)
+    assert pattern_feeds(pass_source(PLANTED, "transpose_pair")) == (("permute_dims", "permute_dims", 0),)  # bound first
+    source = """
+a, b = wildcard(), is_const()
+t = is_op("relax.permute_dims")(a)
+p = is_op("relax.matmul")(b, t).has_attr({"out_dtype": ""})
+q = is_op("relax.nn.conv2d")(is_op("relax.nn.relu")(a), a)
+r = is_op("relax.frobnicate")(is_op("relax.exp")(a))
+"""
+    assert set(pattern_feeds(source)) == {("permute_dims", "matmul", 1), ("relu", "conv2d", 0)}
+    assert pattern_feeds('call.op.name == "relax.add" and call.args[0].op.name == "relax.exp"') == ()
+    assert pattern_feeds("def broken(:") == ()
+    plan = resolve("auto", resolve_list(f"{PLANTED}:int_divide_of_sum"))
+    assert plan.feeds == (("add", "floor_divide", 0),) and "add into floor_divide[0]" in plan.reason
+
+
+def _divides_of_sums(feeds, n=200) -> float:
+    """The share of focused programs holding floor_divide(add(...), ...)."""
+    programs = []
+
+    @settings(max_examples=n, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(relax_programs(focus=("add", "floor_divide"), focus_feeds=feeds))
+    def collect(program):
+        analyse(program)
+        programs.append(program)
+
+    collect()
+    return sum(any(getattr(v, "op", None) == "floor_divide" and getattr(p.values[v.args[0]], "op", None) == "add"
+                   for v in p.values) for p in programs) / len(programs)
+
+
+def test_a_nested_feed_is_made_often():
+    with_feeds, without = _divides_of_sums([("add", "floor_divide", 0)]), _divides_of_sums([])
+    assert with_feeds >= 0.25 and with_feeds >= 4 * without, (with_feeds, without)
+
+
 def _hint_effects(**hints) -> tuple[float, float, float]:
     """Over focused programs: the share whose parameters are all integers, the share of focused
     nodes reading a constant, and the share holding floor_divide(add(x, const), const) on integers."""
@@ -92,10 +130,12 @@ def _hint_effects(**hints) -> tuple[float, float, float]:
 
 
 def test_operand_hints_make_the_wanted_operands_and_pattern_common():
-    hinted, plain = _hint_effects(focus_constants=True, focus_dtypes=INTS), _hint_effects()
+    feeds = [("add", "floor_divide", 0)]  # as int_divide_of_sum's source nests them, in both arms
+    hinted, plain = _hint_effects(focus_constants=True, focus_dtypes=INTS, focus_feeds=feeds), \
+        _hint_effects(focus_feeds=feeds)
     assert hinted[0] >= 0.7 and plain[0] <= 0.6, (hinted, plain)  # three programs in four, else any dtype
     assert hinted[1] > plain[1], (hinted, plain)
-    assert hinted[2] >= plain[2] and hinted[2] >= 0.03, (hinted, plain)
+    assert hinted[2] >= 1.3 * plain[2] and hinted[2] >= 0.15, (hinted, plain)
 
 
 def test_the_probe_keeps_the_ops_an_opaque_pass_acts_on():

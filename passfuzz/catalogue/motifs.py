@@ -365,10 +365,12 @@ def _conv_batch_norm(sketch: Sketch, choose: Chooser) -> None:
     strides = [choose.integer(1, 2), choose.integer(1, 2)]
     padding = [choose.integer(0, 1) for _ in range(4)]
     dilation = [choose.integer(1, 2), choose.integer(1, 2)]
-    kh = choose.integer(1, max(1, min(3, (hh + padding[0] + padding[2] - 1) // dilation[0] + 1)))
-    kw = choose.integer(1, max(1, min(3, (ww + padding[1] + padding[3] - 1) // dilation[1] + 1)))
     if choose.boolean():  # the plain convolution
         strides, padding, dilation = [1, 1], [0, 0, 0, 0], [1, 1]
+    # The kernel fits the padded input as finally drawn (a kernel chosen for a padding the plain
+    # convolution then drops would leave no output).
+    kh = choose.integer(1, max(1, min(3, (hh + padding[0] + padding[2] - 1) // dilation[0] + 1)))
+    kw = choose.integer(1, max(1, min(3, (ww + padding[1] + padding[3] - 1) // dilation[1] + 1)))
     if other_axis:  # as many output channels as the batch (1), or as an output row or column
         spatial = [(size + before + after - dilation[k] * (kernel - 1) - 1) // strides[k] + 1
                    for k, (size, before, after, kernel) in enumerate(((hh, padding[0], padding[2], kh),

@@ -61,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
                         "each operand, sharing an operand with it, one value read twice), the rest of the catalogue "
                         "drawn at a lower rate: auto (default) takes the ops the named passes match (`passfuzz "
                         "passes` lists them for TVM's passes; for your own pass, the Relax ops its Python source "
-                        "names, else those a quick probe finds it changes); no focus when every pass looks at every "
+                        "names, and how its patterns nest them, else those a quick probe finds it changes); no focus when every pass looks at every "
                         "op (FoldConstant) or with --passes random; none; or ops as `passfuzz ops` lists them. Unless none, the "
                         "motifs built for the named passes (the patterns they rewrite, in every form they branch on) "
                         "are drawn more often than the others")
@@ -300,6 +300,7 @@ def config_from(args: argparse.Namespace, console: Console):
                       known_bugs=tuple(bug.fingerprint for bug in known), dtypes=dtypes,
                       focus=tuple(focus), focus_reason=focus_reason, focus_constants=plan.constants,
                       focus_dtypes=tuple(d for d in plan.dtypes if d in (dtypes or DTYPES)),
+                      focus_feeds=tuple(f for f in plan.feeds if {f[0], f[1]} <= set(focus)),
                       motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []),
                       seeds=seeds,
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None)
