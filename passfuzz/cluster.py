@@ -170,8 +170,10 @@ class Cluster:
 def identity_difference(theirs, ours: dict[str, str]) -> tuple[str | None, str] | None:
     """None when a worker's answer is the client's identity; else (theirs, ours) naming only what
     differs (passfuzz, TVM or both), or (None, the error) for an answer that is no identity."""
+    if isinstance(theirs, Exception):  # Dask wraps an error unpickling the function in a bare Exception
+        return None, str(theirs) if type(theirs) is Exception else f"{type(theirs).__name__}: {theirs}"
     if not isinstance(theirs, dict) or set(theirs) != set(ours):
-        return None, f"{type(theirs).__name__}: {theirs}" if isinstance(theirs, Exception) else repr(theirs)[:200]
+        return None, f"it answered {theirs!r:.200}"
     if theirs == ours:
         return None
     passfuzz_differs = (theirs["passfuzz"], theirs["source"]) != (ours["passfuzz"], ours["source"])
