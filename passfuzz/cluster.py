@@ -41,7 +41,7 @@ from pathlib import Path
 from . import corpus
 from .engine import Fuzzer, FuzzConfig
 from .events import ClusterJoined, Event, ExampleChecked, Notify, WorkerLost, WorkerRefused
-from .installation import identity
+from .installation import identity, identity_in_a_thread
 from .parallel import example_share, total_stats
 from .stats import Stats
 
@@ -150,7 +150,7 @@ class Cluster:
         new = [address for address in addresses if address not in self.admitted and address not in self.refused]
         if not new:
             return {}
-        answers = self.client.run(identity, workers=new, on_error="return")
+        answers = self.client.run(identity_in_a_thread, workers=new, on_error="return")
         refused = {}
         for address in new:
             answer = answers.get(address)

@@ -9,6 +9,7 @@ content, so compiled caches and timestamps do not count.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import importlib.util
@@ -26,6 +27,12 @@ def identity() -> dict[str, str]:
     import tvm
 
     return {"passfuzz": __version__, "source": source_digest(package_directories()), "tvm": tvm.__version__}
+
+
+async def identity_in_a_thread() -> dict[str, str]:
+    """identity() for a caller on an event loop (a Dask worker's, through ``Client.run``): the
+    first call imports TVM, seconds during which that loop must go on answering its scheduler."""
+    return await asyncio.to_thread(identity)
 
 
 def package_directories() -> list[Path]:
