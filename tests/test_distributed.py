@@ -241,3 +241,13 @@ def test_the_refusal_names_what_differs_and_groups_the_workers_alike():
     assert differing_workers(refused) == (
         "workers tcp://a:1, tcp://b:2 run TVM 0.26.0, the client TVM 0.27.0; worker tcp://c:3 cannot say which "
         "passfuzz it runs (ModuleNotFoundError('passfuzz')); install the same passfuzz and TVM everywhere")
+
+
+def test_an_unreachable_scheduler_exits_2_in_one_line_and_leaves_no_run_directory(tmp_path):
+    pytest.importorskip("distributed")
+    result = subprocess.run(passfuzz_command("--scheduler", f"tcp://127.0.0.1:{free_port()}", "--passes", "FoldConstant",
+                                             "--corpus", str(tmp_path / "found")),
+                            cwd=ROOT, env=client_env(), capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "cannot connect" in result.stderr, result.stderr
+    assert not (tmp_path / "found" / ".runs").exists()
