@@ -153,10 +153,9 @@ class Cluster:
         answers = self.client.run(identity_in_a_thread, workers=new, on_error="return")
         refused = {}
         for address in new:
-            answer = answers.get(address)
             if address not in answers:
                 continue  # gone before it answered: asked again if it comes back
-            difference = identity_difference(answer, self.ours)
+            difference = identity_difference(answers[address], self.ours)
             if difference is None:
                 self.admitted.add(address)
             else:
