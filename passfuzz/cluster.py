@@ -10,6 +10,14 @@ Each Dask worker process runs one Fuzzer, as one task pinned to it, under its ow
   found is known to all within a second or so;
 - events and statistics travel on the same Queue, pickled (the engine's events carry Programs).
 
+Every worker must run the client's passfuzz and TVM (``installation.identity``: version, source
+digest, TVM version): another source speaks another event protocol and draws other programs,
+another TVM finds other bugs. ``connect`` asks every worker present (``Client.run``, one round
+trip outside the task graph) before the run directory exists or any work is submitted, and
+refuses the cluster in one line naming the workers that differ. A worker that joins later is
+asked before its first task; one that differs then is left out with a warning, since stopping an
+overnight run for a stray worker would lose more than it protects.
+
 A worker that dies or leaves loses the example it was running and the rest of its share: the
 client sees its address gone from the scheduler, cancels its task and counts it lost; a worker
 that joins mid-run (a restarted one, say) takes over what lost workers left. Ctrl-C cancels the
@@ -32,7 +40,8 @@ from pathlib import Path
 
 from . import corpus
 from .engine import Fuzzer, FuzzConfig
-from .events import ClusterJoined, Event, ExampleChecked, Notify, WorkerLost
+from .events import ClusterJoined, Event, ExampleChecked, Notify, WorkerLost, WorkerRefused
+from .installation import identity, identity_in_a_thread
 from .parallel import example_share, total_stats
 from .stats import Stats
 
@@ -122,29 +131,117 @@ class _Assignment:
     share: int | None
 
 
-def fuzz_on_cluster(config: FuzzConfig, address: str, notify: Notify) -> Stats:
-    """Run the fuzzing on the cluster's workers; the corpus is written here, by the client."""
-    from distributed import Client, Queue, Variable
+SAME_EVERYWHERE = "install the same passfuzz and TVM everywhere"
+
+
+class Cluster:
+    """A client connected to a scheduler, and what it learnt of each worker's passfuzz: the
+    workers that run the client's own (``admitted``) and why the others may not fuzz."""
+
+    def __init__(self, client):
+        self.client, self.ours = client, identity()
+        self.admitted: set[str] = set()
+        self.refused: dict[str, tuple[str | None, str]] = {}  # address -> (theirs, ours) as text
+
+    def screen(self, addresses) -> dict[str, tuple[str | None, str]]:
+        """Ask the workers not asked before which passfuzz and TVM they run; those that differ
+        from the client's, with (their identity, the client's) as text, theirs None with the
+        error when a worker could not say (no passfuzz there, or one from before this check)."""
+        new = [address for address in addresses if address not in self.admitted and address not in self.refused]
+        if not new:
+            return {}
+        answers = self.client.run(identity_in_a_thread, workers=new, on_error="return")
+        refused = {}
+        for address in new:
+            if address not in answers:
+                continue  # gone before it answered: asked again if it comes back
+            difference = identity_difference(answers[address], self.ours)
+            if difference is None:
+                self.admitted.add(address)
+            else:
+                refused[address] = self.refused[address] = difference
+        return refused
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def identity_difference(theirs, ours: dict[str, str]) -> tuple[str | None, str] | None:
+    """None when a worker's answer is the client's identity; else (theirs, ours) naming only what
+    differs (passfuzz, TVM or both), or (None, the error) for an answer that is no identity."""
+    if isinstance(theirs, Exception):  # Dask wraps an error unpickling the function in a bare Exception
+        return None, str(theirs) if type(theirs) is Exception else f"{type(theirs).__name__}: {theirs}"
+    if not isinstance(theirs, dict) or set(theirs) != set(ours):
+        return None, f"it answered {theirs!r:.200}"
+    if theirs == ours:
+        return None
+    passfuzz_differs = (theirs["passfuzz"], theirs["source"]) != (ours["passfuzz"], ours["source"])
+    tvm_differs = theirs["tvm"] != ours["tvm"]
+
+    def text(installed: dict[str, str]) -> str:
+        return " with ".join([f"passfuzz {installed['passfuzz']} (source {installed['source'][:12]})"] * passfuzz_differs
+                             + [f"TVM {installed['tvm']}"] * tvm_differs)
+
+    return text(theirs), text(ours)
+
+
+def differing_workers(refused: dict[str, tuple[str | None, str]]) -> str:
+    """One line: the workers that differ, grouped by what differs, and what to do."""
+    groups: dict[tuple[str | None, str], list[str]] = {}
+    for address, difference in sorted(refused.items()):
+        groups.setdefault(difference, []).append(address)
+    clauses = []
+    for (theirs, ours), addresses in groups.items():
+        many = len(addresses) > 1
+        subject = f"worker{'s' * many} {', '.join(addresses)}"
+        if theirs is None:
+            clauses.append(f"{subject} cannot say which passfuzz {'they run' if many else 'it runs'} ({ours})")
+        else:
+            clauses.append(f"{subject} {'run' if many else 'runs'} {theirs}, the client {ours}")
+    return "; ".join(clauses) + f"; {SAME_EVERYWHERE}"
+
+
+def connect(address: str) -> Cluster:
+    """A client of the scheduler at ``address`` with at least one worker, every worker present
+    running the client's passfuzz and TVM; ClusterError (one line) otherwise."""
+    from distributed import Client
 
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise ClusterError(f"--scheduler {address}: cannot connect: {exc}") from None
+    cluster = Cluster(client)
     try:
-        return _Run(client, config, notify, Queue, Variable).go()
-    finally:
-        client.close()
+        try:
+            client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+        except TimeoutError:
+            raise ClusterError(f"--scheduler {client.scheduler.address}: no worker joined within "
+                               f"{CONNECT_TIMEOUT:g} s") from None
+        refused = cluster.screen(sorted(client.nthreads()))
+        if refused:
+            raise ClusterError(differing_workers(refused))
+    except BaseException:
+        cluster.close()
+        raise
+    return cluster
+
+
+def fuzz_on_cluster(config: FuzzConfig, cluster: Cluster, notify: Notify) -> Stats:
+    """Run the fuzzing on the cluster's workers; the corpus is written here, by the client."""
+    from distributed import Queue, Variable
+
+    return _Run(cluster, config, notify, Queue, Variable).go()
 
 
 class _Run:
-    def __init__(self, client, config: FuzzConfig, notify: Notify, Queue, Variable):
-        self.client, self.notify = client, notify
+    def __init__(self, cluster: Cluster, config: FuzzConfig, notify: Notify, Queue, Variable):
+        self.cluster, self.client, self.notify = cluster, cluster.client, notify
         self.seed = config.seed if config.seed is not None else Fuzzer(config).seed
         self.config = dataclasses.replace(config, seed=self.seed)
         self.run = f"passfuzz-{uuid.uuid4().hex[:12]}"
-        self.events = Queue(f"{self.run}-events", client=client)
+        self.events = Queue(f"{self.run}-events", client=self.client)
         self.known = corpus.known_fingerprints(config.corpus_dir)
-        self.known_variable = Variable(f"{self.run}-known", client=client)
+        self.known_variable = Variable(f"{self.run}-known", client=self.client)
         self.known_variable.set(sorted(self.known))
         self.assigned: dict[int, _Assignment] = {}
         self.latest: dict[int, Stats] = {}
@@ -158,14 +255,16 @@ class _Run:
         # client's own periodic refresh may have just emptied of workers.
         return sorted(self.client.nthreads())
 
+    def admitted(self, addresses) -> list[str]:
+        """Those of ``addresses`` running the client's passfuzz and TVM; a worker not seen before
+        is asked first, and one that differs is left out, with a warning."""
+        for address, difference in self.cluster.screen(addresses).items():
+            self.notify(WorkerRefused(address, differing_workers({address: difference})))
+        return [address for address in addresses if address in self.cluster.admitted]
+
     def go(self) -> Stats:
-        try:
-            self.client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
-        except TimeoutError:
-            raise ClusterError(f"--scheduler {self.client.scheduler.address}: no worker joined within "
-                               f"{CONNECT_TIMEOUT:g} s") from None
         threads = self.client.nthreads()
-        addresses = sorted(threads)
+        addresses = self.admitted(sorted(threads))  # connect asked those present then; one may have joined since
         self.notify(ClusterJoined(self.client.scheduler.address, tuple(addresses),
                                   tuple(a for a in addresses if threads[a] > 1)))
         for index, address in enumerate(addresses):
@@ -244,7 +343,8 @@ class _Run:
                 self.lose(index, "it left the cluster" if connected else "the scheduler is out of reach")
         if interrupted:
             return
-        for address in sorted(present - {a.address for a in self.assigned.values()}):
+        newcomers = sorted(present - {a.address for a in self.assigned.values()} - set(self.cluster.refused))
+        for address in self.admitted(newcomers):
             share = self.spare_share()
             if share == 0:
                 break

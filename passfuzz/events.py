@@ -55,12 +55,19 @@ class ClusterJoined:
 
 
 @dataclass(frozen=True)
+class WorkerRefused:
+    """A worker joined mid-run running another passfuzz or TVM than the client; it gets no work."""
+    worker: str
+    why: str  # one line naming what differs
+
+
+@dataclass(frozen=True)
 class WorkerLost:
     """A worker died or left mid-run; the others go on."""
     worker: str
     why: str
 
 
-Event = Union[ExampleChecked, FindingSeen, OutsideContract, FindingSaved, ClusterJoined, WorkerLost]
+Event = Union[ExampleChecked, FindingSeen, OutsideContract, FindingSaved, ClusterJoined, WorkerRefused, WorkerLost]
 Notify = Callable[[Event], None]
 

@@ -10,7 +10,8 @@ import pytest
 
 from passfuzz import events
 from passfuzz.cli.output import Console
-from passfuzz.events import ClusterJoined, ExampleChecked, FindingSaved, FindingSeen, OutsideContract, WorkerLost
+from passfuzz.events import (ClusterJoined, ExampleChecked, FindingSaved, FindingSeen, OutsideContract, WorkerLost,
+                             WorkerRefused)
 from passfuzz.oracle import new_finding
 from passfuzz.passes import PassSpec
 from passfuzz.program import Node, Param, Program
@@ -25,7 +26,7 @@ def every_event():
     return [ExampleChecked(Stats(examples=3, pass_runs={"FoldConstant": 3})), FindingSeen(FINDING, PATH),
             OutsideContract(dataclasses.replace(FINDING, outside_contract="FoldConstant after LegalizeOps"), PATH),
             FindingSaved(FINDING, PATH, PROGRAM), ClusterJoined("tcp://127.0.0.1:8786", ("w1", "w2"), ("w2",)),
-            WorkerLost("w1", "it left the cluster")]
+            WorkerRefused("w3", "worker w3 runs TVM 0.26.0, the client TVM 0.27.0"), WorkerLost("w1", "it left the cluster")]
 
 
 def test_every_kind_is_listed_frozen_and_survives_pickling():
@@ -49,6 +50,7 @@ def test_the_console_renders_each_kind_by_its_type():
     assert f"shrunk to {PROGRAM.summary()}\n  saved {PATH}\n  reproduce: python {str(PATH)[:-5]}.py" in text
     assert "on 2 workers of the Dask cluster at tcp://127.0.0.1:8786: w1, w2" in text
     assert "1 of them run several threads" in text
+    assert "a worker joined and gets no work: worker w3 runs TVM 0.26.0, the client TVM 0.27.0" in text
     assert "worker w1 lost (it left the cluster); the others go on" in text
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import random
@@ -348,16 +349,40 @@ def _check_arguments(specs, option: str, targets: list[str], timeout: float) -> 
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import corpus, runs
-    from ..events import Event
-    from ..parallel import fuzz_in_workers
-    from ..run_log import LOG_NAME, RunLog
-
     console = Console()
     run_dir = args.resume
     if run_dir is not None:
         args = resumed_arguments(run_dir, args)
     config = config_from(args, console)
+    with _cluster(args.scheduler) as cluster:  # checked before the run directory exists
+        return _fuzz(args, config, run_dir, cluster, console)
+
+
+@contextlib.contextmanager
+def _cluster(address: str | None):
+    """--scheduler: the connected cluster, its workers running this passfuzz and TVM, closed at
+    the end; UsageError in one line otherwise. None without --scheduler."""
+    if address is None:
+        yield None
+        return
+    from ..cluster import ClusterError, connect
+
+    try:
+        cluster = connect(address)
+    except ClusterError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        yield cluster
+    finally:
+        cluster.close()
+
+
+def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, console: Console) -> int:
+    from .. import corpus, runs
+    from ..events import Event
+    from ..parallel import fuzz_in_workers
+    from ..run_log import LOG_NAME, RunLog
+
     if run_dir is None:
         if args.seed is None:  # drawn here, so that the run directory can repeat it
             args.seed = random.SystemRandom().randrange(2**32)
@@ -377,12 +402,10 @@ def run(args: argparse.Namespace) -> int:
             log.handle(event)
 
         try:
-            if args.scheduler is not None:
-                from ..cluster import ClusterError, fuzz_on_cluster
-                try:  # the run directory stays here: the workers' positions are not kept (no --resume)
-                    stats = fuzz_on_cluster(dataclasses.replace(config, run_dir=None), args.scheduler, notify)
-                except ClusterError as exc:
-                    raise UsageError(str(exc)) from None
+            if cluster is not None:
+                from ..cluster import fuzz_on_cluster
+                # the run directory stays here: the workers' positions are not kept (no --resume)
+                stats = fuzz_on_cluster(dataclasses.replace(config, run_dir=None), cluster, notify)
             else:
                 stats = fuzz_in_workers(config, args.workers, notify)
         finally:

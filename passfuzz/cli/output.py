@@ -10,7 +10,8 @@ from __future__ import annotations
 import sys
 import time
 
-from ..events import ClusterJoined, Event, ExampleChecked, FindingSaved, FindingSeen, OutsideContract, WorkerLost
+from ..events import (ClusterJoined, Event, ExampleChecked, FindingSaved, FindingSeen, OutsideContract, WorkerLost,
+                      WorkerRefused)
 
 _REFRESH_SECONDS = 0.25  # live display on a terminal
 _LOG_SECONDS = 30.0  # progress line when stderr is a file or a pipe (CI logs)
@@ -102,6 +103,8 @@ class Console:
                 if multithreaded:
                     self.note(f"{len(multithreaded)} of them run several threads, of which passfuzz uses one "
                               "(one fuzzer per worker process): start workers with --nthreads 1, one per core")
+            case WorkerRefused(why=why):
+                self._write(f"a worker joined and gets no work: {why}")
             case WorkerLost(worker=worker, why=why):
                 self._write(f"worker {worker} lost ({why}); the others go on")
             case FindingSaved(program=program, path=path):
