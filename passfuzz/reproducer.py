@@ -127,9 +127,28 @@ def _source(*functions) -> str:
     return "\n\n\n".join(inspect.getsource(f).rstrip() for f in functions)
 
 
-_LOAD = (f"GPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n"
-         + _source(standalone.kind_of, standalone.target_config, standalone.has_closures, standalone.is_plain,
-                   standalone.load))
+# A build other than the plain one is compile_with and the steps its target and build take
+# (standalone.steps_for): a script copies those steps alone, each with what it calls.
+_COMPILE_WITH = _source(standalone.kind_of, standalone.compile_with)
+
+
+def _steps_sources(steps: dict, build: dict) -> list[str]:
+    """The source of each of ``steps`` (as standalone.steps_for gives them), each after what it calls."""
+    needs = {standalone.target_options: lambda: [_source(standalone.target_config)],
+             standalone.dlight_pipeline: lambda: [_DLIGHT_RULES],
+             standalone.scheduled_pipeline: lambda: [_schedules_for(build["schedule_steps"]),
+                                                     _source(standalone.followed_by)],
+             standalone.tuned_pipeline: lambda: [_TUNING_RECORDS, _source(standalone.followed_by)]}
+    sources = []
+    for step in (step for phase in steps.values() for step in phase):
+        sources += needs.get(step, list)() + [_source(step)]
+    return sources
+
+
+def _steps_literal(steps: dict) -> str:
+    """standalone.steps_for's dict as Python source: the phases and their steps by name."""
+    return "{" + ", ".join(f"{phase!r}: [{', '.join(step.__name__ for step in chosen)}]"
+                           for phase, chosen in steps.items()) + "}"
 
 
 def _schedules_for(steps) -> str:
@@ -246,9 +265,9 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
     closures = optimized.closures if optimized is not None else False
     if gradient.involved(passes):  # the float64 twin ran; its gradients are checked, not main's outputs
         twin = gradient.promote(program)
-        sides = _Sides(twin, passes, targets[0], build, ADJOINT, False)
+        sides = _Sides(twin, passes, targets, build, ADJOINT, False)
     else:
-        sides = _Sides(program, passes, targets[0], build, adapter, closures)
+        sides = _Sides(program, passes, targets, build, adapter, closures)
     if kind in ("pass-error", "ill-formed"):
         _pass_failure(script, sides, kind)
     elif kind in ("crash", "hang"):
@@ -271,9 +290,11 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
 class _Sides:
     """The glue that builds, compiles and calls one side of a finding."""
 
-    def __init__(self, program: Program, passes: Sequence[PassSpec], target: str, build: Build,
+    def __init__(self, program: Program, passes: Sequence[PassSpec], targets: Sequence[str], build: Build,
                  adapter: Adapter, closures: bool):
-        self.program, self.passes, self.target, self.build = program, passes, target, build
+        """``targets``: the first is where the finding shows; a target mismatch compares the first two."""
+        self.program, self.passes, self.build = program, passes, build
+        self.target, self.targets = targets[0], list(targets[:2])
         self.adapter, self.closures = adapter, closures
         self.arguments = program.arguments()
 
@@ -297,23 +318,24 @@ class _Sides:
         (a target mismatch runs one script per target)."""
         build = self.build.as_dict() if optimized else {}
         lift = self.closures if optimized else standalone.has_closures(build_module(self.program))
+        tuples = any(not isinstance(a, np.ndarray) for a in self.arguments)  # not all tensors
         if target is None and standalone.is_plain(self.target, build):
             compiled = f"relax.transform.LambdaLift()({module})" if lift else module
-            tuples = any(not isinstance(a, np.ndarray) for a in self.arguments)  # not all tensors
             if tuples:
                 script.need(_source(standalone.to_tvm))
             return ([f"executable = tvm.compile({compiled}, {self.target!r})"], "tvm.cpu()",
                     "to_tvm(a)" if tuples else "tvm.runtime.tensor(a)")
-        if build.get("schedule_steps"):
-            script.need(_schedules_for(build["schedule_steps"]))
-        if build.get("tune_records"):
-            script.need(_TUNING_RECORDS)
-        if build.get("dlight_rules") is not None:
-            script.need(_DLIGHT_RULES)
-        script.need(_LOAD)
-        script.need(_source(standalone.to_tvm))
-        return [f"executable, device = load({module}, {target or repr(self.target)}, {build!r})"], "device", \
-            "to_tvm(a, device)"
+        every = {name: standalone.steps_for(name, build, lift) for name in ([self.target] if target is None
+                                                                            else self.targets)}
+        script.need(_COMPILE_WITH)
+        for source in (source for steps in every.values() for source in _steps_sources(steps, build)):
+            script.need(source)
+        steps = _steps_literal(every[self.target]) if target is None else \
+            "{" + ", ".join(f"{name!r}: {_steps_literal(chosen)}" for name, chosen in every.items()) + f"}}[{target}]"
+        if tuples:
+            script.need(_source(standalone.to_tvm))
+        return [f"executable, device = compile_with({module}, {target or repr(self.target)}, {build!r}, {steps})"], \
+            "device", "to_tvm(a, device)" if tuples else "tvm.runtime.tensor(a, device)"
 
     def run_lines(self, script: _Script, module: str, optimized: bool, result: str,
                   target: str | None = None) -> list[str]:
