@@ -115,27 +115,25 @@ def load(mod, target, build=None):
 
 def steps_for(target, build, closures=False):
     """The steps ``compile_with`` takes for ``target`` under ``build`` (a dict, as ``load`` takes
-    it; ``closures``: the module defines local functions), per phase, only those that do
-    something: a reproducer copies just these. GPU kinds always take the target's pipeline."""
+    it; ``closures``: the module defines local functions): those of ``STEPS`` that do something
+    here, per phase. A reproducer copies just these. GPU kinds always take the target's pipeline."""
     kind = kind_of(target)
-    c_codegen_used = build.get("codegen") == "c" and kind == "llvm"
-    llvm = kind == "llvm" and not c_codegen_used
-    used = {"module": [(lift_closures, closures)],
-            "target": [(target_options, len(target.split()) > 1), (c_codegen, c_codegen_used),
-                       (llvm_options, llvm and (build.get("opt_level") is not None or build.get("mcpu") is not None))],
-            "pipeline": [(target_pipeline, kind in GPU_KINDS or build.get("pipeline") == "target"),
-                         (dlight_pipeline, kind in GPU_KINDS and build.get("dlight_rules") is not None),
-                         (scheduled_pipeline, bool(build.get("schedule_steps"))),
-                         (tuned_pipeline, bool(build.get("tune_records")))],
-            "executable": [(exported, bool(build.get("export")))]}
-    steps = {phase: [step for step, needed in candidates if needed] for phase, candidates in used.items()}
-    return {phase: chosen for phase, chosen in steps.items() if chosen}
+    c = build.get("codegen") == "c" and kind == "llvm"
+    gpu = kind in GPU_KINDS
+    wanted = {lift_closures: closures, target_options: len(target.split()) > 1, c_codegen: c,
+              llvm_options: kind == "llvm" and not c and (build.get("opt_level") is not None
+                                                          or build.get("mcpu") is not None),
+              target_pipeline: gpu or build.get("pipeline") == "target",
+              dlight_pipeline: gpu and build.get("dlight_rules") is not None,
+              scheduled_pipeline: bool(build.get("schedule_steps")), tuned_pipeline: bool(build.get("tune_records")),
+              exported: bool(build.get("export"))}
+    chosen = {phase: [step for step in steps if wanted[step]] for phase, steps in STEPS.items()}
+    return {phase: steps for phase, steps in chosen.items() if steps}
 
 
 def compile_with(mod, target, build, steps):
     """(executable, device): ``mod`` built by ``relax.build`` for ``target`` under ``build`` after
-    ``steps`` (``steps_for``), phase by phase: the module, the target's config, the Relax pipeline,
-    the executable. Without steps it is the plain build."""
+    ``steps`` (``steps_for``), phase by phase; without steps, the plain build."""
     for step in steps.get("module", ()):
         mod = step(mod)
     config = {"kind": kind_of(target)}
@@ -212,6 +210,14 @@ def exported(executable):
         return tvm.runtime.load_module(path)
     finally:
         shutil.rmtree(directory, ignore_errors=True)  # a loaded library stays mapped
+
+
+# Every step, per phase in the order compile_with takes them: "module" steps map the module,
+# "target" steps (config, target, build) the target's config, "pipeline" steps (pipeline, tgt,
+# build) the Relax pipeline, "executable" steps the built executable.
+STEPS = {"module": (lift_closures,), "target": (target_options, c_codegen, llvm_options),
+         "pipeline": (target_pipeline, dlight_pipeline, scheduled_pipeline, tuned_pipeline),
+         "executable": (exported,)}
 
 
 def run_child(argv, timeout):
