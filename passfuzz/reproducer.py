@@ -23,7 +23,8 @@ status 1, or "fixed: ..." with 0.
 
 Everything a script runs beyond TVM's and numpy's API is real code of passfuzz.standalone and
 passfuzz.conventions (which passfuzz calls for the same job), copied with ``inspect.getsource``
-only when the script needs it; this module writes glue only.
+only when the script needs it; this module writes glue only. A build other than the plain one
+copies ``standalone.compile_with`` and only the steps ``standalone.steps_for`` picks for it.
 """
 
 from __future__ import annotations
@@ -152,9 +153,10 @@ def _steps_literal(steps: dict) -> str:
 
 
 def _schedules_for(steps) -> str:
-    """What applies a --build schedule=random finding's steps (data in BUILD; load() runs it after
-    the Relax pipeline): passfuzz.schedules with only the primitives the steps name, each its
-    real function (whatever the table holds: a test may plant a wrong one), and their table."""
+    """What applies a --build schedule=random finding's steps (data in the build; the step
+    scheduled_pipeline runs it after the Relax pipeline): passfuzz.schedules with only the
+    primitives the steps name, each its real function (whatever the table holds: a test may plant
+    a wrong one), and their table."""
     named = {step[0] for step in steps}
     names = [name for name in schedules.PRIMITIVES if name in named]
     primitives = [getattr(schedules, f"_{name}") for name in names]
@@ -169,10 +171,10 @@ def _schedules_for(steps) -> str:
                                           schedules.schedule_pass)])
 
 
-# What a --build tune=N finding's tuning chose is data in BUILD; this applies it with MetaSchedule's
+# What a --build tune=N finding's tuning chose is data in its build; this applies it with MetaSchedule's
 # database pass (passfuzz.tuning_records below its imports, which the script's imports include).
 _TUNING_RECORDS = inspect.getsource(tuning_records).split("from tvm.s_tir.schedule import Trace\n", 1)[1].strip()
-# The dlight rules a --build dlight=random finding drew are data in BUILD (passfuzz.dlight_rules).
+# The dlight rules a --build dlight=random finding drew are data in its build (passfuzz.dlight_rules).
 _DLIGHT_RULES = inspect.getsource(dlight_rules).split("from tvm.s_tir import dlight as dl\n", 1)[1].strip()
 _FINITE_DIFFERENCES = inspect.getsource(finite_differences).split("import numpy as np\n", 1)[1].strip()
 _TIMING = inspect.getsource(timing).split("import numpy as np\n", 1)[1].strip()
