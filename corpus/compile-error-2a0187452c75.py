@@ -20,8 +20,7 @@ def kind_of(target):
 
 def compile_with(mod, target, build, steps):
     """(executable, device): ``mod`` built by ``relax.build`` for ``target`` under ``build`` after
-    ``steps`` (``steps_for``), phase by phase: the module, the target's config, the Relax pipeline,
-    the executable. Without steps it is the plain build."""
+    ``steps`` (``steps_for``), phase by phase; without steps, the plain build."""
     for step in steps.get("module", ()):
         mod = step(mod)
     config = {"kind": kind_of(target)}

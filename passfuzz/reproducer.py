@@ -502,7 +502,10 @@ def _gradient(script: _Script, sides: _Sides, noise: float) -> None:
                "except Exception as error:")
     script.verdict("{type(error).__name__}:")
     compiled, device, convert = sides.compile_lines(script, "Module", False)
-    script.add(*compiled, f"vm = relax.VirtualMachine(executable, {device})",
+    executable = "executable"
+    if compiled[0].startswith("executable = "):  # no compile error expected here: one line
+        executable, compiled = compiled[0].removeprefix("executable = "), []
+    script.add(*compiled, f"vm = relax.VirtualMachine({executable}, {device})",
                f'main = lambda arrays: float(vm["main"](*[{convert} for a in arrays]).numpy())',
                f"problem = gradient_mismatch(main, arguments, loss, gradients, {noise!r})  # central differences",
                "if problem:",
