@@ -352,9 +352,7 @@ class _Sides:
         returned = "outputs.in_order()" if setter else last.removeprefix("result = ")
         if setter:
             call.append(last)
-        executable = "executable"
-        if not optimized and lines[0].startswith("executable = "):  # no compile error expected here
-            executable, lines = lines[0].removeprefix("executable = "), []
+        executable, lines = _inlined(lines) if not optimized else ("executable", lines)
         return lines + [f"args = [{convert} for a in arguments]"] + before + \
             [f"vm = relax.VirtualMachine({executable}, {device})"] + call + [f"{result} = numpy_outputs({returned})"]
 
@@ -397,6 +395,14 @@ class _Sides:
                 slots.append("outputs.put")
         call.append(f'result = vm["main"](*args[:{n}], {", ".join(slots)})')
         return before, call
+
+
+def _inlined(compiled: list[str]) -> tuple[str, list[str]]:
+    """(the executable, the lines left): ``tvm.compile(...)`` itself when that is the one line, for
+    a side no compile error is expected of; else ``executable`` after the lines."""
+    if compiled[0].startswith("executable = "):
+        return compiled[0].removeprefix("executable = "), []
+    return "executable", compiled
 
 
 def _tolerances(program: Program, passes: Sequence[PassSpec], slack: float) -> list[tuple[float, float] | None]:
@@ -502,9 +508,7 @@ def _gradient(script: _Script, sides: _Sides, noise: float) -> None:
                "except Exception as error:")
     script.verdict("{type(error).__name__}:")
     compiled, device, convert = sides.compile_lines(script, "Module", False)
-    executable = "executable"
-    if compiled[0].startswith("executable = "):  # no compile error expected here: one line
-        executable, compiled = compiled[0].removeprefix("executable = "), []
+    executable, compiled = _inlined(compiled)
     script.add(*compiled, f"vm = relax.VirtualMachine({executable}, {device})",
                f'main = lambda arrays: float(vm["main"](*[{convert} for a in arrays]).numpy())',
                f"problem = gradient_mismatch(main, arguments, loss, gradients, {noise!r})  # central differences",
