@@ -20,18 +20,12 @@ SCALE_RTOL = 1e-8
 def central_differences(f, args, step):
     """For each argument, the array of (f(x + step) - f(x - step)) / (2 step) per element;
     ``f`` maps a list of float64 arrays to a float."""
-    grads = []
-    for k, arg in enumerate(args):
-        grad = np.zeros(arg.shape, dtype="float64")
-        for j in range(arg.size):
-            values = []
-            for delta in (step, -step):
-                moved = [a.copy() for a in args]
-                moved[k].reshape(-1)[j] += delta
-                values.append(float(f(moved)))
-            grad.reshape(-1)[j] = (values[0] - values[1]) / (2 * step)
-        grads.append(grad)
-    return grads
+    def moved(k, j, delta):  # f with element j of argument k moved by delta
+        arrays = [a.copy() for a in args]
+        arrays[k].reshape(-1)[j] += delta
+        return float(f(arrays))
+    return [np.array([(moved(k, j, step) - moved(k, j, -step)) / (2 * step) for j in range(arg.size)],
+                     dtype="float64").reshape(arg.shape) for k, arg in enumerate(args)]
 
 
 def gradient_mismatch(f, args, loss, grads, noise):
@@ -91,8 +85,7 @@ try:  # the optimized module first: compiling the original first can hide a bug
 except Exception as error:
     print(f"BUG REPRODUCES (wrong-result): {type(error).__name__}:", *str(error).strip().splitlines()[:1])
     sys.exit(1)
-executable = tvm.compile(Module, 'llvm')
-vm = relax.VirtualMachine(executable, tvm.cpu())
+vm = relax.VirtualMachine(tvm.compile(Module, 'llvm'), tvm.cpu())
 main = lambda arrays: float(vm["main"](*[tvm.runtime.tensor(a) for a in arrays]).numpy())
 problem = gradient_mismatch(main, arguments, loss, gradients, 1.2e-13)  # central differences
 if problem:

@@ -3,10 +3,7 @@
 llvm: output 0 (float32, shape (4, 1)): 3 of 4 elements differ, first at [0, 0]: original 0.0, optimized 2.0
 Exits 1 while the bug reproduces, 0 once it is fixed.
 """
-import os
-import shutil
 import sys
-import tempfile
 
 import numpy as np
 import tvm
@@ -14,6 +11,30 @@ from tvm import relax
 from tvm import s_tir
 from tvm.script import ir as I
 from tvm.script import relax as R
+
+
+def kind_of(target):
+    """The target kind of a target string such as "llvm" or "cuda -arch=sm_80"."""
+    return target.split()[0] if target.split() else ""
+
+
+def compile_with(mod, target, build, steps):
+    """(executable, device): ``mod`` built by ``relax.build`` for ``target`` under ``build`` after
+    ``steps`` (``steps_for``), phase by phase; without steps, the plain build."""
+    for step in steps.get("module", ()):
+        mod = step(mod)
+    config = {"kind": kind_of(target)}
+    for step in steps.get("target", ()):
+        config = step(config, target, build)
+    tgt = tvm.target.Target(config)
+    pipeline = "default"
+    for step in steps.get("pipeline", ()):
+        pipeline = step(pipeline, tgt, build)
+    executable = relax.build(mod, tgt, relax_pipeline=pipeline, exec_mode=build.get("exec_mode", "bytecode"))
+    for step in steps.get("executable", ()):
+        executable = step(executable)
+    kind = config["kind"]
+    return executable, tvm.cpu(0) if kind in ("llvm", "c") else tvm.runtime.device(kind, 0)
 
 
 CHOICES = 4
@@ -108,112 +129,14 @@ def schedule_pass(steps):
     return _schedule
 
 
-GPU_KINDS = ('cuda', 'rocm', 'vulkan', 'opencl', 'metal')
+def followed_by(pipeline, last):
+    """The Relax pipeline ``pipeline`` (a name or a pass), then the pass ``last``."""
+    return tvm.transform.Sequential([relax.get_pipeline(pipeline) if isinstance(pipeline, str) else pipeline, last])
 
 
-def kind_of(target):
-    """The target kind of a target string such as "llvm" or "cuda -arch=sm_80"."""
-    return target.split()[0] if target.split() else ""
-
-
-def target_config(target):
-    """"llvm -mcpu=skylake -opt-level=2" -> {"kind": "llvm", "mcpu": "skylake", "opt-level": 2}.
-    Each option is -name=value (a bare -name is true); its type comes from the kind's options:
-    int, bool (true/false/1/0), Array<str> (comma-separated) or str. ValueError, one line, for
-    an option the kind does not have or a value of the wrong type."""
-    words = target.split()
-    kind = words[0] if words else ""
-    if kind not in tvm.target.Target.list_kinds():
-        raise ValueError(f"TVM knows no target kind {kind!r}")
-    options = tvm.target.TargetKind.options_from_name(kind)
-    config = {"kind": kind}
-    for word in words[1:]:
-        name, equals, value = word.lstrip("-").partition("=")
-        if not word.startswith("-") or not name or name not in options or name in ("kind", "host"):
-            raise ValueError(f"{kind} has no option {word!r} (options: {', '.join(sorted(options))})")
-        schema = options[name]
-        if schema == "bool" and value.lower() in ("", "true", "1", "false", "0"):
-            config[name] = value.lower() in ("", "true", "1")
-        elif schema == "int" and value.lstrip("-").isdigit():
-            config[name] = int(value)
-        elif schema.startswith("Array") and value:
-            config[name] = value.split(",")
-        elif schema == "str" and equals and value:
-            config[name] = value
-        else:
-            raise ValueError(f"{kind} option {name} takes {schema}, not {value!r}")
-    return config
-
-
-def has_closures(mod):
-    """Does a Relax function of ``mod`` define a local function? (They must be lifted first.)"""
-    found = []
-    for func in mod.functions.values():
-        if isinstance(func, relax.Function):
-            relax.analysis.post_order_visit(func.body, lambda e: found.append(isinstance(e, relax.Function)))
-    return any(found)
-
-
-def is_plain(target, build=None):
-    """Is this the plain build (``tvm.compile(mod, target)``) for a CPU target without options?"""
-    return not build and target in ("llvm", "c")
-
-
-def load(mod, target, build=None):
-    """(executable, device): ``mod`` compiled for ``target`` (a target string such as "llvm" or
-    "cuda -arch=sm_80") under ``build``, a dict of passfuzz.builds.Build fields (None or {} for the
-    plain build). GPU kinds always compile with their default pipeline: it schedules every kernel
-    onto threads (dlight), without which no GPU kernel passes VerifyMemory."""
-    if has_closures(mod):  # the build pipeline cannot lower local functions
-        mod = relax.transform.LambdaLift()(mod)
-    if is_plain(target, build):
-        return tvm.compile(mod, target), tvm.cpu(0)
-    build = build or {}
-    kind = kind_of(target)
-    config = target_config(target)
-    if build.get("codegen") == "c" and kind == "llvm":
-        kind, config = "c", {"kind": "c"}
-    llvm_options = {key: build[field] for field, key in (("opt_level", "opt-level"), ("mcpu", "mcpu"))
-                    if build.get(field) is not None}
-    if llvm_options and kind == "llvm":
-        if llvm_options.get("mcpu") == "host":
-            llvm_options["mcpu"] = tvm.target.codegen.llvm_get_system_cpu()
-        config.update(llvm_options)
-    tgt = tvm.target.Target(config)
-    target_pipeline = kind in GPU_KINDS or build.get("pipeline") == "target"
-    pipeline = relax.get_default_pipeline(tgt) if target_pipeline else "default"
-    if kind in GPU_KINDS and build.get("dlight_rules") is not None:  # dlight rules drawn in place of the default
-        pipeline = gpu_pipeline(tgt, build["dlight_rules"])
-    if build.get("schedule_steps"):  # the drawn schedule, on the kernels the Relax pipeline leaves
-        pipeline = tvm.transform.Sequential([relax.get_pipeline(pipeline) if isinstance(pipeline, str) else pipeline,
-                                             schedule_pass(build["schedule_steps"])])
-    if build.get("tune_records"):  # what tuning chose, applied as MetaSchedule applies its database
-        pipeline = tvm.transform.Sequential([relax.get_pipeline(pipeline) if isinstance(pipeline, str) else pipeline,
-                                             records_pass(build["tune_records"], tgt)])
-    executable = relax.build(mod, tgt, relax_pipeline=pipeline, exec_mode=build.get("exec_mode", "bytecode"))
-    if build.get("export"):  # the serialization round trip: export_library, then load it back
-        directory = tempfile.mkdtemp(prefix="passfuzz-")
-        try:
-            path = os.path.join(directory, "side.so")
-            executable.export_library(path)
-            executable = tvm.runtime.load_module(path)
-        finally:
-            shutil.rmtree(directory, ignore_errors=True)  # a loaded library stays mapped
-    device = tvm.cpu(0) if kind in ("llvm", "c") else tvm.runtime.device(kind, 0)
-    return executable, device
-
-
-def to_tvm(argument, device=None):
-    """One of ``Program.arguments()`` as the VM takes it, on ``device`` (the CPU if None): a
-    tensor for an array, a shape for a tuple of ints (an R.Shape parameter), the int itself for
-    an R.Prim parameter, and a tuple of those for a tuple parameter."""
-    if isinstance(argument, int):
-        return argument
-    if isinstance(argument, tuple) and all(isinstance(item, int) for item in argument):
-        return tvm.runtime.ShapeTuple(argument)
-    if isinstance(argument, tuple):
-        return tuple(to_tvm(item, device) for item in argument)
-    return tvm.runtime.tensor(argument, device)
+def scheduled_pipeline(pipeline, tgt, build):
+    """schedule=random: the drawn schedule, on the kernels the Relax pipeline leaves."""
+    return followed_by(pipeline, schedule_pass(build["schedule_steps"]))
 
 
 def numpy_outputs(value):
@@ -238,8 +161,8 @@ class Module:
 arguments = [np.array([[0.0], [0.0], [0.0], [1.0]], dtype='float32')]
 try:  # the optimized module first: compiling the original first can hide a bug
     mod = Module.clone()  # passes may update their input in place
-    executable, device = load(mod, 'llvm', {'schedule': 'random', 'schedule_steps': (('vectorize', (11, 2, 14, 10)), ('cache_write', (2, 8, 0, 9)), ('reverse_compute_at', (8, 15, 7, 11)))})
-    args = [to_tvm(a, device) for a in arguments]
+    executable, device = compile_with(mod, 'llvm', {'schedule': 'random', 'schedule_steps': (('vectorize', (11, 2, 14, 10)), ('cache_write', (2, 8, 0, 9)), ('reverse_compute_at', (8, 15, 7, 11)))}, {'pipeline': [scheduled_pipeline]})
+    args = [tvm.runtime.tensor(a, device) for a in arguments]
     vm = relax.VirtualMachine(executable, device)
     actual = numpy_outputs(vm["main"](*args))
 except Exception as error:

@@ -81,7 +81,7 @@ class Build:
         return ",".join(parts)
 
     def as_dict(self) -> dict:
-        """Plain data for passfuzz.standalone.load (and the reproducer's BUILD): what the tuning
+        """Plain data for passfuzz.standalone.load (and a script's compile_with call): what the tuning
         chose, not how (its trials and log directory)."""
         return {key: value for key, value in asdict(self).items()
                 if value != getattr(PLAIN_BUILD, key) and key not in ("tune", "tune_dir", "dlight")}

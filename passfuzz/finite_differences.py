@@ -30,18 +30,12 @@ SCALE_RTOL = 1e-8
 def central_differences(f, args, step):
     """For each argument, the array of (f(x + step) - f(x - step)) / (2 step) per element;
     ``f`` maps a list of float64 arrays to a float."""
-    grads = []
-    for k, arg in enumerate(args):
-        grad = np.zeros(arg.shape, dtype="float64")
-        for j in range(arg.size):
-            values = []
-            for delta in (step, -step):
-                moved = [a.copy() for a in args]
-                moved[k].reshape(-1)[j] += delta
-                values.append(float(f(moved)))
-            grad.reshape(-1)[j] = (values[0] - values[1]) / (2 * step)
-        grads.append(grad)
-    return grads
+    def moved(k, j, delta):  # f with element j of argument k moved by delta
+        arrays = [a.copy() for a in args]
+        arrays[k].reshape(-1)[j] += delta
+        return float(f(arrays))
+    return [np.array([(moved(k, j, step) - moved(k, j, -step)) / (2 * step) for j in range(arg.size)],
+                     dtype="float64").reshape(arg.shape) for k, arg in enumerate(args)]
 
 
 def gradient_mismatch(f, args, loss, grads, noise):

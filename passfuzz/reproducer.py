@@ -23,7 +23,8 @@ status 1, or "fixed: ..." with 0.
 
 Everything a script runs beyond TVM's and numpy's API is real code of passfuzz.standalone and
 passfuzz.conventions (which passfuzz calls for the same job), copied with ``inspect.getsource``
-only when the script needs it; this module writes glue only.
+only when the script needs it; this module writes glue only. A build other than the plain one
+copies ``standalone.compile_with`` and only the steps ``standalone.steps_for`` picks for it.
 """
 
 from __future__ import annotations
@@ -127,15 +128,35 @@ def _source(*functions) -> str:
     return "\n\n\n".join(inspect.getsource(f).rstrip() for f in functions)
 
 
-_LOAD = (f"GPU_KINDS = {standalone.GPU_KINDS!r}\n\n\n"
-         + _source(standalone.kind_of, standalone.target_config, standalone.has_closures, standalone.is_plain,
-                   standalone.load))
+# A build other than the plain one is compile_with and the steps its target and build take
+# (standalone.steps_for): a script copies those steps alone, each with what it calls.
+_COMPILE_WITH = _source(standalone.kind_of, standalone.compile_with)
+
+
+def _steps_sources(steps: dict, build: dict) -> list[str]:
+    """The source of each of ``steps`` (as standalone.steps_for gives them), each after what it calls."""
+    needs = {standalone.target_options: lambda: [_source(standalone.target_config)],
+             standalone.dlight_pipeline: lambda: [_DLIGHT_RULES],
+             standalone.scheduled_pipeline: lambda: [_schedules_for(build["schedule_steps"]),
+                                                     _source(standalone.followed_by)],
+             standalone.tuned_pipeline: lambda: [_TUNING_RECORDS, _source(standalone.followed_by)]}
+    sources = []
+    for step in (step for phase in steps.values() for step in phase):
+        sources += needs.get(step, list)() + [_source(step)]
+    return sources
+
+
+def _steps_literal(steps: dict) -> str:
+    """standalone.steps_for's dict as Python source: the phases and their steps by name."""
+    return "{" + ", ".join(f"{phase!r}: [{', '.join(step.__name__ for step in chosen)}]"
+                           for phase, chosen in steps.items()) + "}"
 
 
 def _schedules_for(steps) -> str:
-    """What applies a --build schedule=random finding's steps (data in BUILD; load() runs it after
-    the Relax pipeline): passfuzz.schedules with only the primitives the steps name, each its
-    real function (whatever the table holds: a test may plant a wrong one), and their table."""
+    """What applies a --build schedule=random finding's steps (data in the build; the step
+    scheduled_pipeline runs it after the Relax pipeline): passfuzz.schedules with only the
+    primitives the steps name, each its real function (whatever the table holds: a test may plant
+    a wrong one), and their table."""
     named = {step[0] for step in steps}
     names = [name for name in schedules.PRIMITIVES if name in named]
     primitives = [getattr(schedules, f"_{name}") for name in names]
@@ -150,10 +171,10 @@ def _schedules_for(steps) -> str:
                                           schedules.schedule_pass)])
 
 
-# What a --build tune=N finding's tuning chose is data in BUILD; this applies it with MetaSchedule's
+# What a --build tune=N finding's tuning chose is data in its build; this applies it with MetaSchedule's
 # database pass (passfuzz.tuning_records below its imports, which the script's imports include).
 _TUNING_RECORDS = inspect.getsource(tuning_records).split("from tvm.s_tir.schedule import Trace\n", 1)[1].strip()
-# The dlight rules a --build dlight=random finding drew are data in BUILD (passfuzz.dlight_rules).
+# The dlight rules a --build dlight=random finding drew are data in its build (passfuzz.dlight_rules).
 _DLIGHT_RULES = inspect.getsource(dlight_rules).split("from tvm.s_tir import dlight as dl\n", 1)[1].strip()
 _FINITE_DIFFERENCES = inspect.getsource(finite_differences).split("import numpy as np\n", 1)[1].strip()
 _TIMING = inspect.getsource(timing).split("import numpy as np\n", 1)[1].strip()
@@ -246,9 +267,9 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
     closures = optimized.closures if optimized is not None else False
     if gradient.involved(passes):  # the float64 twin ran; its gradients are checked, not main's outputs
         twin = gradient.promote(program)
-        sides = _Sides(twin, passes, targets[0], build, ADJOINT, False)
+        sides = _Sides(twin, passes, targets, build, ADJOINT, False)
     else:
-        sides = _Sides(program, passes, targets[0], build, adapter, closures)
+        sides = _Sides(program, passes, targets, build, adapter, closures)
     if kind in ("pass-error", "ill-formed"):
         _pass_failure(script, sides, kind)
     elif kind in ("crash", "hang"):
@@ -271,9 +292,11 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
 class _Sides:
     """The glue that builds, compiles and calls one side of a finding."""
 
-    def __init__(self, program: Program, passes: Sequence[PassSpec], target: str, build: Build,
+    def __init__(self, program: Program, passes: Sequence[PassSpec], targets: Sequence[str], build: Build,
                  adapter: Adapter, closures: bool):
-        self.program, self.passes, self.target, self.build = program, passes, target, build
+        """``targets``: the first is where the finding shows; a target mismatch compares the first two."""
+        self.program, self.passes, self.build = program, passes, build
+        self.target, self.targets = targets[0], list(targets[:2])
         self.adapter, self.closures = adapter, closures
         self.arguments = program.arguments()
 
@@ -297,23 +320,24 @@ class _Sides:
         (a target mismatch runs one script per target)."""
         build = self.build.as_dict() if optimized else {}
         lift = self.closures if optimized else standalone.has_closures(build_module(self.program))
+        tuples = any(not isinstance(a, np.ndarray) for a in self.arguments)  # not all tensors
         if target is None and standalone.is_plain(self.target, build):
             compiled = f"relax.transform.LambdaLift()({module})" if lift else module
-            tuples = any(not isinstance(a, np.ndarray) for a in self.arguments)  # not all tensors
             if tuples:
                 script.need(_source(standalone.to_tvm))
             return ([f"executable = tvm.compile({compiled}, {self.target!r})"], "tvm.cpu()",
                     "to_tvm(a)" if tuples else "tvm.runtime.tensor(a)")
-        if build.get("schedule_steps"):
-            script.need(_schedules_for(build["schedule_steps"]))
-        if build.get("tune_records"):
-            script.need(_TUNING_RECORDS)
-        if build.get("dlight_rules") is not None:
-            script.need(_DLIGHT_RULES)
-        script.need(_LOAD)
-        script.need(_source(standalone.to_tvm))
-        return [f"executable, device = load({module}, {target or repr(self.target)}, {build!r})"], "device", \
-            "to_tvm(a, device)"
+        every = {name: standalone.steps_for(name, build, lift) for name in ([self.target] if target is None
+                                                                            else self.targets)}
+        script.need(_COMPILE_WITH)
+        for source in (source for steps in every.values() for source in _steps_sources(steps, build)):
+            script.need(source)
+        steps = _steps_literal(every[self.target]) if target is None else \
+            "{" + ", ".join(f"{name!r}: {_steps_literal(chosen)}" for name, chosen in every.items()) + f"}}[{target}]"
+        if tuples:
+            script.need(_source(standalone.to_tvm))
+        return [f"executable, device = compile_with({module}, {target or repr(self.target)}, {build!r}, {steps})"], \
+            "device", "to_tvm(a, device)" if tuples else "tvm.runtime.tensor(a, device)"
 
     def run_lines(self, script: _Script, module: str, optimized: bool, result: str,
                   target: str | None = None) -> list[str]:
@@ -328,9 +352,7 @@ class _Sides:
         returned = "outputs.in_order()" if setter else last.removeprefix("result = ")
         if setter:
             call.append(last)
-        executable = "executable"
-        if not optimized and lines[0].startswith("executable = "):  # no compile error expected here
-            executable, lines = lines[0].removeprefix("executable = "), []
+        executable, lines = _inlined(lines) if not optimized else ("executable", lines)
         return lines + [f"args = [{convert} for a in arguments]"] + before + \
             [f"vm = relax.VirtualMachine({executable}, {device})"] + call + [f"{result} = numpy_outputs({returned})"]
 
@@ -373,6 +395,14 @@ class _Sides:
                 slots.append("outputs.put")
         call.append(f'result = vm["main"](*args[:{n}], {", ".join(slots)})')
         return before, call
+
+
+def _inlined(compiled: list[str]) -> tuple[str, list[str]]:
+    """(the executable, the lines left): ``tvm.compile(...)`` itself when that is the one line, for
+    a side no compile error is expected of; else ``executable`` after the lines."""
+    if compiled[0].startswith("executable = "):
+        return compiled[0].removeprefix("executable = "), []
+    return "executable", compiled
 
 
 def _tolerances(program: Program, passes: Sequence[PassSpec], slack: float) -> list[tuple[float, float] | None]:
@@ -478,7 +508,8 @@ def _gradient(script: _Script, sides: _Sides, noise: float) -> None:
                "except Exception as error:")
     script.verdict("{type(error).__name__}:")
     compiled, device, convert = sides.compile_lines(script, "Module", False)
-    script.add(*compiled, f"vm = relax.VirtualMachine(executable, {device})",
+    executable, compiled = _inlined(compiled)
+    script.add(*compiled, f"vm = relax.VirtualMachine({executable}, {device})",
                f'main = lambda arrays: float(vm["main"](*[{convert} for a in arrays]).numpy())',
                f"problem = gradient_mismatch(main, arguments, loss, gradients, {noise!r})  # central differences",
                "if problem:",

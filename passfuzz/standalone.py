@@ -5,8 +5,11 @@ but passfuzz.schedules, passfuzz.tuning_records and passfuzz.dlight_rules (tvm o
 copied whole into a script that schedules): ``reproducer.py`` copies into a script the
 functions it needs (``inspect.getsource``) and passfuzz calls the same functions, so a script can never compile a module, pass its arguments or read its
 outputs differently from the run that found the bug. A plain build for a CPU target
-(``is_plain``) is ``tvm.compile(mod, target)``, which a script writes out as that call instead of
-copying ``load``.
+(``is_plain``) is ``tvm.compile(mod, target)``, which a script writes out as that call. Any other
+is ``compile_with`` taking one small step per feature the target and the build name
+(``steps_for``: options, codegen, pipeline, schedule, dlight, tuning records, export, closures);
+a script copies ``compile_with`` and those steps alone, so it holds no code for what its build
+does not use.
 
 A target is a string as on TVM's old command line, "llvm -mcpu=skylake -mattr=+avx2,+fma" or
 "cuda -arch=sm_80": TVM 0.27 takes only JSON-like dicts, and ``target_config`` turns the string
@@ -102,45 +105,119 @@ def numpy_outputs(value):
 def load(mod, target, build=None):
     """(executable, device): ``mod`` compiled for ``target`` (a target string such as "llvm" or
     "cuda -arch=sm_80") under ``build``, a dict of passfuzz.builds.Build fields (None or {} for the
-    plain build). GPU kinds always compile with their default pipeline: it schedules every kernel
-    onto threads (dlight), without which no GPU kernel passes VerifyMemory."""
-    if has_closures(mod):  # the build pipeline cannot lower local functions
-        mod = relax.transform.LambdaLift()(mod)
-    if is_plain(target, build):
-        return tvm.compile(mod, target), tvm.cpu(0)
+    plain build): ``tvm.compile`` itself for the plain build on a CPU target, otherwise
+    ``compile_with`` taking the steps the target and the build call for (``steps_for``)."""
     build = build or {}
+    if is_plain(target, build):
+        return tvm.compile(lift_closures(mod) if has_closures(mod) else mod, target), tvm.cpu(0)
+    return compile_with(mod, target, build, steps_for(target, build, has_closures(mod)))
+
+
+def steps_for(target, build, closures=False):
+    """The steps ``compile_with`` takes for ``target`` under ``build`` (a dict, as ``load`` takes
+    it; ``closures``: the module defines local functions): those of ``STEPS`` that do something
+    here, per phase. A reproducer copies just these. GPU kinds always take the target's pipeline."""
     kind = kind_of(target)
-    config = target_config(target)
-    if build.get("codegen") == "c" and kind == "llvm":
-        kind, config = "c", {"kind": "c"}
-    llvm_options = {key: build[field] for field, key in (("opt_level", "opt-level"), ("mcpu", "mcpu"))
-                    if build.get(field) is not None}
-    if llvm_options and kind == "llvm":
-        if llvm_options.get("mcpu") == "host":
-            llvm_options["mcpu"] = tvm.target.codegen.llvm_get_system_cpu()
-        config.update(llvm_options)
+    c = build.get("codegen") == "c" and kind == "llvm"
+    gpu = kind in GPU_KINDS
+    wanted = {lift_closures: closures, target_options: len(target.split()) > 1, c_codegen: c,
+              llvm_options: kind == "llvm" and not c and (build.get("opt_level") is not None
+                                                          or build.get("mcpu") is not None),
+              target_pipeline: gpu or build.get("pipeline") == "target",
+              dlight_pipeline: gpu and build.get("dlight_rules") is not None,
+              scheduled_pipeline: bool(build.get("schedule_steps")), tuned_pipeline: bool(build.get("tune_records")),
+              exported: bool(build.get("export"))}
+    chosen = {phase: [step for step in steps if wanted[step]] for phase, steps in STEPS.items()}
+    return {phase: steps for phase, steps in chosen.items() if steps}
+
+
+def compile_with(mod, target, build, steps):
+    """(executable, device): ``mod`` built by ``relax.build`` for ``target`` under ``build`` after
+    ``steps`` (``steps_for``), phase by phase; without steps, the plain build."""
+    for step in steps.get("module", ()):
+        mod = step(mod)
+    config = {"kind": kind_of(target)}
+    for step in steps.get("target", ()):
+        config = step(config, target, build)
     tgt = tvm.target.Target(config)
-    target_pipeline = kind in GPU_KINDS or build.get("pipeline") == "target"
-    pipeline = relax.get_default_pipeline(tgt) if target_pipeline else "default"
-    if kind in GPU_KINDS and build.get("dlight_rules") is not None:  # dlight rules drawn in place of the default
-        pipeline = gpu_pipeline(tgt, build["dlight_rules"])
-    if build.get("schedule_steps"):  # the drawn schedule, on the kernels the Relax pipeline leaves
-        pipeline = tvm.transform.Sequential([relax.get_pipeline(pipeline) if isinstance(pipeline, str) else pipeline,
-                                             schedule_pass(build["schedule_steps"])])
-    if build.get("tune_records"):  # what tuning chose, applied as MetaSchedule applies its database
-        pipeline = tvm.transform.Sequential([relax.get_pipeline(pipeline) if isinstance(pipeline, str) else pipeline,
-                                             records_pass(build["tune_records"], tgt)])
+    pipeline = "default"
+    for step in steps.get("pipeline", ()):
+        pipeline = step(pipeline, tgt, build)
     executable = relax.build(mod, tgt, relax_pipeline=pipeline, exec_mode=build.get("exec_mode", "bytecode"))
-    if build.get("export"):  # the serialization round trip: export_library, then load it back
-        directory = tempfile.mkdtemp(prefix="passfuzz-")
-        try:
-            path = os.path.join(directory, "side.so")
-            executable.export_library(path)
-            executable = tvm.runtime.load_module(path)
-        finally:
-            shutil.rmtree(directory, ignore_errors=True)  # a loaded library stays mapped
-    device = tvm.cpu(0) if kind in ("llvm", "c") else tvm.runtime.device(kind, 0)
-    return executable, device
+    for step in steps.get("executable", ()):
+        executable = step(executable)
+    kind = config["kind"]
+    return executable, tvm.cpu(0) if kind in ("llvm", "c") else tvm.runtime.device(kind, 0)
+
+
+# The steps, one per feature of a target or a build; each returns what it maps.
+def lift_closures(mod):
+    """The module's local functions lifted to global ones: the build pipeline cannot lower them."""
+    return relax.transform.LambdaLift()(mod)
+
+
+def target_options(config, target, build):
+    """The options written in the target string ("llvm -mcpu=skylake")."""
+    return {**config, **target_config(target)}
+
+
+def c_codegen(config, target, build):
+    """codegen=c: the C codegen in place of LLVM (without LLVM's options)."""
+    return {"kind": "c"}
+
+
+def llvm_options(config, target, build):
+    """opt-level and mcpu (mcpu=host: this machine's CPU) on top of the target's options."""
+    options = {key: build[field] for field, key in (("opt_level", "opt-level"), ("mcpu", "mcpu"))
+               if build.get(field) is not None}
+    if options.get("mcpu") == "host":
+        options["mcpu"] = tvm.target.codegen.llvm_get_system_cpu()
+    return {**config, **options}
+
+
+def target_pipeline(pipeline, tgt, build):
+    """pipeline=target, and every GPU kind: the target's own default Relax pipeline, which fuses;
+    on a GPU it schedules every kernel onto threads (dlight), without which none passes VerifyMemory."""
+    return relax.get_default_pipeline(tgt)
+
+
+def dlight_pipeline(pipeline, tgt, build):
+    """dlight=random: the GPU pipeline with the drawn dlight rules in place of the default ones."""
+    return gpu_pipeline(tgt, build["dlight_rules"])
+
+
+def scheduled_pipeline(pipeline, tgt, build):
+    """schedule=random: the drawn schedule, on the kernels the Relax pipeline leaves."""
+    return followed_by(pipeline, schedule_pass(build["schedule_steps"]))
+
+
+def tuned_pipeline(pipeline, tgt, build):
+    """tune=N: what tuning chose, applied to the kernels as MetaSchedule applies its database."""
+    return followed_by(pipeline, records_pass(build["tune_records"], tgt))
+
+
+def followed_by(pipeline, last):
+    """The Relax pipeline ``pipeline`` (a name or a pass), then the pass ``last``."""
+    return tvm.transform.Sequential([relax.get_pipeline(pipeline) if isinstance(pipeline, str) else pipeline, last])
+
+
+def exported(executable):
+    """export: the serialization round trip, export_library then load the library back."""
+    directory = tempfile.mkdtemp(prefix="passfuzz-")
+    try:
+        path = os.path.join(directory, "side.so")
+        executable.export_library(path)
+        return tvm.runtime.load_module(path)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)  # a loaded library stays mapped
+
+
+# Every step, per phase in the order compile_with takes them: "module" steps map the module,
+# "target" steps (config, target, build) the target's config, "pipeline" steps (pipeline, tgt,
+# build) the Relax pipeline, "executable" steps the built executable.
+STEPS = {"module": (lift_closures,), "target": (target_options, c_codegen, llvm_options),
+         "pipeline": (target_pipeline, dlight_pipeline, scheduled_pipeline, tuned_pipeline),
+         "executable": (exported,)}
 
 
 def run_child(argv, timeout):

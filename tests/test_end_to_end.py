@@ -161,7 +161,9 @@ def test_planted_build_path_bug_is_found_without_passes_and_its_script_compiles_
     assert corpus.load(tmp_path / f"{record['id']}.json").program.op_counts() == {"permute_dims": 1}
 
     script = str(tmp_path / f"{record['id']}.py")
-    assert "load(mod, 'llvm', {'pipeline': 'target'})" in (tmp_path / f"{record['id']}.py").read_text()
+    text = (tmp_path / f"{record['id']}.py").read_text()
+    assert "compile_with(mod, 'llvm', {'pipeline': 'target'}, {'pipeline': [target_pipeline]})" in text
+    assert "def schedule_pass(" not in text and "def target_config(" not in text  # only what pipeline=target needs
     with_bug = subprocess.run([sys.executable, "-c", "import tests.planted_build, runpy; "
                                f"runpy.run_path({script!r}, run_name='__main__')"],
                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
