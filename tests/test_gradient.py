@@ -70,6 +70,16 @@ def test_loss_programs_are_judgeable_and_their_twin_computes_the_same_loss(progr
     assert abs(float(loss32) - float(loss64)) <= 1e-4 * max(1.0, bound)
 
 
+@pytest.mark.parametrize("op, attrs, loss", [("cumsum", {"axis": None, "exclusive": False}, 1.5 + 1.75),
+                                             ("collapse_sum_to", {"shape": [1]}, 1.75)])
+def test_the_float64_twin_keeps_fractions(op, attrs, loss):
+    # The twin's references once widened float64 as a non-float, to int64: cumsum([1.5]) was 1.
+    param = Param(shape=(2,), dtype="float32", lo=-4.0, hi=4.0, value=[1.5, 0.25], role="input")
+    program = Program((param, Node(op, (0,), attrs), Node("sum", (1,), {"axis": None, "keepdims": False})), (2,))
+    [loss32], [loss64] = evaluate(program), evaluate(gradient.promote(program))
+    assert loss64.dtype == np.float64 and float(loss64) == float(loss32) == loss
+
+
 def test_a_program_that_is_not_a_loss_is_not_judged():
     x = Param((2,), "float32", -4.0, 4.0, [1.0, 2.0])
     assert "0-d" in gradient.unjudgeable(Program((x, Node("exp", (0,), {})), (1,)))

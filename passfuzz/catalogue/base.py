@@ -58,6 +58,12 @@ def is_float(dtype: str) -> bool:
     return dtype in FLOATS
 
 
+def is_float_array(x) -> bool:
+    """A numpy array of floats, float64 included: the gradient's twin computes in float64, and a
+    reference that widened it to int64 as a non-float would truncate it."""
+    return x.dtype.kind == "f" or is_float(x.dtype.name)
+
+
 def is_int(dtype: str) -> bool:
     return dtype in INTS
 

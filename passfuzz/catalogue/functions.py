@@ -31,8 +31,8 @@ from typing import Callable
 
 import numpy as np
 
-from .base import (FLOATS, ROUNDING, Chooser, OpDef, OpError, Sketch, ValueInfo, checked, fit, is_float, is_int,
-                   operand, pick, require, valid, smooth)
+from .base import (FLOATS, ROUNDING, Chooser, OpDef, OpError, Sketch, ValueInfo, checked, fit, is_float,
+                   is_float_array, is_int, operand, pick, require, valid, smooth)
 from .elementwise import ABS, ADD, CLIP, CONST
 
 Rule = Callable[[ValueInfo, dict], tuple[float, float]]
@@ -168,7 +168,7 @@ def _identity_on_ints(ref: Callable[[np.ndarray], np.ndarray]) -> Callable[[list
 
     def reference(args: list[np.ndarray], attrs: dict) -> np.ndarray:
         (x,) = args
-        return ref(x).astype(x.dtype) if is_float(x.dtype.name) else x.copy()
+        return ref(x).astype(x.dtype) if is_float_array(x) else x.copy()
 
     return reference
 

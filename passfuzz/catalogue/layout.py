@@ -7,8 +7,8 @@ import itertools
 
 import numpy as np
 
-from .base import (NUMERIC, Chooser, OpDef, Sketch, ValueInfo, checked, is_float, is_int, normalize_axis, operand, pick,
-                   require, smooth, valid)
+from .base import (NUMERIC, Chooser, OpDef, Sketch, ValueInfo, checked, is_float_array, is_int, normalize_axis,
+                   operand, pick, require, smooth, valid)
 
 _rank1 = lambda info: info.rank >= 1  # noqa: E731
 
@@ -479,7 +479,7 @@ def _collapse_to_propose(sketch: Sketch, choose: Chooser) -> None:
 def _collapse_reference(x: np.ndarray, target: tuple[int, ...]) -> np.ndarray:
     lead = x.ndim - len(target)
     axes = tuple(range(lead)) + tuple(lead + i for i, t in enumerate(target) if t == 1 and x.shape[lead + i] != 1)
-    wide = x.astype("float64" if is_float(x.dtype.name) else "int64")  # no overflow by construction
+    wide = x.astype("float64" if is_float_array(x) else "int64")  # no overflow by construction
     return np.sum(wide, axis=axes).reshape(target).astype(x.dtype)
 
 

@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from .base import (NUMERIC, Chooser, OpDef, Sketch, ValueInfo, checked, is_float, is_int, normalize_axis, pick,
+from .base import (NUMERIC, Chooser, OpDef, Sketch, ValueInfo, checked, is_float_array, is_int, normalize_axis, pick,
                    require, smooth, valid)
 from .reduction import product_bounds
 
@@ -65,7 +65,7 @@ def scan(name: str, ufunc: np.ufunc, bounds: Callable[[float, float, list[int]],
         axis = attrs["axis"]
         if axis is None:
             x, axis = x.reshape(-1), 0
-        wide = x.astype("float64" if is_float(x.dtype.name) else "int64")
+        wide = x.astype("float64" if is_float_array(x) else "int64")
         out = ufunc.accumulate(wide, axis=axis)
         if attrs["exclusive"]:
             head = np.full_like(np.take(out, [0], axis=axis), identity)
