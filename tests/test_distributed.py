@@ -121,6 +121,7 @@ def test_cluster_run_saves_the_finding_on_the_client_and_counts_both_workers(clu
     assert (client_dir / "found" / f"{entry.id}.py").exists() and (client_dir / "found" / f"{entry.id}.md").exists()
     assert not (workdir / "found").exists()
     assert "8 examples in" in result.stderr and "worker lost" not in result.stderr, result.stderr
+    assert ", 2 workers, seed 1)" in result.stderr.splitlines()[0], result.stderr  # the cluster's, not --workers'
     counts = examples_by_worker(result.stderr)
     assert len(counts) == 2 and all(count > 0 for count in counts.values()) and sum(counts.values()) == 8, counts
 

@@ -394,7 +394,7 @@ def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, conso
     for directory in (config.corpus_dir, config.corpus_dir / corpus.OUTSIDE_CONTRACT, run_dir):
         corpus.remove_orphaned_temporaries(directory)
     config = dataclasses.replace(config, seed=args.seed, run_dir=run_dir)
-    console.start(config, args.workers)
+    console.start(config, args.workers if cluster is None else len(cluster.admitted))  # admitted at connect
     console.note(f"run directory {run_dir}; resume with: passfuzz --resume {run_dir}")
     with RunLog(config.run_dir / LOG_NAME) as log:  # a resumed run appends to its log
         def notify(event: Event) -> None:  # the console and the run log see the same events
