@@ -13,6 +13,8 @@ THIRTY_OPS = ROOT / "tests" / "modules" / "thirty_ops.py"
 GIVEN = ROOT / "tests" / "modules" / "given_arguments.py"  # round of exact halves, given as `arguments`
 # A TVM bug of the baseline: CombineParallelMatmul fails on a 1-D right-hand side (apache/tvm#20197).
 RECORD = ROOT / "corpus" / "pass-error-734ec827c50c.json"
+# A TVM bug of the baseline found by a schedule alone (no pass): VectorizeLoop and an AllocBuffer.
+SCHEDULE_RECORD = ROOT / "corpus" / "wrong-result-b894fe0381b2.json"
 
 
 def test_a_planted_defect_inside_a_thirty_op_module_is_reduced_to_its_trigger(run_cli, tmp_path):
@@ -41,6 +43,14 @@ def test_a_record_is_checked_with_its_own_passes_and_named_when_known(run_cli, t
     fingerprint = json.loads(RECORD.read_text())["fingerprint"]
     assert load(tmp_path / RECORD.name).record["fingerprint"] == fingerprint
     assert f"this is known bug {RECORD.stem}" in result.stderr, result.stderr
+
+
+def test_a_schedule_record_is_checked_with_its_own_steps_and_keeps_them(run_cli, tmp_path):
+    result = run_cli("reduce", str(SCHEDULE_RECORD), "--corpus", str(tmp_path), "--reduce-time", "10", timeout=600)
+    assert result.returncode == 1, result.stderr
+    assert "with no pass compiled with schedule=random on llvm" in result.stderr, result.stderr
+    (saved,) = tmp_path.glob("wrong-result-*.json")
+    assert json.loads(saved.read_text())["schedule"] == json.loads(SCHEDULE_RECORD.read_text())["schedule"]
 
 
 def test_a_record_with_passes_that_do_no_wrong_shows_no_finding(run_cli, tmp_path):

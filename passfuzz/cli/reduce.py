@@ -1,7 +1,8 @@
 """``passfuzz reduce FILE --passes P[,P...]``: check a module of the user's own with the passes, as
 fuzzing checks a drawn one, and reduce what it shows into the usual reproducer files.
 
-FILE is a corpus record (``.json``: its program, and by default its passes, build and targets)
+FILE is a corpus record (``.json``: its program, and by default its passes, build and targets;
+the build with what its example drew for the kernels, schedule steps say, as replay restores it)
 or a Python/TVMScript file defining an IRModule (``FILE::Name`` picks one when it defines several,
 e.g. ``test_x.py::TestFold::Before``), found and imported into a Program as seeds are
 (passfuzz.seeds, in a child). The file may give ``main``'s arguments: a name ``arguments`` bound
@@ -17,6 +18,7 @@ inside those ranges, up to ``--draws`` in all, until one shows a finding.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 from . import Parser, UsageError
@@ -38,7 +40,8 @@ def parser() -> argparse.ArgumentParser:
                         "to the module, at module level or in its class, in main's parameter order")
     p.add_argument("--passes", metavar="P[,P...]",
                    help="the passes to apply in order, as for fuzzing (`passfuzz --help`); required unless FILE "
-                        "is a corpus record, whose passes are the default")
+                        "is a corpus record, whose passes are the default (a record of a build alone, a schedule "
+                        "say, has none: its build, with the steps its example drew, is checked)")
     p.add_argument("--targets", metavar="T[,T...]",
                    help="targets to compile and run on, as for fuzzing (default: a record's targets, else every "
                         "target this machine can run)")
@@ -136,6 +139,7 @@ def redrawn(program, seed: int):
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..builds import recorded_build
     from ..engine import FindingError, Fuzzer
     from ..trial import check
     from .fuzz import config_from
@@ -144,19 +148,22 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--draws must be at least 1, got {args.draws}")
     console = Console()
     programs, record, given = _subjects(args)
-    passes = args.passes or (",".join(record["passes"]) if record else None)
-    if not passes:
-        raise UsageError("give --passes (the passes whose effect on FILE is checked)")
     build = args.build if args.build is not None else record.get("build", "") if record else ""
-    fuzz_args = _fuzz_arguments(args, passes, build, record)
+    passes = args.passes or (",".join(record["passes"]) if record else None)
+    if not passes and not (record and build):  # a record of a build alone (a schedule, say) has no passes
+        raise UsageError("give --passes (the passes whose effect on FILE is checked)")
+    fuzz_args = _fuzz_arguments(args, passes or None, build, record)
     if args.targets is None and record:
         fuzz_args.targets = ",".join(record["targets"])
     config = config_from(fuzz_args, console)
+    if record and args.build is None:  # what the record's example drew for its kernels: schedule steps, ...
+        config = dataclasses.replace(config, build=recorded_build(record))
     known = {bug.fingerprint: bug for bug in _baseline(args.known_bugs)}
     fuzzer = Fuzzer(config)
     tried = ("its own arguments" + (f", then {len(programs) - 1} argument draws" if len(programs) > 1 else "")
              if given else f"{len(programs)} argument draws" if len(programs) > 1 else "")
-    console.note(f"checking {args.file} with {','.join(p.text for p in config.passes)} on "
+    console.note(f"checking {args.file} with {','.join(p.text for p in config.passes) or 'no pass'}"
+                 + (f" compiled with {config.build.text}" if config.build.text else "") + " on "
                  f"{','.join(config.targets)}" + (f" ({tried})" if tried else ""))
     for number, program in enumerate(programs, 1):
         verdict, _ = check(program, config.passes, config.targets, config.timeout, config.build, speed=config.speed)
