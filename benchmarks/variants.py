@@ -20,6 +20,8 @@ import time
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
+from passfuzz.catalogue import OPS
+from passfuzz.contracts import generation
 from passfuzz.engine import FuzzConfig
 from passfuzz.focus import resolve as resolve_focus
 from passfuzz.pass_variants import PASS_VARIANTS, variants_in
@@ -33,7 +35,9 @@ def draw(examples: int, draw_seed: int, max_nodes: int, for_pass: str | None = N
     """``examples`` programs drawn as the fuzzer draws them: rounds of ``FuzzConfig.round_size``
     examples, each under a seed derived like ``Fuzzer``'s (one worker); for ``for_pass``, with the
     focus and motifs ``passfuzz --passes for_pass`` uses."""
-    focus, motifs_for = ([], ()) if for_pass is None else (resolve_focus("auto", [PassSpec(for_pass)])[0], (for_pass,))
+    focus, motifs_for = ([], ()) if for_pass is None else (resolve_focus("auto", [PassSpec(for_pass)]).ops, (for_pass,))
+    kept = generation([PassSpec(for_pass)] if for_pass else [])  # what the pass's contract rejects is not drawn
+    ops = [op.name for op in OPS if op.name not in kept.left_out] if kept.left_out else None
     programs: list = []
     round_number = 0
     while len(programs) < examples:
@@ -43,7 +47,7 @@ def draw(examples: int, draw_seed: int, max_nodes: int, for_pass: str | None = N
         @settings(max_examples=size, database=None, deadline=None, phases=[Phase.generate],
                   suppress_health_check=list(HealthCheck))
         @seed(round_seed)
-        @given(relax_programs(max_nodes=max_nodes, focus=focus, motifs_for=motifs_for))
+        @given(relax_programs(ops=ops, max_nodes=max_nodes, focus=focus, motifs_for=motifs_for, match_cast=kept.match_cast))
         def collect(program):
             programs.append(program)
 

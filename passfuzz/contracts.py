@@ -22,6 +22,7 @@ contracts (``arrange``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import tvm
@@ -258,12 +259,41 @@ PRECONDITIONS: dict[str, tuple[str, Callable[[tvm.IRModule, PassSpec], str]]] = 
 }
 
 
-def generation_dtypes(passes: Sequence[PassSpec]) -> tuple[str, ...] | None:
-    """The dtypes to draw parameters and constants in so that the passes' inputs stay inside
-    their contracts (None: any); what a drawn op computes in another dtype is still checked."""
-    if any("float32_only" in info(spec).preconditions for spec in passes):
-        return ("float32",)
-    return None
+@dataclass(frozen=True)
+class Generation:
+    """What programs drawn for named passes keep clear of, so that the passes' inputs stay inside
+    their preconditions; a precondition not in ``_KEPT_BY_GENERATION`` is met by construction (or
+    left to the check, which saves what breaks it apart)."""
+
+    dtypes: tuple[str, ...] | None = None  # the dtypes parameters and constants are drawn in; None: any
+    left_out: tuple[str, ...] = ()  # catalogue ops never drawn
+    match_cast: bool = True  # may the module bind a match_cast (strategies.relax_programs(match_cast=))
+
+    def __and__(self, other: "Generation") -> "Generation":
+        dtypes = self.dtypes if other.dtypes is None else other.dtypes if self.dtypes is None else \
+            tuple(d for d in self.dtypes if d in other.dtypes)
+        return Generation(dtypes, tuple(dict.fromkeys(self.left_out + other.left_out)),
+                          self.match_cast and other.match_cast)
+
+
+# precondition key -> how generation keeps it for the pass as called. float32_only: what a drawn op
+# computes in another dtype is still checked. The batch_norm modes are two catalogue ops.
+_KEPT_BY_GENERATION: dict[str, Callable[[PassSpec], Generation]] = {
+    "float32_only": lambda spec: Generation(dtypes=("float32",)),
+    "batch_norm_training_mode": lambda spec: Generation(left_out=("batch_norm",)),
+    "batch_norm_inference_mode": lambda spec: Generation(left_out=("batch_norm_training",)),
+    "no_match_cast_when_shared": lambda spec: Generation(match_cast=_lifted_together(spec) is None),
+}
+
+
+def generation(passes: Sequence[PassSpec]) -> Generation:
+    """How to draw programs that every pass of ``passes`` receives inside its preconditions."""
+    kept = Generation()
+    for spec in passes:
+        for key in info(spec).preconditions:
+            if key in _KEPT_BY_GENERATION:
+                kept = kept & _KEPT_BY_GENERATION[key](spec)
+    return kept
 
 
 def module_violation(spec: PassSpec, mod: tvm.IRModule) -> str:

@@ -38,6 +38,7 @@ from strategies import dlight_rule_sequences, pass_sequences, relax_programs, sc
 
 from . import __version__, corpus, gradient, runs, trial
 from .builds import PLAIN_BUILD, Build
+from .catalogue import OPS
 from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, OutsideContract
 from .execute import Outcome
 from .finding_store import CorpusStore, FindingStore
@@ -77,6 +78,8 @@ class FuzzConfig:
     focus_dtypes: tuple[str, ...] = ()  # the dtypes the focused rewrite checks for
     focus_feeds: tuple[tuple[str, str, int], ...] = ()  # (producer, consumer, operand) the focused pattern nests
     motifs_for: tuple[str, ...] = ()  # passes whose motifs are drawn first (the named passes, unless --focus none)
+    left_out: tuple[str, ...] = ()  # ops not drawn: the named passes' contracts reject them (contracts.generation)
+    match_cast: bool = True  # may programs bind a match_cast (False: a named pass's contract rejects one)
     run_dir: Path | None = None
     seeds: tuple[Program, ...] = ()  # --seeds: programs are drawn as mutations of these (strategies.seeded_programs)
     fresh_too: bool = True  # with seeds, half the examples are drawn from scratch (benchmarks/seeded.py measured it)
@@ -283,10 +286,13 @@ class Fuzzer:
         dtypes = {"dtypes": self.config.dtypes} if self.config.dtypes else {}
         if self.config.passes is not None and gradient.involved(self.config.passes):
             return relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes, loss=True)
-        fresh = relax_programs(ops=self.config.ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
+        ops = self.config.ops
+        if self.config.left_out:
+            ops = [name for name in (ops or [op.name for op in OPS]) if name not in self.config.left_out]
+        fresh = relax_programs(ops=ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
                                focus_constants=self.config.focus_constants, focus_dtypes=self.config.focus_dtypes,
                                focus_feeds=self.config.focus_feeds,
-                               motifs_for=self.config.motifs_for, **dtypes)
+                               motifs_for=self.config.motifs_for, match_cast=self.config.match_cast, **dtypes)
         if not self.config.seeds:
             return fresh
         seeded = seeded_programs(self.config.seeds, ops=self.config.ops, **dtypes)

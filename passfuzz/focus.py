@@ -32,7 +32,8 @@ from .program import Node, Program
 
 # The Relax op a catalogue op is built around when it is not the op of its own name (linear is
 # matmul(x, permute_dims(w)) + b, but a pass naming add does not look for it).
-EMITS: dict[str, str] = {"masked_fill": "where", "relu6": "clip", "linear": "matmul", "reshape_runtime": "reshape"}
+EMITS: dict[str, str] = {"masked_fill": "where", "relu6": "clip", "linear": "matmul", "reshape_runtime": "reshape",
+                         "batch_norm_training": "batch_norm"}
 # Catalogue entries that are structure, not Relax ops: a mention of "relax.Tuple" names none.
 _STRUCTURE = {"const", "tuple", "tuple_get_item", "call", "if"}
 # A probe that finds more than this share of the catalogue found a pass that rewrites anything

@@ -465,6 +465,33 @@ FOLD_BATCHNORM_TO_CONV2D = (
 )
 
 
+
+def _bn_training(pred):
+    return lambda s: any(pred(s, bn) for bn in s.nodes("batch_norm_training"))
+
+
+_DECOMPOSE = CC + "decompose_ops.cc:"
+# Its contract takes batch_norm in training mode only (passfuzz.contracts), the catalogue op
+# batch_norm_training: MutateBatchNormForTraining, then DecomposeBatchNorm on the batch statistics.
+DECOMPOSE_OPS_FOR_TRAINING = (
+    Variant("batch_norm", "batch_norm: batch mean and variance over every axis but the channel axis",
+            _DECOMPOSE + "83-116,181-182", _bn_training(lambda s, bn: True)),
+    Variant("layer_norm", "layer_norm decomposed into mean, variance, divide", _DECOMPOSE + "118-146,183-186",
+            lambda s: bool(s.nodes("layer_norm"))),
+    Variant("channel_axis_not_1", "a channel axis other than 1 (the one reduce_axes leaves out)", _DECOMPOSE + "96-101",
+            _bn_training(lambda s, bn: s.attrs(bn)["axis"] != 1)),
+    Variant("no_scale", "scale=False: gamma not multiplied", _DECOMPOSE + "73-75",
+            _bn_training(lambda s, bn: not s.attrs(bn)["scale"])),
+    Variant("no_center", "center=False: beta not added", _DECOMPOSE + "76-78",
+            _bn_training(lambda s, bn: not s.attrs(bn)["center"])),
+    Variant("momentum_bound", "momentum 0 or 1 (the moving or the batch statistic drops out)", _DECOMPOSE + "106-110",
+            _bn_training(lambda s, bn: s.attrs(bn)["momentum"] in (0.0, 1.0))),
+    Variant("updated_statistics", "the updated moving mean or variance read (fields 1 and 2)", _DECOMPOSE + "109-115",
+            _bn_training(lambda s, bn: s.attrs(bn)["index"] in (1, 2))),
+    Variant("single_value_per_channel", "one value per channel (batch variance 0: the output is beta)",
+            _DECOMPOSE + "103-104", _bn_training(lambda s, bn: s.info(s.args(bn)[0]).size == s.info(s.args(bn)[0]).shape[s.attrs(bn)["axis"]])),
+)
+
 def _reshape_of_reshape(s: Scan) -> list[tuple[int, int]]:
     return [(r, s.args(r)[0]) for r in s.nodes("reshape") if s.op(s.args(r)[0]) == "reshape"]
 
@@ -659,6 +686,7 @@ PASS_VARIANTS: dict[str, tuple[Variant, ...]] = {
     "ReorderTakeAfterMatmul": REORDER_TAKE_AFTER_MATMUL,
     "ReorderPermuteDimsAfterConcat": REORDER_PERMUTE_DIMS_AFTER_CONCAT,
     "FoldBatchnormToConv2D": FOLD_BATCHNORM_TO_CONV2D,
+    "DecomposeOpsForTraining": DECOMPOSE_OPS_FOR_TRAINING,
     "RemoveRedundantReshape": REMOVE_REDUNDANT_RESHAPE,
     "FoldConstant": FOLD_CONSTANT,
     "EliminateCommonSubexpr": ELIMINATE_COMMON_SUBEXPR,
@@ -675,6 +703,9 @@ NOT_REACHED = {
     "ToMixedPrecision": "constants outside float16's range (cc:to_mixed_precision.cc:340-399: values are drawn small)",
     "EliminateCommonSubexpr": "duplicates across If branches and function bodies (cc:...:157-190: detectors read main)",
     "AdjustMatmulOrder": "tir_var_upper_bound / lower_bound attributes (cc:adjust_matmul_order.cc:98-134)",
+    "DecomposeOpsForTraining": "layer_norm with center or scale False (cc:decompose_ops.cc:135-140: the catalogue's "
+                               "layer_norm draws both True); a negative batch_norm axis (cc:decompose_ops.cc:98 compares "
+                               "it unnormalized, but topi's legalization cannot compute it either, so it is not drawn)",
 }
 NOT_DONE = ("FuseOpsByPattern", "FuseTIR", "LiftTransformParams", "CanonicalizeBindings", "DeadCodeElimination",
             "ConvertLayout", "DecomposeOpsForInference", "SimplifyNormInference", "RewriteDataflowReshape",

@@ -119,7 +119,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
                    motifs: bool = True, loss: bool = False, symbolic: bool = True,
                    focus: Sequence[str] = (), focus_constants: bool = False, focus_dtypes: Sequence[str] = (),
                    focus_feeds: Sequence[tuple[str, str, int]] = (),
-                   motifs_for: Sequence[str] = ()) -> st.SearchStrategy[Program]:
+                   motifs_for: Sequence[str] = (), match_cast: bool = True) -> st.SearchStrategy[Program]:
     """Well-typed Relax programs as passfuzz Programs (plain data; build them with
     ``passfuzz.relax_build.build_module``).
 
@@ -158,11 +158,19 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     pass branches on more forms of its pattern (operand kinds, ranks, attributes) than a motif
     drawn among all the others would show often enough.
 
+    ``match_cast=False`` draws modules that bind no ``match_cast`` (LiftTransformParams with
+    ``shared_transform`` rejects one): no parameter is typed symbolically (``passfuzz.relax_build``
+    match_casts such operands for most ops) and no op that binds one of its own (``OpDef.emit_in``)
+    is drawn, nor a motif holding one.
+
     Examples from this strategy shrink toward fewer nodes, no motifs, ops earlier in the
     catalogue, smaller shapes, float32, and arguments near zero."""
     chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops if n in BY_NAME]) if op.propose]
     if ops is not None and set(ops) - set(BY_NAME):
         raise InvalidArgument(f"unknown op(s): {sorted(set(ops) - set(BY_NAME))}")
+    if not match_cast:  # motifs_within below keeps the motifs made of what is left
+        chosen = [op for op in chosen if op.emit_in is None]
+        ops, symbolic = [op.name for op in chosen], False
     if loss:
         chosen, dtypes = [op for op in chosen if op.smooth], ("float32",)
         if not chosen:

@@ -193,6 +193,47 @@ def test_batch_norm_inference():
     assert got.ravel() == pytest.approx([1.0, 1.0])
 
 
+
+BN_TRAINING = dict(axis=1, epsilon=1.0, momentum=0.25, center=True, scale=True)
+
+
+def test_batch_norm_training_ranges_and_rules():
+    x, g, b, m, v = F((2, 3)), F((3,), -1, 2), F((3,), 0, 1), F((3,), -1, 1), F((3,), 3, 4)
+    out = infer("batch_norm_training", x, g, b, m, v, **BN_TRAINING, index=0)
+    # two values per channel: |x - batch mean| / sqrt(batch var + eps) <= sqrt(2 - 1)
+    assert (out.lo, out.hi) == (approx(-2), approx(2 + 1)) and not out.exact
+    mean = infer("batch_norm_training", x, g, b, m, v, **BN_TRAINING, index=1)
+    assert (mean.lo, mean.hi) == (approx(0.75 * -1 + 0.25 * -4), approx(0.75 * 1 + 0.25 * 4))
+    var = infer("batch_norm_training", x, g, b, m, v, **BN_TRAINING, index=2)
+    assert (var.lo, var.hi) == (approx(0.75 * 3), approx(0.75 * 4 + 0.25 * 16))  # batch variance <= (8 / 2)^2
+    unscaled = infer("batch_norm_training", x, g, b, m, v, **{**BN_TRAINING, "scale": False, "center": False}, index=0)
+    assert (unscaled.lo, unscaled.hi) == (approx(-1), approx(1))  # gamma and beta are ignored
+    with pytest.raises(OpError, match="non-negative axis"):  # topi's legalization fails on axis=-1
+        infer("batch_norm_training", x, g, b, m, v, **{**BN_TRAINING, "axis": -1}, index=0)
+    with pytest.raises(OpError, match="momentum"):
+        infer("batch_norm_training", x, g, b, m, v, **{**BN_TRAINING, "momentum": 1.5}, index=0)
+    with pytest.raises(OpError, match="amplifies rounding"):  # 64 values near 4 with a small epsilon
+        infer("batch_norm_training", F((64, 3)), g, b, m, v, **{**BN_TRAINING, "epsilon": 1e-5}, index=0)
+    with pytest.raises(OpError, match="batch statistic"):  # the updated variance of 4096 values near 4
+        infer("batch_norm_training", F((4096, 3)), g, b, m, F((3,), 0, 0), **{**BN_TRAINING, "epsilon": 1e5},
+              index=2)
+
+
+def test_batch_norm_training_reference_uses_batch_statistics_and_momentum():
+    data = np.array([[1.0, 0.0], [3.0, 0.0]], "float32")  # channel 0: mean 2, population variance 1
+    gamma, beta = np.array([2.0, 1.0], "float32"), np.array([0.5, -1.0], "float32")
+    moving_mean, moving_var = np.array([10.0, 4.0], "float32"), np.array([8.0, 2.0], "float32")
+    args = (data, gamma, beta, moving_mean, moving_var)
+    out = ref("batch_norm_training", *args, **BN_TRAINING, index=0)
+    s = 1 / math.sqrt(2)
+    assert out.tolist() == [pytest.approx([-2 * s + 0.5, -1.0]), pytest.approx([2 * s + 0.5, -1.0])]
+    # (1 - momentum) * moving + momentum * batch (topi/nn/batch_norm.py), not the docstring's weights
+    assert ref("batch_norm_training", *args, **BN_TRAINING, index=1).tolist() == [0.75 * 10 + 0.25 * 2, 0.75 * 4]
+    assert ref("batch_norm_training", *args, **BN_TRAINING, index=2).tolist() == [0.75 * 8 + 0.25 * 1, 0.75 * 2]
+    bare = ref("batch_norm_training", *args, **{**BN_TRAINING, "center": False, "scale": False},
+               index=0)
+    assert bare.tolist() == [pytest.approx([-s, 0.0]), pytest.approx([s, 0.0])]
+
 # -- convolutions ---------------------------------------------------------------------------------------
 
 CONV2D = dict(strides=[2, 1], padding=[1, 0, 2, 1], dilation=[1, 2], groups=2, data_layout="NCHW",

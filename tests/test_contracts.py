@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tvm.script import ir as I
 from tvm.script import relax as R
@@ -258,3 +258,74 @@ def test_split_layout_rewrite_preproc_on_an_untuned_primfunc_without_child_block
     verdict, optimized = check(SCATTER, passes, ["llvm"], timeout=120)
     assert verdict.finding is not None and verdict.finding.kind == "pass-error", verdict
     assert verdict.finding.outside_contract == "" and optimized.outside_contract == ""
+
+
+# -- generation keeps a named pass inside its preconditions ----------------------------------------
+
+def _run_programs(text: str, tmp_path, count: int):
+    """``count`` programs as a run of ``passfuzz --passes text`` draws them, each with its module."""
+    import io
+
+    from passfuzz.cli.fuzz import config_from, parser
+    from passfuzz.cli.output import Console
+    from passfuzz.relax_build import build_module
+
+    console = Console(io.StringIO())
+    config = config_from(parser().parse_args(["--passes", text, "--corpus", str(tmp_path)]), console)
+    drawn = []
+
+    @settings(max_examples=count, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(Fuzzer(config).programs())
+    def draw(program):
+        drawn.append((program, build_module(program)))
+
+    draw()
+    return config, drawn, console.stream.getvalue()
+
+
+def _ops(program) -> set:
+    return {v.op for v in program.values if isinstance(v, Node)}
+
+
+def test_each_batch_norm_decomposition_is_fuzzed_on_batch_norms_of_its_own_mode(tmp_path):
+    for text, mine, other in [("DecomposeOpsForTraining", "batch_norm_training", "batch_norm"),
+                              ("DecomposeOpsForInference", "batch_norm", "batch_norm_training")]:
+        config, drawn, said = _run_programs(text, tmp_path, 60)
+        assert config.left_out == (other,) and f"drawing no {other}:" in said
+        [spec] = specs(text)
+        assert all(module_violation(spec, mod) == "" for _, mod in drawn)
+        assert not any(other in _ops(program) for program, _ in drawn)
+        assert sum(mine in _ops(program) for program, _ in drawn) >= len(drawn) // 3  # the focus draws it
+
+
+def _binds_match_cast(mod) -> bool:
+    from tvm import relax
+    found = []
+    for func in mod.functions.values():
+        if isinstance(func, relax.Function):
+            relax.analysis.post_order_visit(func, lambda e: found.append(e) if isinstance(e, relax.SeqExpr) else None)
+    return any(isinstance(b, relax.MatchCast) for seq in found for block in seq.blocks for b in block.bindings)
+
+
+def test_shared_lifting_is_fuzzed_on_programs_without_a_match_cast(tmp_path):
+    config, drawn, _ = _run_programs("LiftTransformParams(shared_transform=True)", tmp_path, 150)
+    [spec] = specs("LiftTransformParams(shared_transform=True)")
+    assert not config.match_cast
+    assert not any(_binds_match_cast(mod) for _, mod in drawn)
+    assert all(module_violation(spec, mod) == "" for _, mod in drawn)
+    # control: lifting each function apart accepts match_casts, and its programs still hold some
+    config, drawn, _ = _run_programs("LiftTransformParams", tmp_path, 150)
+    assert config.match_cast and any(_binds_match_cast(mod) for _, mod in drawn)
+
+
+def test_decomposing_a_training_batch_norm_for_training_matches_numpy():
+    program = Program((
+        Param((2, 2), "float32", -4, 4, [[1.0, 0.0], [3.0, 0.5]]),
+        *(Node("const", (), {"shape": [2], "dtype": "float32", "value": v})
+          for v in ([2.0, 1.0], [0.5, -1.0], [10.0, 4.0], [8.0, 2.0])),
+        *(Node("batch_norm_training", (0, 1, 2, 3, 4), {"axis": 1, "epsilon": 1.0, "momentum": 0.25, "center": c,
+                                                        "scale": c, "index": i}) for i in range(3) for c in (True, False)),
+    ), (5, 6, 7, 8, 9, 10))
+    verdict, optimized = check(program, specs("DecomposeOpsForTraining"), ["llvm"], timeout=120)
+    assert verdict.finding is None and optimized.outside_contract == "", verdict
+    assert "DecomposeOpsForTraining" in optimized.fired

@@ -47,6 +47,17 @@ def test_drawn_programs_come_back_exactly(program):
     comes_back_exactly(program)
 
 
+
+@settings(max_examples=60, deadline=None, phases=[Phase.generate], database=None,
+          suppress_health_check=list(HealthCheck))
+@given(relax_programs(ops=["batch_norm_training", "batch_norm", "add"], max_nodes=4))
+def test_batch_norms_come_back_in_their_own_mode(program):
+    """training=True reads back as batch_norm_training (with momentum, center and scale), training=False
+    as batch_norm: the two modes are two catalogue ops on one Relax op."""
+    imported = comes_back_exactly(program)
+    assert [v.op for v in imported.values if isinstance(v, Node)].count("batch_norm_training") == \
+        [v.op for v in program.values if isinstance(v, Node)].count("batch_norm_training")
+
 def param(shape, dtype, value, lo=-4, hi=4):
     return Param(shape, dtype, lo, hi, value)
 

@@ -68,6 +68,16 @@ FOLD = program(x(2), c(2), c(2, value=1), n("add", 1, 2), n("add", 0, 3))
 DUPLICATE = program(x(2), n("add", 0, 0), n("add", 0, 0))
 MIXED = program(x(2, 3), w(3, 4), n("matmul", 0, 1))
 RELU = program(x(2, 3), n("relu", 0))
+
+
+def bn_training(shape=(2, 3), axis=1, scale=True, center=True, momentum=0.1, index=0):
+    c_ = shape[axis]
+    return program(x(*shape), c(c_, value=1), c(c_), c(c_), c(c_, value=1),
+                   n("batch_norm_training", 0, 1, 2, 3, 4, axis=axis, epsilon=1.0, momentum=momentum, center=center,
+                     scale=scale, index=index))
+
+
+BN_TRAINING = bn_training()
 ELEMWISE_CHAIN = program(x(2, 3), n("relu", 0), n("negative", 1))
 
 
@@ -262,6 +272,16 @@ CASES = {
     ("ToMixedPrecision", "tuple_operand"): (program(x(2, 3), w(3, 4), n("matmul", 0, 1), n("concat", 2, 2, axis=0)), MIXED),
     ("ToMixedPrecision", "result_escapes_block"): (MIXED, program(x(2, 3), w(3, 4), n("matmul", 0, 1), n("add", 2, 2))),
     ("ToMixedPrecision", "out_dtype"): (program(x(2, 3), w(3, 4), n("matmul", 0, 1, out_dtype=F32)), MIXED),
+
+    ("DecomposeOpsForTraining", "batch_norm"): (BN_TRAINING, RELU),
+    ("DecomposeOpsForTraining", "layer_norm"): (
+        program(x(2, 3), c(3, value=1), c(3), n("layer_norm", 0, 1, 2, axes=[1], epsilon=1.0)), BN_TRAINING),
+    ("DecomposeOpsForTraining", "channel_axis_not_1"): (bn_training(axis=0), BN_TRAINING),
+    ("DecomposeOpsForTraining", "no_scale"): (bn_training(scale=False), BN_TRAINING),
+    ("DecomposeOpsForTraining", "no_center"): (bn_training(center=False), BN_TRAINING),
+    ("DecomposeOpsForTraining", "momentum_bound"): (bn_training(momentum=1.0), BN_TRAINING),
+    ("DecomposeOpsForTraining", "updated_statistics"): (bn_training(index=2), BN_TRAINING),
+    ("DecomposeOpsForTraining", "single_value_per_channel"): (bn_training(shape=(1, 3)), BN_TRAINING),
 
     ("FuseOps", "elemwise_chain"): (ELEMWISE_CHAIN, RELU),
     ("FuseOps", "broadcast_consumer"): (program(x(2, 3), n("relu", 0), x(3), n("add", 1, 2)),

@@ -6,7 +6,8 @@ legal way to compute it) an error of the size of n * |x|^2; divided by variance 
 that error is amplified by up to n * |x|^2 / epsilon. So layer_norm and group_norm require
 ``ROUNDING * n * |x|^2 / epsilon * max(1, |gamma|) <= RTOL`` (``_conditioned``), and draw
 epsilon from ``EPSILONS``: the smallest that satisfies it, or a larger one. rms_norm and
-batch_norm (inference) do not cancel and need no such rule.
+batch_norm in inference mode do not cancel and need no such rule; batch_norm in training mode
+normalizes with batch statistics and takes layer_norm's rule.
 """
 
 from __future__ import annotations
@@ -400,6 +401,134 @@ BATCH_NORM = OpDef(
     notes="training=False: (x - moving_mean) / sqrt(moving_var + eps) * gamma + beta; fields 1 and 2 return "
           "moving_mean and moving_var unchanged. One node is batch_norm + TupleGetItem(index), as for split. "
           "float16 is not drawn: the legalized kernel returns float32 while Relax declares float16.")
+
+# -- batch_norm (training) ----------------------------------------------------------------------------
+# The statistics come from the batch: the mean and the population variance over every axis but the
+# channel axis (topi/nn/batch_norm.py: sum / count, sum of squared deviations / count), so the
+# output is normalized like layer_norm over those n values and needs its conditioning rule; the
+# moving statistics come back updated as (1 - momentum) * moving + momentum * batch (topi, and
+# decompose_ops.cc:106-107, although the op's docstring states the weights the other way round).
+
+MOMENTA = (0.1, 0.0, 0.5, 0.9, 1.0)  # topi asserts 0 <= momentum <= 1
+BN_TRAINING_ATTRS = {"axis", "epsilon", "momentum", "center", "scale", "index"}
+
+
+def _batch_count(x: ValueInfo, axis: int) -> int:
+    return int(np.prod([d for a, d in enumerate(x.shape) if a != axis]))
+
+
+def _batch_norm_training_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 5 and set(attrs) == BN_TRAINING_ATTRS,
+            "batch_norm (training) takes (x, gamma, beta, mean, var), axis, epsilon, momentum, center, scale, index")
+    x, gamma, beta, mean, var = args
+    require(x.dtype == "float32", "batch_norm is drawn for float32 only (float16 returns float32 in TVM)")
+    require(all(a.dtype == x.dtype for a in args), "batch_norm's operands must share a dtype")
+    require(x.rank >= 1, "batch_norm needs rank >= 1")
+    # A negative axis fails in training mode: topi's legalization removes ``axis`` itself from the
+    # list of axes (list.remove raises), so even the unoptimized build cannot compute it.
+    require(isinstance(attrs["axis"], int) and 0 <= attrs["axis"] < x.rank,
+            "batch_norm in training mode takes a non-negative axis (topi cannot legalize a negative one)")
+    axis = attrs["axis"]
+    require(all(a.shape == (x.shape[axis],) for a in args[1:]), "gamma, beta, mean, var must be (channels,)")
+    momentum, eps = attrs["momentum"], attrs["epsilon"]
+    require(isinstance(momentum, float) and 0 <= momentum <= 1, "momentum must be a float in [0, 1]")
+    require(isinstance(attrs["center"], bool) and isinstance(attrs["scale"], bool), "center and scale are bools")
+    require(attrs["index"] in (0, 1, 2), "batch_norm's tuple has 3 fields")
+    n = _batch_count(x, axis)
+    _moment_sums(x, n)
+    if attrs["index"] == 0:
+        _conditioned(x, n, eps, gamma.magnitude if attrs["scale"] else 1.0)
+        lo, hi = _affine(x, gamma if attrs["scale"] else probe(x, -1, 1, gamma.shape),
+                         beta if attrs["center"] else None, n, eps, True)
+        return checked(x.shape, x.dtype, lo, hi, False)
+    if attrs["index"] == 1:
+        moving, batch, error = mean, (x.lo, x.hi), n * x.magnitude
+    else:  # the largest population variance of values in [lo, hi] is ((hi - lo) / 2)^2
+        moving, batch, error = var, (0.0, ((x.hi - x.lo) / 2) ** 2), n * x.magnitude ** 2
+    out = checked(moving.shape, x.dtype, (1 - momentum) * moving.lo + momentum * batch[0],
+                  (1 - momentum) * moving.hi + momentum * batch[1], False)
+    # a statistic summed in another order (a one-pass variance) errs by up to n * |x| (|x|^2) roundings
+    require(momentum * ROUNDING[x.dtype] * error <= RTOL[x.dtype] * max(1.0, out.magnitude),
+            f"the batch statistic of {n} values of magnitude {x.magnitude:g} may differ beyond the tolerance")
+    return out
+
+
+def _batch_norm_training_ref(args, attrs):
+    x, gamma, beta, mean, var = (a.astype("float64") for a in args)
+    axis, momentum = attrs["axis"], attrs["momentum"]
+    others = tuple(a for a in range(x.ndim) if a != axis)
+    batch_mean, batch_var = x.mean(axis=others), x.var(axis=others)  # population variance, as topi
+    if attrs["index"] == 1:
+        return ((1 - momentum) * mean + momentum * batch_mean).astype(args[0].dtype)
+    if attrs["index"] == 2:
+        return ((1 - momentum) * var + momentum * batch_var).astype(args[0].dtype)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    out = (x - batch_mean.reshape(shape)) / np.sqrt(batch_var.reshape(shape) + attrs["epsilon"])
+    if attrs["scale"]:
+        out = out * gamma.reshape(shape)
+    if attrs["center"]:
+        out = out + beta.reshape(shape)
+    return out.astype(args[0].dtype)
+
+
+def _bn_training_options(info: ValueInfo) -> list[tuple[int, list[float]]]:
+    """(axis, epsilons) for which fresh operands in [-1, 1] work on ``info``."""
+    out = []
+    for axis in range(info.rank):
+        c = (info.shape[axis],)
+        args = [info, *(probe(info, -1, 1, c) for _ in range(4))]
+        eps = _eps_options(_batch_norm_training_infer, args, {"axis": axis, "momentum": 0.1, "center": True,
+                                                               "scale": True, "index": 0})
+        if eps:
+            out.append((axis, eps))
+    return out
+
+
+def _bn_training_accepts(info: ValueInfo) -> bool:
+    return info.dtype == "float32" and info.rank >= 1 and bool(_bn_training_options(info))
+
+
+def _batch_norm_training_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _bn_training_accepts)
+    info = sketch.infos[x]
+    options = _bn_training_options(info)
+    preferred = [o for o in options if o[0] == 1 % info.rank]  # the channel axis of NCHW first
+    axis, _ = choose.choice(preferred + [o for o in options if o not in preferred])
+    c = (info.shape[axis],)
+    attrs = {"axis": axis, "momentum": choose.choice(MOMENTA), "center": choose.choice([True, False]),
+             "scale": choose.choice([True, False]), "index": choose.choice([0, 1, 2])}
+
+    def epsilons(args: list[ValueInfo]) -> list[float]:
+        return _eps_options(_batch_norm_training_infer, args, attrs)
+
+    def fits(position: int):
+        def accept(i: ValueInfo) -> bool:
+            args = [info, *(probe(info, -1, 1, c) for _ in range(4))]
+            args[position] = i
+            return i.magnitude <= 4 and bool(epsilons(args))
+        return accept
+
+    gamma = _weight(sketch, choose, c, "float32", *choose.choice([(-4.0, 4.0), (0.5, 2.0), (-1.0, 1.0)]), fits(1))
+    beta = _weight(sketch, choose, c, "float32", -1.0, 1.0, fits(2))
+    mean = _weight(sketch, choose, c, "float32", -4.0, 4.0, fits(3))
+    var = _weight(sketch, choose, c, "float32", *choose.choice([(1.0, 4.0), (0.0, 4.0)]), fits(4))
+    operands = [x, gamma, beta, mean, var]
+    eps = epsilons([sketch.infos[i] for i in operands])
+    require(bool(eps), "no epsilon conditions these operands")
+    sketch.add("batch_norm_training", operands, {**attrs, "epsilon": choose.choice(eps)})
+
+
+BATCH_NORM_TRAINING = OpDef(
+    "batch_norm_training", _batch_norm_training_infer,
+    lambda R, args, at: R.TupleGetItem(R.op.nn.batch_norm(*args, axis=at["axis"], epsilon=at["epsilon"],
+                                                          center=at["center"], scale=at["scale"],
+                                                          momentum=at["momentum"], training=True), at["index"]),
+    _batch_norm_training_ref, _batch_norm_training_propose, _bn_training_accepts,
+    notes="training=True: normalizes with the batch's mean and population variance over every axis but "
+          "``axis``; fields 1 and 2 are (1 - momentum) * moving + momentum * batch statistic. gamma is ignored "
+          "without scale, beta without center. Non-negative axes only (topi's legalization fails on a "
+          "negative one); epsilon is drawn as for layer_norm. float32 only, as for inference mode.")
 
 # -- conv1d / conv2d --------------------------------------------------------------------------------
 
@@ -857,4 +986,4 @@ ATTENTION = OpDef(
           "in TVM (declared float16): not drawn.")
 
 OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, LAYER_NORM, GROUP_NORM, BATCH_NORM,
-                    CONV1D, CONV2D, ATTENTION]
+                    BATCH_NORM_TRAINING, CONV1D, CONV2D, ATTENTION]

@@ -153,7 +153,7 @@ def config_from(args: argparse.Namespace, console: Console):
     from ..engine import FuzzConfig
     from ..pass_catalogue import info as pass_info
     from ..pass_catalogue import fuzzable_pool, with_prerequisites
-    from ..contracts import generation_dtypes, sequence_violation
+    from ..contracts import generation, sequence_violation
     from ..corpus import OUTSIDE_CONTRACT, malformed
     from ..known_bugs import BaselineError, load
     from ..focus import FocusError
@@ -269,7 +269,11 @@ def config_from(args: argparse.Namespace, console: Console):
     _check_arguments(named or [], "--passes", targets, args.timeout)
     if args.pass_pool:
         _check_arguments(resolve_list(args.pass_pool), "--pass-pool", targets, args.timeout)
-    dtypes = generation_dtypes(passes or [])
+    kept = generation(passes or [])
+    dtypes = kept.dtypes
+    if kept.left_out or not kept.match_cast:
+        console.note("drawing no " + " and no ".join([*kept.left_out, *([] if kept.match_cast else ["match_cast"])])
+                     + ": the named passes' contracts do not accept them")
     if drawable_dtypes(targets, DTYPES) != DTYPES:
         dtypes = drawable_dtypes(targets, dtypes or DTYPES)
         console.note(f"drawing {','.join(dtypes)} only: a target cannot compute the others")
@@ -302,6 +306,7 @@ def config_from(args: argparse.Namespace, console: Console):
                       focus=tuple(focus), focus_reason=focus_reason, focus_constants=plan.constants,
                       focus_dtypes=tuple(d for d in plan.dtypes if d in (dtypes or DTYPES)),
                       focus_feeds=tuple(f for f in plan.feeds if {f[0], f[1]} <= set(focus)),
+                      left_out=kept.left_out, match_cast=kept.match_cast,
                       motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []),
                       seeds=seeds,
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None)
