@@ -162,6 +162,8 @@ class Focus:
         if not op.applicable(sketch) and not _fresh_operand(sketch, chooser, op):
             return 0
         anchor = self.last if self.last is not None else size - 1
+        if relation == "mirror":  # a node reading one value twice has no operands to mirror: an earlier one may
+            anchor = next((n for n in reversed(self.nodes) if len(set(sketch.values[n].args)) > 1), anchor)
         previous = sketch.values[anchor]
         operands = list(previous.args) if isinstance(previous, Node) and previous.args else [anchor]
         shared = operands[draw(st.integers(0, len(operands) - 1))] if relation == "share" else anchor
