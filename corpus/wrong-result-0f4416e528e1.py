@@ -1,0 +1,57 @@
+"""passfuzz wrong-result-0f4416e528e1: wrong-result after DecomposeOpsForTraining on llvm.
+
+llvm: output 0 (float32, shape (3, 2, 2)): 6 of 12 elements differ, first at [0, 0, 1]: original 0.0, optimized 1.0
+Exits 1 while the bug reproduces, 0 once it is fixed.
+"""
+import sys
+
+import numpy as np
+import tvm
+from tvm import relax
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+def numpy_outputs(value):
+    """The VM's result (a tensor or nested tuples of tensors) as a flat list of numpy arrays."""
+    if hasattr(value, "numpy"):
+        return [value.numpy()]
+    return [array for item in value for array in numpy_outputs(item)]
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x0: R.Tensor((3, 2, 2), dtype="float32"), x1: R.Tensor((2,), dtype="float32"), x2: R.Tensor((2,), dtype="float32")) -> R.Tensor((3, 2, 2), dtype="float32"):
+        with R.dataflow():
+            lv: R.Tensor((3, 2, 2), dtype="float32") = R.nn.layer_norm(x0, x1, x2, axes=[-2], epsilon=1.0, center=True, scale=True)
+            gv: R.Tensor((3, 2, 2), dtype="float32") = lv
+            R.output(gv)
+        return gv
+
+
+arguments = [
+    np.array([[[0.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]]], dtype='float32'),
+    np.array([0.0, 0.0], dtype='float32'),
+    np.array([0.0, 1.0], dtype='float32'),
+]
+try:  # the optimized module first: compiling the original first can hide a bug
+    mod = relax.transform.DecomposeOpsForTraining()(Module.clone())  # passes may update their input in place
+    executable = tvm.compile(mod, 'llvm')
+    args = [tvm.runtime.tensor(a) for a in arguments]
+    vm = relax.VirtualMachine(executable, tvm.cpu())
+    actual = numpy_outputs(vm["main"](*args))
+except Exception as error:
+    print(f"BUG REPRODUCES (wrong-result): {type(error).__name__}:", *str(error).strip().splitlines()[:1])
+    sys.exit(1)
+args = [tvm.runtime.tensor(a) for a in arguments]
+vm = relax.VirtualMachine(tvm.compile(Module, 'llvm'), tvm.cpu())
+expected = numpy_outputs(vm["main"](*args))
+try:
+    assert len(actual) == 1, f"1 output(s) expected, {len(actual)} returned"
+    assert (actual[0].dtype, actual[0].shape) == (expected[0].dtype, expected[0].shape), f"{expected[0].dtype}{expected[0].shape} became {actual[0].dtype}{actual[0].shape}"
+    np.testing.assert_allclose(actual[0].astype("float64"), expected[0].astype("float64"), rtol=0.0001, atol=0.0005000005, equal_nan=True, err_msg='output 0')
+except AssertionError as error:
+    print("BUG REPRODUCES (wrong-result):", " ".join(str(error).split()))
+    sys.exit(1)
+print("fixed: the optimized module compiles, runs and matches the original")
