@@ -150,7 +150,12 @@ def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str, build: Build
     if build.blamed_primitive:
         where += f" [{build.blamed_primitive}]"
     signature = f"{kind} | {where} | {detail}"
-    return hashlib.sha256(signature.encode()).hexdigest()[:12], signature
+    return signature_key(signature), signature
+
+
+def signature_key(signature: str) -> str:
+    """The fingerprint of a finding's signature: what its files are named after."""
+    return hashlib.sha256(signature.encode()).hexdigest()[:12]
 
 
 def new_finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",

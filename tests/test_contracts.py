@@ -241,6 +241,44 @@ def test_decomposing_an_inference_batch_norm_for_training_is_misuse_not_a_wrong_
     assert verdict.finding is None and optimized.outside_contract == "", verdict
 
 
+# layer_norm over its middle axis, inside DecomposeOpsForTraining's contract; the pass broadcasts
+# gamma and beta along the last axis (same size here), so only beta [0, 1] shows it on zeros.
+LAYER_NORM_MIDDLE_AXIS = Program((
+    Param((3, 2, 2), "float32", -4, 4, [[[0.0, 0.0], [0.0, 0.0]]] * 3),
+    Param((2,), "float32", -1, 1, [0.0, 0.0]),
+    Param((2,), "float32", -4, 4, [0.0, 1.0]),
+    Node("layer_norm", (0, 1, 2), {"axes": [-2], "epsilon": 1.0}),
+), (3,))
+
+
+def test_a_misuse_never_hides_a_bug_of_the_same_pass_and_kind(tmp_path):
+    # Both are "wrong-result | DecomposeOpsForTraining | values differ": keyed alike, the saved
+    # misuse would make the layer_norm bug count as seen.
+    passes = specs("DecomposeOpsForTraining")
+    misuse, misuse_side = check(BATCH_NORM, passes, ["llvm"], timeout=120)
+    bug, bug_side = check(LAYER_NORM_MIDDLE_AXIS, passes, ["llvm"], timeout=120)
+    assert misuse.finding.outside_contract and bug.finding is not None and not bug.finding.outside_contract, bug
+    assert bug.finding.kind == misuse.finding.kind == "wrong-result"
+    assert bug.finding.fingerprint != misuse.finding.fingerprint
+    fuzzer = Fuzzer(FuzzConfig(passes=passes, targets=["llvm"], corpus_dir=tmp_path))
+    known: set[str] = set()
+
+    def counted(program, verdict, side):
+        counts = []
+
+        @settings(max_examples=1, database=None)
+        @given(st.just(program))
+        def one_example(program):  # the engine counts examples inside Hypothesis' test
+            counts.append(fuzzer._count(program, verdict, side, passes, known, shrinking=False))
+
+        one_example()
+        return counts[0]
+
+    assert counted(BATCH_NORM, misuse, misuse_side) is None  # saved apart, its fingerprint now seen
+    assert misuse.finding.fingerprint in known
+    assert counted(LAYER_NORM_MIDDLE_AXIS, bug, bug_side) is bug.finding  # still a new bug
+
+
 # scatter_elements legalizes to a PrimFunc whose root block holds loops and no block.
 SCATTER = Program((
     Param((2,), "float32", -4, 4, [0.0, 0.0]),

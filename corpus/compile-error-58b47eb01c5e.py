@@ -1,0 +1,62 @@
+"""passfuzz compile-error-58b47eb01c5e: compile-error after ReorderPermuteDimsAfterConcat on llvm.
+
+error at compile:llvm: InternalError: CodeGenVM cannot emit this Relax operator directly. Run the appropriate lowering pass, or route the operator to an external codegen before VM codegen.
+Exits 1 while the bug reproduces, 0 once it is fixed.
+"""
+import sys
+from typing import TypeVar
+
+import numpy as np
+import tvm
+from tvm import relax
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+def numpy_outputs(value):
+    """The VM's result (a tensor or nested tuples of tensors) as a flat list of numpy arrays."""
+    if hasattr(value, "numpy"):
+        return [value.numpy()]
+    return [array for item in value for array in numpy_outputs(item)]
+
+
+m = TypeVar("m")
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @R.function
+    def main(x0: R.Tensor((2, 3), dtype="float32"), x1: R.Tensor((n, m), dtype="float32")) -> R.Tensor((3, 4), dtype="float32"):
+        with R.dataflow():
+            lv: R.Tensor((3, 2), dtype="float32") = R.permute_dims(x0, axes=None)
+            lv1: R.Tensor((2, 3), dtype="float32") = R.match_cast(x1, R.Tensor((2, 3), dtype="float32"))
+            lv2: R.Tensor((3, 2), dtype="float32") = R.permute_dims(lv1, axes=None)
+            lv3: R.Tensor((3, 4), dtype="float32") = R.concat((lv, lv2), axis=1)
+            gv: R.Tensor((3, 4), dtype="float32") = lv3
+            R.output(gv)
+        return gv
+
+
+arguments = [
+    np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], dtype='float32'),
+    np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], dtype='float32'),
+]
+try:  # the optimized module first: compiling the original first can hide a bug
+    mod = relax.transform.ReorderPermuteDimsAfterConcat()(Module.clone())  # passes may update their input in place
+    executable = tvm.compile(mod, 'llvm')
+    args = [tvm.runtime.tensor(a) for a in arguments]
+    vm = relax.VirtualMachine(executable, tvm.cpu())
+    actual = numpy_outputs(vm["main"](*args))
+except Exception as error:
+    print(f"BUG REPRODUCES (compile-error): {type(error).__name__}:", *str(error).strip().splitlines()[:1])
+    sys.exit(1)
+args = [tvm.runtime.tensor(a) for a in arguments]
+vm = relax.VirtualMachine(tvm.compile(Module, 'llvm'), tvm.cpu())
+expected = numpy_outputs(vm["main"](*args))
+try:
+    assert len(actual) == 1, f"1 output(s) expected, {len(actual)} returned"
+    assert (actual[0].dtype, actual[0].shape) == (expected[0].dtype, expected[0].shape), f"{expected[0].dtype}{expected[0].shape} became {actual[0].dtype}{actual[0].shape}"
+    np.testing.assert_allclose(actual[0].astype("float64"), expected[0].astype("float64"), rtol=0.0001, atol=0.0004000008000004, equal_nan=True, err_msg='output 0')
+except AssertionError as error:
+    print("BUG REPRODUCES (compile-error):", " ".join(str(error).split()))
+    sys.exit(1)
+print("fixed: the optimized module compiles, runs and matches the original")
