@@ -43,7 +43,11 @@ class Scheduler:
         return self.processes[-1]
 
     def worker(self, name, pythonpath=ROOT, *options):
-        """A single-threaded worker importing passfuzz from ``pythonpath``."""
+        """A single-threaded worker importing passfuzz from ``pythonpath`` alone: where passfuzz is
+        installed editable, its import finder would supply the modules another copy lacks, so such
+        a worker first drops that finder (a preload runs before the worker joins)."""
+        if pythonpath != ROOT:
+            options = ("--preload", str(ROOT / "tests" / "pythonpath_alone.py"), *options)
         return self.start(name, ["dask", "worker", self.address, "--nthreads", "1", "--no-nanny", "--host",
                                  "127.0.0.1", "--no-dashboard", "--name", name, *options], pythonpath)
 
