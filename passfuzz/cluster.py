@@ -314,8 +314,9 @@ class _Run:
             if message[0] == "save":
                 _, index, folder, record, script, report = message
                 corpus.save(self.config.corpus_dir / folder, record, script, report)
-                if record["fingerprint"] not in self.known:
-                    self.known.add(record["fingerprint"])
+                known = corpus.known_fingerprints(self.config.corpus_dir)  # a shrunk record brings its trigger
+                if known != self.known:
+                    self.known = known
                     self.known_variable.set(sorted(self.known))
             elif message[0] == "final":
                 self.finished[message[1]] = message[2]

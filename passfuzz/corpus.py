@@ -26,6 +26,7 @@ from pathlib import Path
 import jsonschema
 
 from .graph import analyse
+from .known_cases import trigger_entry
 from .program import Program, ProgramError
 
 
@@ -150,27 +151,36 @@ def _records(directory: Path) -> list[Path]:
             for p in sorted(folder.glob("*.json")) if not p.name.startswith(".")]
 
 
-# path -> (mtime_ns, size, '' or why the record is malformed): each version of a file is
-# validated once, so reading the known fingerprints stays cheap enough for every round.
-_checked: dict[Path, tuple[int, int, str]] = {}
+# path -> (mtime_ns, size, '' or why the record is malformed, its trigger entry): each version of a
+# file is read and validated once, so reading the known bugs stays cheap enough for every round.
+_checked: dict[Path, tuple[int, int, str, str]] = {}
+
+
+def _check(path: Path) -> tuple[str, str]:
+    """('' or why the record at ``path`` is malformed, its passfuzz.known_cases trigger entry)."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        return f"{path}: cannot read: {exc.strerror}", ""
+    cached = _checked.get(path)
+    if cached is not None and cached[:2] == (stat.st_mtime_ns, stat.st_size):
+        return cached[2:]
+    why, trigger = "", ""
+    try:
+        entry = load(path)
+        if entry.id != path.stem:
+            why = f"{path}: holds the record of {entry.id}, not {path.stem}"
+        else:
+            trigger = trigger_entry(entry.record, entry.program.node_ops())
+    except CorpusError as exc:
+        why = str(exc)
+    _checked[path] = (stat.st_mtime_ns, stat.st_size, why, trigger)
+    return why, trigger
 
 
 def problem(path: Path) -> str:
     """'' for a record that loads and is named by its id; else one line naming the file and why not."""
-    try:
-        stat = path.stat()
-    except OSError as exc:
-        return f"{path}: cannot read: {exc.strerror}"
-    cached = _checked.get(path)
-    if cached is not None and cached[:2] == (stat.st_mtime_ns, stat.st_size):
-        return cached[2]
-    try:
-        entry = load(path)
-        why = "" if entry.id == path.stem else f"{path}: holds the record of {entry.id}, not {path.stem}"
-    except CorpusError as exc:
-        why = str(exc)
-    _checked[path] = (stat.st_mtime_ns, stat.st_size, why)
-    return why
+    return _check(path)[0]
 
 
 def malformed(directory: Path) -> list[str]:
@@ -179,7 +189,13 @@ def malformed(directory: Path) -> list[str]:
 
 
 def known_fingerprints(directory: Path) -> set[str]:
-    """Fingerprints already in the corpus or among its outside-contract findings, read from the
-    names of the records that load: a malformed record makes no bug known, so one found again is
-    saved afresh over it."""
-    return {p.stem.rsplit("-", 1)[-1] for p in _records(directory) if not problem(p)}
+    """The known set of the corpus and its outside-contract findings (passfuzz.known_cases): the
+    fingerprints of the records that load, read from their names, and the trigger entries of its
+    wrong results. A malformed record makes no bug known, so one found again is saved afresh over it."""
+    known = set()
+    for path in _records(directory):
+        why, trigger = _check(path)
+        if not why:
+            known.add(path.stem.rsplit("-", 1)[-1])
+            known.update(filter(None, [trigger]))
+    return known

@@ -42,6 +42,7 @@ from .catalogue import OPS
 from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, OutsideContract
 from .execute import Outcome
 from .finding_store import CorpusStore, FindingStore
+from .known_cases import identify, named_as, same_bug
 from .oracle import Finding, Verdict
 from .passes import PassSpec
 from .program import Program
@@ -230,9 +231,10 @@ class Fuzzer:
         return path
 
     def _count(self, program: Program, verdict: Verdict, optimized: Outcome | None, passes: list[PassSpec],
-               known: set[str], shrinking: bool) -> Finding | None:
+               known_as: str, shrinking: bool, known: set[str]) -> Finding | None:
         """Record one example in the statistics (and as Hypothesis events, the fuzzer's coverage
-        signal); return its finding if it is a new bug."""
+        signal); return its finding if it is a new bug. ``known_as``: the known bug its finding is
+        a case of (passfuzz.known_cases), or ""."""
         if optimized is not None and not shrinking:
             self._count_fired(optimized, passes)
         if verdict.generator_defect:
@@ -243,11 +245,10 @@ class Fuzzer:
         elif verdict.incomparable:
             self.stats.incomparable += 1
             event("incomparable")
-        elif verdict.finding is not None and verdict.finding.fingerprint in known:
+        elif verdict.finding is not None and known_as:
             self.stats.known += 1
-            hits = self.stats.known_hits
-            hits[verdict.finding.fingerprint] = hits.get(verdict.finding.fingerprint, 0) + 1
-            event(f"known bug {verdict.finding.fingerprint}")
+            self.stats.known_hits[known_as] = self.stats.known_hits.get(known_as, 0) + 1
+            event(f"known bug {known_as}")
         elif verdict.finding is not None and verdict.finding.outside_contract:
             # Saved unshrunk, once: what a pass does outside its contract is no bug to shrink.
             path = self.save(verdict.finding, program, list(verdict.finding.passes), shrunk=False,
@@ -324,14 +325,18 @@ class Fuzzer:
                                        self._build(steps), shrinking=bool(pending),
                                        speed=self.config.speed)
             self._spent(time.monotonic() - started, shrinking=bool(pending))
-            if not pending and verdict.finding is not None and verdict.finding.fingerprint in ends_at:
+            known_as = ""
+            if verdict.finding is not None:  # named against the round's known set, so the name holds while it shrinks
+                named, known_as = identify(verdict.finding, program.node_ops(), known)
+                verdict = dataclasses.replace(verdict, finding=named)
+            if not pending and verdict.finding is not None and (known_as or verdict.finding.fingerprint) in ends_at:
                 if optimized is not None:
                     self._count_fired(optimized, passes)
                 raise _StopFuzzing()
-            finding = self._count(program, verdict, optimized, passes, known, shrinking=bool(pending))
+            finding = self._count(program, verdict, optimized, passes, known_as, bool(pending), known)
             self.notify(ExampleChecked(self.stats))
             if pending and verdict.finding is not None and verdict.finding.fingerprint not in pending \
-                    and verdict.finding.fingerprint in known | self.store.known():
+                    and (known_as or verdict.finding.fingerprint in self.store.known()):
                 raise _StopShrinking()  # a known bug (or one another worker saved meanwhile) is not shrunk here
             if finding is None:
                 return
@@ -405,16 +410,19 @@ class Fuzzer:
             finally:
                 self._spent(time.monotonic() - started, shrinking=True)
 
-        def same_bug(program: Program, passes: Sequence[PassSpec]) -> bool:
+        def shows_it(verdict: Verdict) -> bool:
+            return verdict.finding is not None and same_bug(verdict.finding, fp, error.finding.signature)
+
+        def same_bug_kept(program: Program, passes: Sequence[PassSpec]) -> bool:
             verdict, _ = run(program, passes)
-            kept = verdict.finding is not None and verdict.finding.fingerprint == fp
+            kept = shows_it(verdict)
             if kept:  # the reducer keeps every candidate that shows the bug: the simplest so far
                 self._in_progress(FindingError(dataclasses.replace(error.finding, passes=tuple(passes)), program))
             return kept
 
         passes = tuple(error.finding.passes)
         verdict, optimized = run(error.program, passes)
-        reproduced = verdict.finding is not None and verdict.finding.fingerprint == fp
+        reproduced = shows_it(verdict)
         fired = optimized.fired if optimized is not None else ()
         unchanged = [p.text for p in passes if p.text not in fired] if reproduced else []
         program, passes = error.program, passes
@@ -422,15 +430,15 @@ class Fuzzer:
         # shrinking often stops with some left: each candidate costs a build of both sides).
         for index in reversed(range(len(steps) - 1) if reproduced else ()):
             kept = steps.pop(index)
-            if not same_bug(program, passes):
+            if not same_bug_kept(program, passes):
                 steps.insert(index, kept)
         if reproduced:
             seconds = self.config.reduce_seconds if left is None else min(self.config.reduce_seconds, left)
-            program, passes = Reducer(same_bug, seconds).reduce(program, passes, unchanged)
+            program, passes = Reducer(same_bug_kept, seconds).reduce(program, passes, unchanged)
             if (program, passes, tuple(steps)) != (error.program, tuple(error.finding.passes),
                                                    self._drawn(error.finding)):
                 verdict, optimized = run(program, passes)
-        finding = verdict.finding if verdict.finding and verdict.finding.fingerprint == fp else None
+        finding = named_as(verdict.finding, fp, error.finding.signature) if shows_it(verdict) else None
         if finding is None:  # no longer reproduces (flaky): keep Hypothesis' example as it was seen
             finding, program, optimized = error.finding, error.program, None
         path = self.save(finding, program, list(finding.passes), shrunk=True, optimized=optimized)

@@ -18,7 +18,8 @@ from importlib import resources
 from pathlib import Path
 
 from .corpus import CorpusError, atomic_write, entries
-from .gradient import names_one_bug
+from .corpus import load as load_record
+from .known_cases import trigger_entry
 
 BASELINE_FORMAT = 1
 
@@ -35,10 +36,17 @@ class KnownBug:
     passes: tuple[str, ...]
     what: str  # the corpus README's one-line description of the true trigger
     upstream: str  # "apache/tvm#20194 (open)", or "" when not filed
+    trigger: str = ""  # a wrong result's trigger entry (passfuzz.known_cases); "" known by fingerprint
 
     def to_json(self) -> dict:
-        return {"id": self.id, "kind": self.kind, "fingerprint": self.fingerprint, "passes": list(self.passes),
+        data = {"id": self.id, "kind": self.kind, "fingerprint": self.fingerprint, "passes": list(self.passes),
                 "what": self.what, "upstream": self.upstream}
+        return {**data, "trigger": self.trigger} if self.trigger else data
+
+
+def known_set(bugs) -> tuple[str, ...]:
+    """What ``bugs`` make known to a Fuzzer: their fingerprints and triggers (passfuzz.known_cases)."""
+    return tuple(bug.fingerprint for bug in bugs) + tuple(bug.trigger for bug in bugs if bug.trigger)
 
 
 def release(version: str) -> str:
@@ -54,8 +62,8 @@ def baseline_name(tvm_version: str) -> str:
 def read(path: Path) -> list[KnownBug]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return [KnownBug(b["id"], b["kind"], b["fingerprint"], tuple(b["passes"]), b["what"], b["upstream"])
-                for b in data["bugs"]]
+        return [KnownBug(b["id"], b["kind"], b["fingerprint"], tuple(b["passes"]), b["what"], b["upstream"],
+                         b.get("trigger", "")) for b in data["bugs"]]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise BaselineError(f"{path}: not a known-bug baseline: {exc}") from None
 
@@ -72,17 +80,17 @@ def shipped(tvm_version: str) -> tuple[KnownBug, ...]:
 
 def from_corpus(directory: Path) -> list[KnownBug]:
     """The baseline a triaged corpus directory defines: each record, described by its line in the
-    directory's README.md table (``| `id` | passes | what | upstream |``), except a record whose
-    fingerprint stands for more than one bug (a wrong gradient: passfuzz.gradient)."""
+    directory's README.md table (``| `id` | passes | what | upstream |``), a wrong result with its
+    trigger (passfuzz.known_cases)."""
     lines = _readme_lines(directory / "README.md")
     bugs = []
     for path in entries([directory]):
-        record = json.loads(path.read_text(encoding="utf-8"))
-        if not names_one_bug(record["signature"]):
-            continue  # a fingerprint for every wrong gradient of its passes would hide new ones
+        entry = load_record(path)
+        record = entry.record
         what, upstream = lines.get(record["id"], ("", ""))
         bugs.append(KnownBug(record["id"], record["kind"], record["fingerprint"], tuple(record["passes"]), what,
-                             "" if upstream.startswith("not filed") else upstream))
+                             "" if upstream.startswith("not filed") else upstream,
+                             trigger_entry(record, entry.program.node_ops())))
     return bugs
 
 

@@ -36,7 +36,6 @@ split one planted bug into one finding per dtype.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence, TypeVar
@@ -48,6 +47,7 @@ from .catalogue import RTOL, ValueInfo, is_float
 from .catalogue.base import leaves
 from .execute import Outcome
 from .graph import analyse, evaluate_all, flatten, output_leaves, rounding_dtypes
+from .known_cases import signature_key
 from .pass_catalogue import info as pass_info
 from .passes import PassSpec
 from .program import Program
@@ -151,11 +151,6 @@ def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str, build: Build
         where += f" [{build.blamed_primitive}]"
     signature = f"{kind} | {where} | {detail}"
     return signature_key(signature), signature
-
-
-def signature_key(signature: str) -> str:
-    """The fingerprint of a finding's signature: what its files are named after."""
-    return hashlib.sha256(signature.encode()).hexdigest()[:12]
 
 
 def new_finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",

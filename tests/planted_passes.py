@@ -236,3 +236,28 @@ def round_half_up(mod, ctx):
 
 
 MINIMAL_OPS["round_half_up"] = 1  # round of a parameter holding an exact half such as 0.5
+
+
+@mutator
+class _TwoWrongRewrites(PyExprMutator):
+    def visit_call_(self, call):
+        call = super().visit_call_(call)
+        if _is_op(call, "relax.negative"):
+            return call.args[0]  # drops the negation
+        if _is_op(call, "relax.exp") and str(call.args[0].ty.dtype).startswith("float"):
+            return relax.op.add(call.args[0], relax.const(1.0, call.args[0].ty.dtype))  # exp(x) as 1 + x
+        return call
+
+
+@tvm.transform.module_pass(opt_level=0, name="TwoWrongRewrites")
+def two_wrong_rewrites(mod, ctx):
+    """Two planted wrong results of one pass, on different ops: ``negative(x)`` becomes ``x``, and
+    ``exp(x)`` becomes ``1 + x``. Both are "values differ" after this pass, one fingerprint: only
+    their triggers (passfuzz.known_cases) tell them apart."""
+    for gv, func in list(mod.functions.items()):
+        if isinstance(func, relax.Function):
+            mod[gv] = _TwoWrongRewrites(mod).visit_expr(func)
+    return mod
+
+
+MINIMAL_OPS["two_wrong_rewrites"] = 1  # negative of a parameter (or exp of one)

@@ -26,14 +26,6 @@ def test_every_corpus_record_has_its_triage_line():
         assert bug.what, f"{bug.id} has no line in corpus/README.md"
 
 
-def test_a_wrong_gradient_is_never_known_ahead():
-    # Its fingerprint names the pass list, not the op: known, it would hide every other wrong gradient.
-    ids = {bug.id for bug in known_bugs.from_corpus(ROOT / "corpus")}
-    gradients = [p.stem for p in (ROOT / "corpus").glob("wrong-result-*.json")
-                 if json.loads(p.read_text())["signature"].endswith("gradient differs")]
-    assert gradients and not ids & set(gradients)
-
-
 def test_a_release_without_a_baseline_knows_nothing():
     assert known_bugs.shipped("0.9.0") == ()
     assert known_bugs.release("0.27.0.post1") == "0.27"

@@ -155,7 +155,7 @@ def config_from(args: argparse.Namespace, console: Console):
     from ..pass_catalogue import fuzzable_pool, with_prerequisites
     from ..contracts import generation, sequence_violation
     from ..corpus import OUTSIDE_CONTRACT, malformed
-    from ..known_bugs import BaselineError, load
+    from ..known_bugs import BaselineError, known_set, load
     from ..focus import FocusError
     from ..focus import resolve as resolve_focus
     from ..passes import PassSpecError, resolve_list
@@ -302,7 +302,7 @@ def config_from(args: argparse.Namespace, console: Console):
                       shrink_seconds=args.shrink_time, reduce_seconds=args.reduce_time, max_nodes=args.max_nodes,
                       shrink_grace=0.0 if args.strict_time else FuzzConfig.shrink_grace,
                       pass_pool=pool, max_passes=args.max_passes, build=build, ops=ops,
-                      known_bugs=tuple(bug.fingerprint for bug in known), dtypes=dtypes,
+                      known_bugs=known_set(known), dtypes=dtypes,
                       focus=tuple(focus), focus_reason=focus_reason, focus_constants=plan.constants,
                       focus_dtypes=tuple(d for d in plan.dtypes if d in (dtypes or DTYPES)),
                       focus_feeds=tuple(f for f in plan.feeds if {f[0], f[1]} <= set(focus)),

@@ -141,6 +141,8 @@ def redrawn(program, seed: int):
 def run(args: argparse.Namespace) -> int:
     from ..builds import recorded_build
     from ..engine import FindingError, Fuzzer
+    from ..known_bugs import known_set
+    from ..known_cases import identify
     from ..trial import check
     from .fuzz import config_from
 
@@ -158,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
     config = config_from(fuzz_args, console)
     if record and args.build is None:  # what the record's example drew for its kernels: schedule steps, ...
         config = dataclasses.replace(config, build=recorded_build(record))
-    known = {bug.fingerprint: bug for bug in _baseline(args.known_bugs)}
+    baseline = _baseline(args.known_bugs)
     fuzzer = Fuzzer(config)
     tried = ("its own arguments" + (f", then {len(programs) - 1} argument draws" if len(programs) > 1 else "")
              if given else f"{len(programs)} argument draws" if len(programs) > 1 else "")
@@ -168,10 +170,9 @@ def run(args: argparse.Namespace) -> int:
     for number, program in enumerate(programs, 1):
         verdict, _ = check(program, config.passes, config.targets, config.timeout, config.build, speed=config.speed)
         if verdict.finding is not None:
-            finding = verdict.finding
+            finding, known_as = identify(verdict.finding, program.node_ops(), set(known_set(baseline)))
             console.note(f"{finding.kind} ({finding.fingerprint}): {finding.message.splitlines()[0][:200]}")
-            if finding.fingerprint in known:
-                bug = known[finding.fingerprint]
+            for bug in (bug for bug in baseline if known_as and bug.fingerprint == known_as):
                 console.note(f"this is known bug {bug.id}: {bug.what}" + (f" ({bug.upstream})" if bug.upstream else ""))
             console.note(f"reducing {program.summary()} for up to {config.reduce_seconds:g} s")
             path = fuzzer.reduce_and_save(FindingError(finding, program))

@@ -39,6 +39,7 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     reduced again for ``reduce_seconds`` when that is given."""
     from ..builds import BuildError, recorded_build
     from ..corpus import CorpusError, load, problem
+    from ..known_cases import named_as, same_bug
     from ..trial import check
     from ..passes import PassSpecError, resolve
     from ..targets import unavailable_reason
@@ -66,15 +67,16 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
                                                  if speed else "the optimized module matches the original")
     misuse = f" [outside the pass contracts: {verdict.finding.outside_contract}]" \
         if verdict.finding.outside_contract else ""
-    if verdict.finding.fingerprint != entry.record["fingerprint"]:
+    if not same_bug(verdict.finding, entry.record["fingerprint"], entry.record["signature"]):
         return "CHANGED", f"now {verdict.finding.signature}: {verdict.finding.message}{misuse}"
+    finding = named_as(verdict.finding, entry.record["fingerprint"], entry.record["signature"])
     if rewrite and reduce_seconds is not None:
-        _reduce(entry, verdict.finding, targets, timeout, build, reduce_seconds)
-        return "REPRODUCES", f"reduced and rewritten: {verdict.finding.message}{misuse}"
+        _reduce(entry, finding, targets, timeout, build, reduce_seconds)
+        return "REPRODUCES", f"reduced and rewritten: {finding.message}{misuse}"
     if rewrite:
-        _rewrite(entry, verdict.finding, optimized, targets, timeout, build)
-        return "REPRODUCES", f"rewritten: {verdict.finding.message}{misuse}"
-    return "REPRODUCES", verdict.finding.message + misuse
+        _rewrite(entry, finding, optimized, targets, timeout, build)
+        return "REPRODUCES", f"rewritten: {finding.message}{misuse}"
+    return "REPRODUCES", finding.message + misuse
 
 
 def speed_of(record: dict):

@@ -1,0 +1,98 @@
+"""A known wrong result is known by its trigger: a second wrong result of the same pass on other
+ops is a new bug, found, shrunk and saved apart; one on the known ops stays known."""
+
+import json
+from dataclasses import dataclass
+
+import pytest
+
+from passfuzz import corpus, known_bugs
+from passfuzz.known_cases import APART, identify, named_as, same_bug, signature_key, trigger_entry
+
+from .conftest import ROOT
+
+PLANTED = "tests.planted_passes:two_wrong_rewrites"
+
+
+@dataclass(frozen=True)
+class Seen:
+    kind: str
+    fingerprint: str
+    signature: str
+    outside_contract: str = ""
+
+
+def seen(kind="wrong-result", signature="wrong-result | P | values differ", outside_contract=""):
+    return Seen(kind, signature_key(signature), signature, outside_contract)
+
+
+def record_of(finding, ops, shrunk=True):
+    record = {"kind": finding.kind, "fingerprint": finding.fingerprint, "signature": finding.signature,
+              "shrunk": shrunk}
+    return {finding.fingerprint, trigger_entry(record, ops)} - {""}
+
+
+def test_a_wrong_result_is_known_only_on_a_program_holding_its_trigger():
+    first = seen()
+    known = record_of(first, ["negative", "const"])
+    assert identify(first, ["negative", "add"], known) == (first, first.fingerprint)
+    apart, known_as = identify(first, ["exp", "const", "add"], known)
+    assert known_as == "" and apart.signature == first.signature + APART + first.fingerprint
+    assert apart.fingerprint == signature_key(apart.signature) != first.fingerprint
+    assert identify(first, ["exp"], known)[0] == apart  # the same name every time: it holds while it shrinks
+    # once saved, the second is known on its ops, the first still on its own, and a third is apart from both
+    known |= record_of(apart, ["exp"])
+    assert identify(first, ["exp", "add"], known)[1] == apart.fingerprint
+    assert identify(first, ["negative"], known)[1] == first.fingerprint
+    third, known_as = identify(first, ["sqrt"], known)
+    assert known_as == "" and third.signature.endswith(", ".join(sorted([first.fingerprint, apart.fingerprint])))
+
+
+def test_what_keeps_the_plain_rule():
+    first = seen()
+    unshrunk = record_of(first, ["negative"], shrunk=False)  # incidental ops: every case is known
+    assert identify(first, ["exp"], unshrunk) == (first, first.fingerprint)
+    error = seen("pass-error", "pass-error | P | pass:P ValueError: no")
+    assert identify(error, ["exp"], record_of(error, ["negative"])) == (error, error.fingerprint)
+    misuse = seen(signature="wrong-result | P | values differ | outside contract", outside_contract="phase")
+    assert identify(misuse, ["exp"], record_of(misuse, ["negative"])) == (misuse, misuse.fingerprint)
+    assert identify(first, ["negative"], set()) == (first, "")
+    assert identify(first, ["negative"], {first.fingerprint}) == (first, first.fingerprint)  # a baseline without triggers
+
+
+def test_a_case_apart_shows_with_its_familys_fingerprint():
+    first = seen()
+    apart, _ = identify(first, ["exp"], record_of(first, ["negative"]))
+    assert same_bug(first, apart.fingerprint, apart.signature) and same_bug(apart, apart.fingerprint, apart.signature)
+    assert not same_bug(seen(signature="wrong-result | Q | values differ"), apart.fingerprint, apart.signature)
+    assert named_as(first, apart.fingerprint, apart.signature) == apart
+
+
+def test_the_corpus_and_the_baseline_carry_the_triggers_of_wrong_results():
+    known = corpus.known_fingerprints(ROOT / "corpus")
+    wrong = [json.loads(p.read_text()) for p in (ROOT / "corpus").glob("wrong-result-*.json")]
+    erf = next(r for r in wrong if r["id"] == "wrong-result-7231f14da01f")  # FastMathTransform on float16 erf
+    assert f"{erf['fingerprint']}>{erf['fingerprint']}:erf" in known
+    baseline = {bug.id: bug for bug in known_bugs.from_corpus(ROOT / "corpus")}
+    assert all(baseline[r["id"]].trigger for r in wrong)  # wrong gradients too: a trigger keeps them apart
+    assert not any(bug.trigger for bug in baseline.values() if bug.kind not in ("wrong-result", "target-mismatch"))
+
+
+@pytest.mark.slow
+def test_a_second_wrong_result_of_a_pass_is_found_apart_from_the_first(run_cli, tmp_path):
+    common = ["--passes", PLANTED, "--seed", "1", "--corpus", str(tmp_path), "--known-bugs", "none",
+              "--shrink-time", "20"]
+    first = run_cli(*common, "--ops", "negative", "-x", "--max-examples", "20")
+    assert first.returncode == 1, first.stderr
+    [negative] = [json.loads(p.read_text()) for p in tmp_path.glob("*.json")]
+    # exp's bug shares negative's fingerprint; before triggers it counted as known and was never saved
+    second = run_cli(*common, "--ops", "exp,negative", "--max-examples", "30")
+    assert second.returncode == 1, second.stderr
+    records = {r["id"]: r for r in (json.loads(p.read_text()) for p in tmp_path.glob("*.json"))}
+    [exp] = [r for r in records.values() if r["id"] != negative["id"]]
+    assert exp["signature"] == negative["signature"] + APART + negative["fingerprint"]
+    assert [v.get("op") for v in exp["program"]["values"] if v["kind"] == "op"] == ["exp"]
+    assert [v.get("op") for v in negative["program"]["values"] if v["kind"] == "op"] == ["negative"]
+    assert f"{negative['fingerprint']} " in second.stderr.split("known bugs hit, by fingerprint")[1]
+    replay = run_cli("replay", str(tmp_path))
+    assert "passfuzz replay: 2 reproduces" in replay.stdout, replay.stdout + replay.stderr  # both, by their own names
