@@ -196,7 +196,7 @@ class Fuzzer:
 
     # -- saving -----------------------------------------------------------------------------
     def save(self, finding: Finding, program: Program, passes: list[PassSpec], shrunk: bool,
-             optimized: Outcome | None) -> Path:
+             optimized: Outcome | None, minimal: bool = False) -> Path:
         fid = corpus.finding_id(finding.kind, finding.fingerprint)
         targets = list(finding.targets) or self.config.targets[:1]
         record = {
@@ -208,6 +208,8 @@ class Fuzzer:
             "seed": self.seed, "shrunk": shrunk, "program": program.to_json(),
             "module": module_text(program, passes), "log": finding.log[-4000:], "environment": environment(),
         }
+        if minimal:  # a wrong result's ops are then its trigger (passfuzz.known_cases)
+            record["minimal"] = True
         if finding.pipeline_pass:
             record["pipeline_pass"] = finding.pipeline_pass
         if finding.schedule:
@@ -432,16 +434,19 @@ class Fuzzer:
             kept = steps.pop(index)
             if not same_bug_kept(program, passes):
                 steps.insert(index, kept)
+        minimal = False
         if reproduced:
             seconds = self.config.reduce_seconds if left is None else min(self.config.reduce_seconds, left)
-            program, passes = Reducer(same_bug_kept, seconds).reduce(program, passes, unchanged)
+            reducer = Reducer(same_bug_kept, seconds)
+            program, passes = reducer.reduce(program, passes, unchanged)
+            minimal = reducer.complete
             if (program, passes, tuple(steps)) != (error.program, tuple(error.finding.passes),
                                                    self._drawn(error.finding)):
                 verdict, optimized = run(program, passes)
         finding = named_as(verdict.finding, fp, error.finding.signature) if shows_it(verdict) else None
         if finding is None:  # no longer reproduces (flaky): keep Hypothesis' example as it was seen
-            finding, program, optimized = error.finding, error.program, None
-        path = self.save(finding, program, list(finding.passes), shrunk=True, optimized=optimized)
+            finding, program, optimized, minimal = error.finding, error.program, None, False
+        path = self.save(finding, program, list(finding.passes), shrunk=True, optimized=optimized, minimal=minimal)
         if self.progress.in_progress.pop(fp, None) is not None:
             self._at_boundary(self.progress.next_round)  # reductions run between rounds
         self.notify(FindingSaved(finding, path, program))

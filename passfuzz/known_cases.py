@@ -10,9 +10,10 @@ get wrong).
 So a saved wrong result (or target mismatch) also stands for its *trigger*: the ops of its shrunk
 program. A program showing that fingerprint is a case of the known bug only if it holds every op
 of one of the fingerprint's triggers. Otherwise it is keyed apart from the known ones
-(``identify``), then shrunk and saved as a bug of its own. A record that was never shrunk holds
-incidental ops, so its trigger is empty and it keeps the old rule: every case of its fingerprint
-is known.
+(``identify``), then shrunk and saved as a bug of its own. Only a record whose reduction reached
+its fixpoint (``minimal``: no step the reducer tries keeps the bug) has a trigger: one saved
+unshrunk, or reduced until its time ran out, may hold incidental ops, and a second case of its bug
+without them would be saved again. It keeps the old rule: every case of its fingerprint is known.
 
 A known set is plain strings, so it travels as before (a Dask Variable, the baseline file). It
 holds fingerprints, and for each trigger an entry ``<key>><record fingerprint>:<op>,<op>``. The
@@ -63,7 +64,7 @@ def trigger_entry(record: dict, ops: Iterable[str]) -> str:
     known by fingerprint alone."""
     if not keyed_by_trigger(record["kind"], record["signature"].endswith(MISUSE)):
         return ""
-    trigger = sorted(set(ops) - NOT_TRIGGER_OPS) if record.get("shrunk") else []
+    trigger = sorted(set(ops) - NOT_TRIGGER_OPS) if record.get("minimal") else []
     return f"{family_key(record['signature'])}>{record['fingerprint']}:{','.join(trigger)}"
 
 

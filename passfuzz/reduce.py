@@ -67,6 +67,7 @@ class Reducer:
         self.attempts = 0  # candidates run (analysed, not seen before)
         self._refused: set[str] = set()
         self._deadline = 0.0
+        self.complete = False  # the last reduce() reached its fixpoint: no step it tries keeps the bug
 
     def reduce(self, program: Program, passes: Sequence[PassSpec] = (),
                unchanged: Sequence[str] = ()) -> tuple[Program, Passes]:
@@ -86,6 +87,7 @@ class Reducer:
                 smaller = self._reduce_program(program, passes)
                 if smaller != program:
                     program, passes_may_shrink = smaller, len(passes) > 1
+        self.complete = not (passes_may_shrink or program_may_shrink)
         return program, passes
 
     def _out_of_time(self) -> bool:

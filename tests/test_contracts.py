@@ -14,6 +14,7 @@ from tvm.script import relax as R
 from passfuzz.contracts import arrange, module_violation, sequence_violation
 from passfuzz.corpus import OUTSIDE_CONTRACT
 from passfuzz.engine import FuzzConfig, Fuzzer
+from passfuzz.known_cases import identify
 from passfuzz.trial import check
 from passfuzz.execute import Outcome
 from passfuzz.oracle import judge
@@ -157,7 +158,8 @@ def test_a_bug_met_outside_the_contracts_is_saved_apart_and_never_counted(tmp_pa
     @settings(max_examples=1, database=None)
     @given(st.just(CALLS_PRIVATE))
     def one_example(program):  # the engine counts examples inside Hypothesis' test
-        assert fuzzer._count(program, verdict, optimized, passes, known, shrinking=False) is None
+        known_as = identify(verdict.finding, program.node_ops(), known)[1]
+        assert fuzzer._count(program, verdict, optimized, passes, known_as, False, known) is None
 
     one_example()
     assert fuzzer.stats.findings == {} and list(fuzzer.stats.outside_contract)
@@ -269,7 +271,8 @@ def test_a_misuse_never_hides_a_bug_of_the_same_pass_and_kind(tmp_path):
         @settings(max_examples=1, database=None)
         @given(st.just(program))
         def one_example(program):  # the engine counts examples inside Hypothesis' test
-            counts.append(fuzzer._count(program, verdict, side, passes, known, shrinking=False))
+            known_as = identify(verdict.finding, program.node_ops(), known)[1]
+            counts.append(fuzzer._count(program, verdict, side, passes, known_as, False, known))
 
         one_example()
         return counts[0]

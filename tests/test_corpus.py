@@ -11,6 +11,7 @@ from hypothesis_jsonschema import from_schema
 
 from passfuzz import corpus
 from passfuzz.corpus import CorpusError
+from passfuzz.known_cases import signature_key
 from passfuzz.program import Node, Param, Program
 
 PROGRAM = Program((Param((2, 2), "float32", -4, 4, [[0.0, 1.0], [2.0, 3.0]]),
@@ -35,7 +36,11 @@ def test_save_then_load_round_trips(tmp_path):
     assert entry.program == PROGRAM and entry.id == "wrong-result-0123456789ab"
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "wrong-result-0123456789ab.json", "wrong-result-0123456789ab.md", "wrong-result-0123456789ab.py"]
-    assert corpus.known_fingerprints(tmp_path) == {"0123456789ab"}
+    # a wrong result not reduced to its fixpoint is known by its fingerprint alone (an empty trigger)
+    assert corpus.known_fingerprints(tmp_path) == {"0123456789ab", f"{signature_key(record()['signature'])}>0123456789ab:"}
+    corpus.save(tmp_path, record(minimal=True), "script", "report")
+    ops = ",".join(sorted(set(PROGRAM.node_ops()) - {"const"}))
+    assert corpus.known_fingerprints(tmp_path) == {"0123456789ab", f"{signature_key(record()['signature'])}>0123456789ab:{ops}"}
 
 
 @pytest.mark.parametrize("mutate, field", [
