@@ -298,7 +298,7 @@ class Fuzzer:
                                motifs_for=self.config.motifs_for, match_cast=self.config.match_cast, **dtypes)
         if not self.config.seeds:
             return fresh
-        seeded = seeded_programs(self.config.seeds, ops=self.config.ops, **dtypes)
+        seeded = seeded_programs(self.config.seeds, ops=ops, **dtypes)  # mutations add no left-out op either
         # seeded first: a finding of either kind shrinks toward a seed where one still shows it
         return st.one_of(seeded, fresh) if self.config.fresh_too else seeded
 

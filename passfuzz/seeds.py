@@ -92,6 +92,17 @@ class SeedSet:
                  for seed in self.seeds]
         return SeedSet(seeds, self.files, self.warnings)
 
+    def without_ops(self, left_out) -> "SeedSet":
+        """The same, with every seed that holds an op of ``left_out`` rejected (the named passes'
+        contracts do not accept it: passfuzz.contracts.generation)."""
+        def held(program: Program) -> list[str]:
+            return sorted(set(program.node_ops()) & set(left_out))
+
+        seeds = [seed if seed.program is None or not held(seed.program) else
+                 Seed(seed.name, None, f"holds {','.join(held(seed.program))}, which the named passes do not take")
+                 for seed in self.seeds]
+        return SeedSet(seeds, self.files, self.warnings)
+
     def summary(self) -> str:
         """``42 modules in 7 files, 30 imported, 12 rejected (9 unknown op relax.nn.conv3d, ...)``"""
         line = f"{len(self.seeds)} module(s) in {self.files} file(s), {len(self.programs)} imported, " \

@@ -241,6 +241,32 @@ def test_seeds_computing_in_a_dtype_not_drawn_are_rejected():
     assert not kept.programs and kept.seeds[0].reason.startswith("computes in float16")
 
 
+def test_seeds_holding_an_op_the_passes_do_not_take_are_rejected():
+    batch_norm = next(p for p in CORPUS_SEEDS if "batch_norm" in p.node_ops())
+    kept = SeedSet([Seed("bn", batch_norm), Seed("other", CORPUS_SEEDS[0])], 1).without_ops(("batch_norm",))
+    assert kept.programs == [CORPUS_SEEDS[0]] and "holds batch_norm" in kept.seeds[0].reason
+
+
+def test_mutations_add_no_op_the_passes_do_not_take(tmp_path):
+    from passfuzz.engine import FuzzConfig, Fuzzer
+
+    seed = Program((Param((2, 3), "float32", -2, 2, [[0.5] * 3] * 2), Node("abs", (0,), {})), (1,))
+    drawn = {}
+    for left_out in ((), ("exp",)):  # the control draws exp: the test could fail
+        config = FuzzConfig(passes=[], targets=["llvm"], corpus_dir=tmp_path, seeds=(seed,), ops=["exp", "negative"],
+                            left_out=left_out)
+        ops: Counter = Counter()
+
+        @settings(max_examples=60, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(Fuzzer(config).programs())
+        def collect(program):
+            ops.update(program.node_ops())
+
+        collect()
+        drawn[left_out] = ops
+    assert drawn[()]["exp"] > 0 and drawn[("exp",)]["exp"] == 0 and drawn[("exp",)]["negative"] > 0
+
+
 # -- mutations ----------------------------------------------------------------------------------
 
 EXAMPLES = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)

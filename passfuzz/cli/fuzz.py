@@ -293,7 +293,7 @@ def config_from(args: argparse.Namespace, console: Console):
         raise UsageError(f"--known-bugs: {exc}") from None
     if args.known_bugs == "default" and not known:
         console.note(f"no known-bug baseline for TVM {tvm.__version__}: only {args.corpus}'s bugs count as known")
-    seeds = seed_programs(args.seeds, passes, dtypes, console) if args.seeds else ()
+    seeds = seed_programs(args.seeds, passes, dtypes, kept.left_out, console) if args.seeds else ()
     max_examples = args.max_examples
     if max_examples is None and args.max_time is None:
         max_examples = DEFAULT_MAX_EXAMPLES
@@ -312,9 +312,10 @@ def config_from(args: argparse.Namespace, console: Console):
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None)
 
 
-def seed_programs(text: str, passes, dtypes, console: Console) -> tuple:
+def seed_programs(text: str, passes, dtypes, left_out, console: Console) -> tuple:
     """--seeds: the Programs found and imported, after one line saying how many; UsageError when
-    no path exists or no seed can be imported."""
+    no path exists or no seed can be imported. Seeds outside ``dtypes`` or holding an op of
+    ``left_out`` are rejected, as drawn programs avoid them."""
     from ..gradient import involved
     from ..seeds import SeedError, find_seeds, seed_files, seed_paths
 
@@ -332,6 +333,8 @@ def seed_programs(text: str, passes, dtypes, console: Console) -> tuple:
         console.note(f"warning: seeds: {warning}")
     if dtypes:
         found = found.within_dtypes(dtypes)
+    if left_out:
+        found = found.without_ops(left_out)
     console.note(f"seeds: {found.summary()}")
     if not found.programs:
         raise UsageError(f"--seeds: no seed could be imported ({found.summary()})")
