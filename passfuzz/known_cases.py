@@ -7,7 +7,7 @@ once one was in the corpus or the baseline, any other wrong result of that pass 
 and was never saved (FastMathTransform's float16 erf hid every other op FastMathTransform might
 get wrong).
 
-So a saved wrong result (or target mismatch) also stands for its *trigger*: the ops of its shrunk
+So a saved wrong result (or target mismatch) also stands for its *trigger*: the ops of its reduced
 program. A program showing that fingerprint is a case of the known bug only if it holds every op
 of one of the fingerprint's triggers. Otherwise it is keyed apart from the known ones
 (``identify``), then shrunk and saved as a bug of its own. Only a record whose reduction reached
