@@ -47,6 +47,7 @@ from .oracle import Finding, Verdict
 from .passes import PassSpec
 from .program import Program
 from .reduce import Reducer, complexity
+from .relax_build import relax_ops
 from .report import environment, render_report
 from .reproducer import module_text, render_script
 from .speed import SpeedCheck
@@ -329,7 +330,7 @@ class Fuzzer:
             self._spent(time.monotonic() - started, shrinking=bool(pending))
             known_as = ""
             if verdict.finding is not None:  # named against the round's known set, so the name holds while it shrinks
-                named, known_as = identify(verdict.finding, program.node_ops(), known)
+                named, known_as = identify(verdict.finding, lambda: relax_ops(program), known)
                 verdict = dataclasses.replace(verdict, finding=named)
             if not pending and verdict.finding is not None and (known_as or verdict.finding.fingerprint) in ends_at:
                 if optimized is not None:

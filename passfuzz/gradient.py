@@ -162,9 +162,15 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str], 
 
 
 # A wrong gradient is fingerprinted by its pass list and what differs, not by the op at fault
-# (there is no per-op localization): its trigger tells one wrong gradient from another
-# (passfuzz.known_cases), as for any wrong result.
+# (there is no per-op localization), and its trigger (passfuzz.known_cases) shares the loss's final
+# sum with every loss program: one such fingerprint stands for every wrong gradient of that pass
+# list, so it must never be known ahead of a run (passfuzz.known_bugs).
 UNLOCALIZED = ("loss differs", "gradient differs")
+
+
+def names_one_bug(signature: str) -> bool:
+    """Does a finding's signature tell its bug apart from other bugs of the same passes?"""
+    return not signature.endswith(UNLOCALIZED)
 
 
 def judge_gradient(program: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome,

@@ -7,13 +7,17 @@ once one was in the corpus or the baseline, any other wrong result of that pass 
 and was never saved (FastMathTransform's float16 erf hid every other op FastMathTransform might
 get wrong).
 
-So a saved wrong result (or target mismatch) also stands for its *trigger*: the ops of its reduced
-program. A program showing that fingerprint is a case of the known bug only if it holds every op
-of one of the fingerprint's triggers. Otherwise it is keyed apart from the known ones
-(``identify``), then shrunk and saved as a bug of its own. Only a record whose reduction reached
-its fixpoint (``minimal``: no step the reducer tries keeps the bug) has a trigger: one saved
-unshrunk, or reduced until its time ran out, may hold incidental ops, and a second case of its bug
-without them would be saved again. It keeps the old rule: every case of its fingerprint is known.
+So a saved wrong result (or target mismatch) also stands for its *trigger*: the Relax ops its
+reduced program calls (what a pass sees: a catalogue op such as ``linear`` calls two). A program showing that fingerprint is a case of the known bug when it shares an op with
+one of the fingerprint's triggers. Otherwise it is keyed apart from the known ones
+(``identify``), then shrunk and saved as a bug of its own. One shared op is enough, not the whole
+trigger: a reduced program can keep ops its bug does not need (the reducer stops when no step it
+tries keeps the bug, and permute_dims feeding a matmul and an add may be all it can keep), and
+asking for all of them saved a second case of the same bug again. Every case of a pass's bug holds
+the op the pass mishandles, and the record holds it too. The price: a new bug on a program that
+also holds an op of a known trigger still counts as known. Only a record whose reduction reached
+its fixpoint (``minimal``) has a trigger; one saved unshrunk, or reduced until its time ran out,
+keeps the old rule: every case of its fingerprint is known.
 
 A known set is plain strings, so it travels as before (a Dask Variable, the baseline file). It
 holds fingerprints, and for each trigger an entry ``<key>><record fingerprint>:<op>,<op>``. The
@@ -25,13 +29,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
-from typing import Iterable, Protocol, TypeVar
+from typing import Callable, Iterable, Protocol, TypeVar
 
 VALUE_KINDS = ("wrong-result", "target-mismatch")
 APART = " | apart from "
 MISUSE = " | outside contract"  # what an outside-contract finding's signature ends with
-# A constant operand is a form, not a part of the trigger: a parameter in its place is the same bug.
-NOT_TRIGGER_OPS = frozenset({"const"})
 
 
 class Identified(Protocol):
@@ -59,12 +61,15 @@ def keyed_by_trigger(kind: str, outside_contract: bool) -> bool:
     return kind in VALUE_KINDS and not outside_contract
 
 
-def trigger_entry(record: dict, ops: Iterable[str]) -> str:
-    """The known-set entry of a saved record whose program has the ops ``ops``; "" for a record
-    known by fingerprint alone."""
+Ops = Callable[[], Iterable[str]]  # the Relax ops of a program (relax_build.relax_ops), asked for when needed
+
+
+def trigger_entry(record: dict, ops: Ops) -> str:
+    """The known-set entry of a saved record whose program calls the Relax ops ``ops()``; "" for a
+    record known by fingerprint alone."""
     if not keyed_by_trigger(record["kind"], record["signature"].endswith(MISUSE)):
         return ""
-    trigger = sorted(set(ops) - NOT_TRIGGER_OPS) if record.get("minimal") else []
+    trigger = sorted(set(ops())) if record.get("minimal") else []
     return f"{family_key(record['signature'])}>{record['fingerprint']}:{','.join(trigger)}"
 
 
@@ -77,16 +82,16 @@ def _triggers(known: set[str], key: str) -> list[tuple[str, frozenset[str]]]:
     return found
 
 
-def identify(finding: F, ops: Iterable[str], known: set[str]) -> tuple[F, str]:
+def identify(finding: F, ops: Ops, known: set[str]) -> tuple[F, str]:
     """``finding`` as it is to be named, and the fingerprint of the known bug it is a case of
-    ("" for a new bug). ``ops``: the ops of the program that showed it."""
+    ("" for a new bug). ``ops``: the Relax ops of the program that showed it."""
     triggers = _triggers(known, finding.fingerprint) \
         if keyed_by_trigger(finding.kind, bool(finding.outside_contract)) else []
     if not triggers:
         return finding, finding.fingerprint if finding.fingerprint in known else ""
-    held = frozenset(ops)
-    for record, trigger in sorted(triggers, key=lambda t: (-len(t[1]), t[0])):  # the most specific first
-        if trigger <= held:
+    held = frozenset(ops())
+    for record, trigger in sorted(triggers, key=lambda t: (-len(t[1] & held), t[0])):  # the closest first
+        if not trigger or trigger & held:
             return finding, record
     signature = finding.signature + APART + ", ".join(sorted(record for record, _ in triggers))
     apart = replace(finding, signature=signature, fingerprint=signature_key(signature))

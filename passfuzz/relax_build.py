@@ -68,6 +68,21 @@ def build_module(program: Program) -> tvm.IRModule:
     return mod
 
 
+def relax_ops(program: Program) -> list[str]:
+    """The Relax ops ``program``'s module calls (``relax.permute_dims``, ...): what a pass sees. A
+    catalogue op may emit several (``linear`` is a permute_dims and a matmul)."""
+    names: set[str] = set()
+
+    def note(expr) -> None:
+        if isinstance(expr, relax.Call) and isinstance(expr.op, tvm.ir.Op):
+            names.add(expr.op.name)
+
+    for func in build_module(program).functions.values():
+        if isinstance(func, relax.Function):
+            relax.analysis.post_order_visit(func.body, note)
+    return sorted(names)
+
+
 def _needs_facts(program: Program) -> bool:
     return program.symbolic or any(p.pack for _, p in program.params) or \
         any(BY_NAME[n.op].takes_tuples or BY_NAME[n.op].emit_in for n in program.nodes)

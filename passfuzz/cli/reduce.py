@@ -143,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
     from ..engine import FindingError, Fuzzer
     from ..known_bugs import known_set
     from ..known_cases import identify
+    from ..relax_build import relax_ops
     from ..trial import check
     from .fuzz import config_from
 
@@ -170,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     for number, program in enumerate(programs, 1):
         verdict, _ = check(program, config.passes, config.targets, config.timeout, config.build, speed=config.speed)
         if verdict.finding is not None:
-            finding, known_as = identify(verdict.finding, program.node_ops(), set(known_set(baseline)))
+            finding, known_as = identify(verdict.finding, lambda: relax_ops(program), set(known_set(baseline)))
             console.note(f"{finding.kind} ({finding.fingerprint}): {finding.message.splitlines()[0][:200]}")
             for bug in (bug for bug in baseline if known_as and bug.fingerprint == known_as):
                 console.note(f"this is known bug {bug.id}: {bug.what}" + (f" ({bug.upstream})" if bug.upstream else ""))
