@@ -8,8 +8,9 @@ and was never saved (FastMathTransform's float16 erf hid every other op FastMath
 get wrong).
 
 So a saved wrong result (or target mismatch) also stands for its *trigger*: the Relax ops its
-reduced program calls (what a pass sees: a catalogue op such as ``linear`` calls two). A program showing that fingerprint is a case of the known bug when it shares an op with
-one of the fingerprint's triggers. Otherwise it is keyed apart from the known ones
+reduced program calls (what a pass sees: a catalogue op such as ``linear`` calls two). A program
+showing that fingerprint is a case of the known bug when it shares an op with one of the
+fingerprint's triggers. Otherwise it is keyed apart from the known ones
 (``identify``), then shrunk and saved as a bug of its own. One shared op is enough, not the whole
 trigger: a reduced program can keep ops its bug does not need (the reducer stops when no step it
 tries keeps the bug, and permute_dims feeding a matmul and an add may be all it can keep), and

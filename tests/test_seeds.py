@@ -301,9 +301,12 @@ def test_each_kind_of_mutation_changes_seeds_validly():
 def test_shrinking_goes_back_to_the_unmutated_seed():
     """Seed B holds a matmul and seed A none; mutations of A that insert or splice in a matmul
     satisfy the predicate too, but the simplest example is B itself, unmutated."""
-    with_matmul = [p for p in CORPUS_SEEDS if "matmul" in p.node_ops()]
-    without = [p for p in CORPUS_SEEDS if "matmul" not in p.node_ops() and len(p.nodes) <= 3]
-    a, b = without[0], min(with_matmul, key=lambda p: len(p.values))
+    # Both written here: the tests' Hypothesis profile is derandomized, so the search is fixed by the
+    # seeds, and seeds taken from corpus/ changed it with every record added there. This pair's search
+    # meets a mutated program before B (with HYPOTHESIS_PROFILE=explore it may not: then the last
+    # assertion has nothing to check).
+    a = Program((Param((2,), "float32", -1, 1, [0.5, -0.5]), Node("exp", (0,), {})), (1,))
+    b = Program((Param((2, 2), "float32", -1, 1, [[0.0, 0.5], [1.0, -0.5]]), Node("matmul", (0, 0), {})), (1,))
     seen = Counter()
 
     def holds(program: Program) -> bool:
