@@ -17,10 +17,9 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from .corpus import CorpusError, atomic_write, entries
+from .corpus import CorpusError, atomic_write, entries, trigger_of
 from .corpus import load as load_record
 from .gradient import names_one_bug
-from .corpus import trigger_of
 
 BASELINE_FORMAT = 1
 

@@ -34,7 +34,6 @@ from typing import Callable, Iterable, Protocol, TypeVar
 
 VALUE_KINDS = ("wrong-result", "target-mismatch")
 APART = " | apart from "
-MISUSE = " | outside contract"  # what an outside-contract finding's signature ends with
 
 
 class Identified(Protocol):
@@ -68,7 +67,7 @@ Ops = Callable[[], Iterable[str]]  # the Relax ops of a program (relax_build.rel
 def trigger_entry(record: dict, ops: Ops) -> str:
     """The known-set entry of a saved record whose program calls the Relax ops ``ops()``; "" for a
     record known by fingerprint alone."""
-    if not keyed_by_trigger(record["kind"], record["signature"].endswith(MISUSE)):
+    if not keyed_by_trigger(record["kind"], bool(record.get("outside_contract"))):
         return ""
     trigger = sorted(set(ops())) if record.get("minimal") else []
     return f"{family_key(record['signature'])}>{record['fingerprint']}:{','.join(trigger)}"

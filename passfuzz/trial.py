@@ -20,7 +20,7 @@ from .builds import PLAIN_BUILD, Build
 from .contracts import sequence_violation
 from .execute import Outcome, run_side
 from .graph import evaluate
-from .known_cases import MISUSE, signature_key
+from .known_cases import signature_key
 from .oracle import (Verdict, judge, pin_to_prefix, pipeline_verdict, probe_program, reference_verdict,
                      slowdown_verdict, target_verdict)
 from .pipeline_blame import blame_pipeline
@@ -152,6 +152,6 @@ def _keyed_as_misuse(finding, broken: str):
     result of DecomposeOpsForTraining is "values differ" for an inference-mode batch_norm and for a
     wrongly decomposed layer_norm alike); once a misuse is saved its fingerprint counts as seen,
     so sharing it would hide the bug."""
-    signature = finding.signature + MISUSE
+    signature = f"{finding.signature} | outside contract"
     return dataclasses.replace(finding, outside_contract=broken, signature=signature,
                                fingerprint=signature_key(signature))

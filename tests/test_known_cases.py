@@ -30,7 +30,8 @@ def seen(kind="wrong-result", signature="wrong-result | P | values differ", outs
 
 def record_of(finding, ops, minimal=True):
     record = {"kind": finding.kind, "fingerprint": finding.fingerprint, "signature": finding.signature,
-              "shrunk": True, **({"minimal": True} if minimal else {})}
+              "shrunk": True, **({"minimal": True} if minimal else {}),
+              **({"outside_contract": finding.outside_contract} if finding.outside_contract else {})}
     return {finding.fingerprint, trigger_entry(record, lambda: ops)} - {""}
 
 
