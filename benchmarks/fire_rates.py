@@ -17,10 +17,10 @@ import time
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from passfuzz.execute import fired_passes
-from passfuzz.isolate import run_forked
-from passfuzz.pass_catalogue import fuzzable_pool, with_prerequisites
-from passfuzz.passes import PassSpec
+from passfuzz.passes.catalogue import fuzzable_pool, with_prerequisites
+from passfuzz.passes.names import PassSpec
+from passfuzz.run.execute import fired_passes
+from passfuzz.run.isolate import run_forked
 from strategies import relax_programs
 
 

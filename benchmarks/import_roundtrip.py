@@ -1,6 +1,6 @@
 """The importer's round trip over drawn programs: build each with relax_build, import it back with
 its arguments, and compare with the importer's normal form of the original
-(``passfuzz.importer.canonical``; parameter ranges aside, which the module does not hold).
+(``passfuzz.relax.importer.canonical``; parameter ranges aside, which the module does not hold).
 
     PYTHONPATH=. python benchmarks/import_roundtrip.py [--examples N] [--seed N]
 
@@ -20,9 +20,9 @@ from dataclasses import replace
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from passfuzz.importer import ImportRejected, canonical, import_module, patterns
-from passfuzz.program import Param
-from passfuzz.relax_build import build_module
+from passfuzz.ir.program import Param
+from passfuzz.relax.build import build_module
+from passfuzz.relax.importer import ImportRejected, canonical, import_module, patterns
 from strategies import relax_programs
 
 

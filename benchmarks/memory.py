@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from passfuzz.run_log import read  # noqa: E402
+from passfuzz.campaign.run_log import read  # noqa: E402
 
 WARM_SECONDS = 60.0
 

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from passfuzz import engine
-from passfuzz.events import Event, FindingSaved, FindingSeen
-from passfuzz.passes import resolve_list
+from passfuzz.campaign import engine
+from passfuzz.campaign.events import Event, FindingSaved, FindingSeen
+from passfuzz.passes.names import resolve_list
 from tests.planted_passes import MINIMAL_OPS
 
 PLANTED = "tests.planted_passes:"

@@ -27,9 +27,10 @@ import io
 import tempfile
 from pathlib import Path
 
-from passfuzz.cli.fuzz import config_from, parser as fuzz_parser
+from passfuzz.campaign.engine import Fuzzer
+from passfuzz.cli.fuzz import config_from
+from passfuzz.cli.fuzz import parser as fuzz_parser
 from passfuzz.cli.output import Console
-from passfuzz.engine import Fuzzer
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSES = "FoldConstant,EliminateCommonSubexpr,FuseTransposeMatmul,CombineParallelMatmul,ReorderTakeAfterMatmul"

@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 from hypothesis import HealthCheck, given, seed, settings
 
-from passfuzz.engine import FuzzConfig, Fuzzer
-from passfuzz.trial import check
-from passfuzz.passes import resolve_list
-from passfuzz.speed import SpeedCheck, time_sides
+from passfuzz.campaign.engine import FuzzConfig, Fuzzer
+from passfuzz.judge.trial import check
+from passfuzz.passes.names import resolve_list
+from passfuzz.run.speed import SpeedCheck, time_sides
 from strategies import relax_programs
 
 

@@ -4,7 +4,7 @@ The fuzz loop is passfuzz's Fuzzer (generation, two forked children per example,
 floor is the least any differential fuzzer must spend on the same programs: build, apply the
 passes, compile and run both modules, in process, with no generation, isolation or comparison.
 The floor compiles the optimized module even when the passes left it unchanged; the loop does
-not (passfuzz.execute reuses the original side's run), so it can beat its floor.
+not (passfuzz.run.execute reuses the original side's run), so it can beat its floor.
 
     python benchmarks/throughput.py [--examples N] [--passes P,...] [--seed N] [--baseline]
 
@@ -24,10 +24,12 @@ from pathlib import Path
 
 from tvm import relax
 
-from passfuzz import engine, execute, trial
-from passfuzz.passes import resolve_list
-from passfuzz.relax_build import build_module
-from passfuzz.standalone import load, to_tvm
+from passfuzz.campaign import engine
+from passfuzz.judge import trial
+from passfuzz.passes.names import resolve_list
+from passfuzz.portable.standalone import load, to_tvm
+from passfuzz.relax.build import build_module
+from passfuzz.run import execute
 
 
 def floor_seconds(programs, passes) -> tuple[float, int]:

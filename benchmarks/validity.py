@@ -24,7 +24,7 @@ import time
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from passfuzz.trial import check
+from passfuzz.judge.trial import check
 from strategies import relax_programs
 
 

@@ -1,4 +1,4 @@
-"""How often drawn programs hold each variant a pass branches on (passfuzz.pass_variants): per
+"""How often drawn programs hold each variant a pass branches on (passfuzz.passes.variants): per
 pass, each variant and the share of programs that contain it where the pass can rewrite it, side
 by side for programs drawn with the defaults (no pass named: no focus) and programs drawn as
 `passfuzz --passes P` draws them for that pass (focus auto: its matched ops, its motifs first).
@@ -20,12 +20,12 @@ import time
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from passfuzz.catalogue import OPS
-from passfuzz.contracts import generation
-from passfuzz.engine import FuzzConfig
-from passfuzz.focus import resolve as resolve_focus
-from passfuzz.pass_variants import PASS_VARIANTS, variants_in
-from passfuzz.passes import PassSpec
+from passfuzz.campaign.engine import FuzzConfig
+from passfuzz.ir.catalogue import OPS
+from passfuzz.passes.contracts import generation
+from passfuzz.passes.names import PassSpec
+from passfuzz.passes.variants import PASS_VARIANTS, variants_in
+from passfuzz.reach.focus import resolve as resolve_focus
 from strategies import relax_programs
 
 GOAL = 0.01
@@ -65,10 +65,10 @@ def shares(programs: list) -> tuple[dict[str, dict[str, float]], list[dict[str, 
 
 def confirm(programs: list, found: list, name: str, most: int) -> tuple[int, int]:
     """(changed, tried): how many of up to ``most`` programs holding a variant of ``name`` it changed."""
-    from passfuzz.execute import fired_passes
-    from passfuzz.isolate import run_forked
-    from passfuzz.pass_catalogue import with_prerequisites
-    from passfuzz.passes import PassSpec
+    from passfuzz.passes.catalogue import with_prerequisites
+    from passfuzz.passes.names import PassSpec
+    from passfuzz.run.execute import fired_passes
+    from passfuzz.run.isolate import run_forked
 
     specs = with_prerequisites([PassSpec(name)])
     holding = [p for p, f in zip(programs, found) if f[name]][:most]

@@ -2,7 +2,7 @@
 
     from hypothesis import given
     from strategies import relax_programs
-    from passfuzz.relax_build import build_module
+    from passfuzz.relax.build import build_module
 
     @given(relax_programs(max_nodes=6))
     def test_my_pass_keeps_well_formedness(program):

@@ -38,9 +38,9 @@ from typing import Sequence
 
 from hypothesis import strategies as st
 
-from passfuzz.catalogue import OpDef, OpError
-from passfuzz.catalogue.base import TupleInfo
-from passfuzz.program import Node
+from passfuzz.ir.catalogue import OpDef, OpError
+from passfuzz.ir.catalogue.base import TupleInfo
+from passfuzz.ir.program import Node
 
 # feed is listed twice: a value flowing from one focused op into the next is what most rewrites
 # match, so it gets a double share of the draws.

@@ -7,14 +7,14 @@ from typing import Sequence
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from passfuzz.contracts import arrange
-from passfuzz.pass_catalogue import info
-from passfuzz.passes import PassSpec
+from passfuzz.passes.catalogue import info
+from passfuzz.passes.contracts import arrange
+from passfuzz.passes.names import PassSpec
 
 
 def pass_sequences(pool: Sequence[str], *, max_passes: int = 4) -> st.SearchStrategy[list[PassSpec]]:
     """Lists of 1 to ``max_passes`` passes drawn from ``pool`` (pass names as on the command line),
-    put inside the pass contracts (``passfuzz.contracts.arrange``: in pipeline phase order, each
+    put inside the pass contracts (``passfuzz.passes.contracts.arrange``: in pipeline phase order, each
     preceded by the prerequisites it needs), with at most one pass that changes the calling
     convention of ``main``.
 

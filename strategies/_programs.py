@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 
-from passfuzz.catalogue import BY_NAME, DTYPES, OPS, OpError, is_int
-from passfuzz.catalogue.base import representable, valid
-from passfuzz.catalogue.motifs import motifs_within
-from passfuzz.graph import ProgramSketch
-from passfuzz.program import Node, Param, PrimParam, Program, numpy_dtype
+from passfuzz.ir.catalogue import BY_NAME, DTYPES, OPS, OpError, is_int
+from passfuzz.ir.catalogue.base import representable, valid
+from passfuzz.ir.catalogue.motifs import motifs_within
+from passfuzz.ir.graph import ProgramSketch
+from passfuzz.ir.program import Node, Param, PrimParam, Program, numpy_dtype
 
 from ._focus import Focus
 
@@ -121,7 +121,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
                    focus_feeds: Sequence[tuple[str, str, int]] = (),
                    motifs_for: Sequence[str] = (), match_cast: bool = True) -> st.SearchStrategy[Program]:
     """Well-typed Relax programs as passfuzz Programs (plain data; build them with
-    ``passfuzz.relax_build.build_module``).
+    ``passfuzz.relax.build.build_module``).
 
     Programs are DAGs: a value may feed several nodes, parameters are runtime inputs or
     weights (``num_input``), constants may be 0-d, and every value no node consumes is an
@@ -129,14 +129,14 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     non-zero, no integer overflows and no float leaves its finite range, for any arguments in
     the declared parameter ranges.
 
-    ``ops`` restricts the catalogue (names, see ``passfuzz.catalogue.BY_NAME``); ``dtypes``
+    ``ops`` restricts the catalogue (names, see ``passfuzz.ir.catalogue.BY_NAME``); ``dtypes``
     restricts the dtypes of parameters and constants. With ``motifs``, about one step in five
-    adds a motif instead of one op (``passfuzz.catalogue.motifs``): a subgraph some pass
+    adds a motif instead of one op (``passfuzz.ir.catalogue.motifs``): a subgraph some pass
     rewrites, such as matmuls sharing an operand or batch_norm after conv2d; with ``ops``, only
     the motifs made of those ops.
     With ``symbolic``, some tensor parameters (not those inside a tuple) are typed with
     symbolic dims or an unknown rank, and some variables are passed as R.Shape parameters too
-    or R.Prim parameters (see ``passfuzz.program``); the arguments always have the drawn shapes.
+    or R.Prim parameters (see ``passfuzz.ir.program``); the arguments always have the drawn shapes.
 
     ``loss=True`` draws what ``relax.transform.Gradient`` differentiates: float32 tensor
     parameters, smooth ops and motifs only (``OpDef.smooth``; a proposal that adds any other
@@ -159,7 +159,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
     drawn among all the others would show often enough.
 
     ``match_cast=False`` draws modules that bind no ``match_cast`` (LiftTransformParams with
-    ``shared_transform`` rejects one): no parameter is typed symbolically (``passfuzz.relax_build``
+    ``shared_transform`` rejects one): no parameter is typed symbolically (``passfuzz.relax.build``
     match_casts such operands for most ops) and no op that binds one of its own (``OpDef.emit_in``)
     is drawn, nor a motif holding one.
 

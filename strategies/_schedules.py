@@ -1,13 +1,13 @@
-"""Schedules as Hypothesis data: a list of (primitive, choices) steps for passfuzz.schedules, and
-a sequence of dlight rules for passfuzz.dlight_rules.
+"""Schedules as Hypothesis data: a list of (primitive, choices) steps for passfuzz.portable.schedules, and
+a sequence of dlight rules for passfuzz.portable.dlight_rules.
 
 The steps shrink toward no steps (the unscheduled kernels), a step toward the first primitive
 and toward choices of 0; the rules toward none (dlight's Fallback alone)."""
 
 from hypothesis import strategies as st
 
-from passfuzz.dlight_rules import RULES
-from passfuzz.schedules import CHOICES, PRIMITIVES
+from passfuzz.portable.dlight_rules import RULES
+from passfuzz.portable.schedules import CHOICES, PRIMITIVES
 
 
 def schedule_steps(max_steps: int = 6) -> st.SearchStrategy:

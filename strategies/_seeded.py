@@ -34,10 +34,10 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from passfuzz.catalogue import BY_NAME, DTYPES, OPS, OpError, ValueInfo, is_int
-from passfuzz.catalogue.base import fit, representable, same_type
-from passfuzz.graph import ProgramSketch, analyse
-from passfuzz.program import Node, Param, Program, ProgramError
+from passfuzz.ir.catalogue import BY_NAME, DTYPES, OPS, OpError, ValueInfo, is_int
+from passfuzz.ir.catalogue.base import fit, representable, same_type
+from passfuzz.ir.graph import ProgramSketch, analyse
+from passfuzz.ir.program import Node, Param, Program, ProgramError
 
 from ._programs import FLOAT_RANGES, INT_RANGES, DrawChooser
 
@@ -49,7 +49,7 @@ MAX_DRAWN_ELEMENTS = 1024
 
 def seeded_programs(seeds: Sequence[Program], *, ops: Sequence[str] | None = None, dtypes: Sequence[str] = DTYPES,
                     max_mutations: int = 4) -> st.SearchStrategy[Program]:
-    """Programs that are ``seeds`` (valid Programs, e.g. from ``passfuzz.seeds.find_seeds``)
+    """Programs that are ``seeds`` (valid Programs, e.g. from ``passfuzz.campaign.seeds.find_seeds``)
     after up to ``max_mutations`` mutations (see the module doc). ``ops`` and ``dtypes`` limit
     what mutations add (inserted ops, new parameters and constants, retyped parameters); the
     seeds themselves are drawn as they are.

@@ -4,8 +4,8 @@
 import numpy as np
 import pytest
 
-from passfuzz.catalogue import BY_NAME, ValueInfo
-from passfuzz.catalogue.base import RandomChooser
+from passfuzz.ir.catalogue import BY_NAME, ValueInfo
+from passfuzz.ir.catalogue.base import RandomChooser
 
 F = lambda shape, lo=-4, hi=4, dtype="float32", exact=True: ValueInfo(shape, dtype, lo, hi, exact)  # noqa: E731
 approx = lambda v: pytest.approx(v, rel=1e-5, abs=1e-12)  # noqa: E731 - float bounds carry rounding slack

@@ -9,9 +9,9 @@ import re
 import tvm
 from tvm import s_tir
 
-from passfuzz import schedules
+from passfuzz.portable import schedules
 
-_real_unroll = schedules._unroll  # the real primitive, whatever the table holds
+_real_unroll = schedules.OWN_PRIMITIVES["unroll"]  # the real primitive, whatever the table holds
 _UNROLLED = re.compile(r"T\.unroll\(((?:[^()]|\([^()]*\))+)\)")  # its extent: T.int64(5), n0, ...
 
 

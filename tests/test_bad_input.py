@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-from passfuzz import corpus
-from passfuzz.pass_arguments import argument_words, rejection, tiny_programs
-from passfuzz.passes import resolve
+from passfuzz.campaign.pass_arguments import argument_words, rejection, tiny_programs
+from passfuzz.findings import corpus
+from passfuzz.passes.names import resolve
 
 LOSS = tiny_programs()[-1]  # the one program Gradient's contract accepts
 MATMUL = tiny_programs()[0]
@@ -69,7 +69,7 @@ def _corpus_with_malformed_records(directory):
 
 
 def test_a_malformed_record_makes_no_bug_known_and_says_why(tmp_path):
-    from passfuzz.corpus import known_fingerprints, malformed
+    from passfuzz.findings.corpus import known_fingerprints, malformed
 
     corpus = _corpus_with_malformed_records(tmp_path)
     assert known_fingerprints(corpus) == {"0f540b36910c"}

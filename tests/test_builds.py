@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from passfuzz.builds import PLAIN_BUILD, Build, BuildError, parse_build
-from passfuzz import execute
-from passfuzz.execute import run_side
-from passfuzz.program import Node, Param, Program
-from passfuzz.targets import unavailable_reason
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.run import execute
+from passfuzz.run.builds import PLAIN_BUILD, Build, BuildError, parse_build
+from passfuzz.run.execute import run_side
+from passfuzz.run.targets import unavailable_reason
 
 PROGRAM = Program((Param((2, 3), "float32", -4, 4, [[0.5, -1.0, 2.0], [3.0, -4.0, 0.0]]),
                    Node("exp", (0,)), Node("permute_dims", (1,), {"axes": [1, 0]}),

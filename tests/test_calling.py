@@ -5,13 +5,13 @@ import pytest
 import tvm
 from tvm import relax
 
-from passfuzz.calling import choose_adapter
-from passfuzz.trial import check
-from passfuzz.oracle import Verdict
-from passfuzz.pass_catalogue import with_prerequisites
-from passfuzz.passes import resolve, resolve_list
-from passfuzz.program import Node, Param, Program
-from passfuzz.relax_build import build_module
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge.oracle import Verdict
+from passfuzz.judge.trial import check
+from passfuzz.passes.catalogue import with_prerequisites
+from passfuzz.passes.names import resolve, resolve_list
+from passfuzz.relax.build import build_module
+from passfuzz.run.calling import choose_adapter
 
 X = Param((2, 3), "float32", -4, 4, [[1.0, 2.0, 3.0], [0.0, -1.0, 2.0]])
 W = Param((4, 3), "float32", -4, 4, [[1.0, 0.0, 2.0], [0.5, 1.0, -1.0], [3.0, 2.0, 1.0], [0.0, 0.0, 1.0]],

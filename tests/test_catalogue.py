@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from passfuzz.catalogue import BY_NAME, OPS
-from passfuzz.catalogue.base import OpError
-from passfuzz.program import numpy_dtype
+from passfuzz.ir.catalogue import BY_NAME, OPS
+from passfuzz.ir.catalogue.base import OpError
+from passfuzz.ir.program import numpy_dtype
 
 from .catalogue_support import F
 

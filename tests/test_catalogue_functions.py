@@ -1,4 +1,4 @@
-"""Elementwise functions (passfuzz/catalogue/functions.py): float functions, rounding and sign, square,
+"""Elementwise functions (passfuzz/ir/catalogue/functions.py): float functions, rounding and sign, square,
 activations. The rules reject operands outside the domain (or too badly conditioned), inexact operands of
 discontinuous functions, overflow and unsupported dtypes; their ranges contain every value the references
 compute for operands inside the operand ranges; propose never builds an invalid node."""
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from passfuzz.catalogue import BY_NAME, ValueInfo
-from passfuzz.catalogue.base import OpError
-from passfuzz.catalogue.functions import OPS as FUNCTIONS
-from passfuzz.graph import ProgramSketch, analyse, evaluate_all
+from passfuzz.ir.catalogue import BY_NAME, ValueInfo
+from passfuzz.ir.catalogue.base import OpError
+from passfuzz.ir.catalogue.functions import OPS as FUNCTIONS
+from passfuzz.ir.graph import ProgramSketch, analyse, evaluate_all
 from strategies import relax_programs
 
 from .catalogue_support import TurnChooser

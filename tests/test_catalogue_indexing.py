@@ -4,10 +4,10 @@ shapes and ranges, and their references model Relax (checked here against hand-c
 import numpy as np
 import pytest
 
-from passfuzz.catalogue import BY_NAME, ValueInfo
-from passfuzz.catalogue.base import OpError
-from passfuzz.graph import ProgramSketch, analyse, evaluate
-from passfuzz.program import Program, ProgramError
+from passfuzz.ir.catalogue import BY_NAME, ValueInfo
+from passfuzz.ir.catalogue.base import OpError
+from passfuzz.ir.graph import ProgramSketch, analyse, evaluate
+from passfuzz.ir.program import Program, ProgramError
 
 from .catalogue_support import F
 

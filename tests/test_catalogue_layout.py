@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from passfuzz.catalogue import BY_NAME, ValueInfo
-from passfuzz.catalogue.base import OpError
-from passfuzz.graph import ProgramSketch, analyse, evaluate
-from passfuzz.program import Node, Param, Program
+from passfuzz.ir.catalogue import BY_NAME, ValueInfo
+from passfuzz.ir.catalogue.base import OpError
+from passfuzz.ir.graph import ProgramSketch, analyse, evaluate
+from passfuzz.ir.program import Node, Param, Program
 
 from .catalogue_support import F, SeededChooser, approx, infer, ref
 

@@ -7,10 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from passfuzz.catalogue.base import OpError
+from passfuzz.ir.catalogue.base import OpError
 
 from .catalogue_support import F, approx, infer, ref
-
 
 # -- matmul ---------------------------------------------------------------------------------------------
 

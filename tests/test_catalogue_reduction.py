@@ -6,12 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from passfuzz.catalogue import BY_NAME
-from passfuzz.catalogue.base import OpError
-from passfuzz.catalogue.reduction import power_bounds, product_bounds
+from passfuzz.ir.catalogue import BY_NAME
+from passfuzz.ir.catalogue.base import OpError
+from passfuzz.ir.catalogue.reduction import power_bounds, product_bounds
 
 from .catalogue_support import F, TurnChooser, approx, infer, ref
-
 
 # -- reductions with axis lists, None and keepdims ----------------------------------------------------
 
@@ -258,7 +257,7 @@ def test_topk_values_and_indices():
 
 @pytest.mark.parametrize("op", ["prod", "cumprod", "cumsum", "sum", "topk", "argsort", "argmax", "log_softmax"])
 def test_propose_picks_only_valid_attributes(op):
-    from passfuzz.graph import ProgramSketch
+    from passfuzz.ir.graph import ProgramSketch
 
     for turn in range(12):
         sketch = ProgramSketch(TurnChooser(turn))

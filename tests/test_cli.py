@@ -78,8 +78,8 @@ def test_prerequisites_are_inserted_and_shown(run_cli, tmp_path):
 
 
 def test_ops_lists_the_catalogue_and_docs_ops_md_is_current(run_cli):
-    from passfuzz.catalogue import OPS
     from passfuzz.cli.ops import markdown
+    from passfuzz.ir.catalogue import OPS
 
     listing = run_cli("ops")
     assert listing.returncode == 0

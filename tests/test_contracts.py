@@ -11,17 +11,17 @@ from hypothesis import strategies as st
 from tvm.script import ir as I
 from tvm.script import relax as R
 
-from passfuzz.contracts import arrange, module_violation, sequence_violation
-from passfuzz.corpus import OUTSIDE_CONTRACT
-from passfuzz.engine import FuzzConfig, Fuzzer
-from passfuzz.known_cases import identify
-from passfuzz.relax_build import relax_ops
-from passfuzz.trial import check
-from passfuzz.execute import Outcome
-from passfuzz.oracle import judge
-from passfuzz.pass_catalogue import CATALOGUE, PHASES, with_prerequisites
-from passfuzz.passes import PassSpec, resolve_list
-from passfuzz.program import Node, Param, Program
+from passfuzz.campaign.engine import FuzzConfig, Fuzzer
+from passfuzz.findings.corpus import OUTSIDE_CONTRACT
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge.known_cases import identify
+from passfuzz.judge.oracle import judge
+from passfuzz.judge.trial import check
+from passfuzz.passes.catalogue import CATALOGUE, PHASES, with_prerequisites
+from passfuzz.passes.contracts import arrange, module_violation, sequence_violation
+from passfuzz.passes.names import resolve_list
+from passfuzz.relax.build import relax_ops
+from passfuzz.run.execute import Outcome
 
 
 def specs(text):
@@ -310,7 +310,7 @@ def _run_programs(text: str, tmp_path, count: int):
 
     from passfuzz.cli.fuzz import config_from, parser
     from passfuzz.cli.output import Console
-    from passfuzz.relax_build import build_module
+    from passfuzz.relax.build import build_module
 
     console = Console(io.StringIO())
     config = config_from(parser().parse_args(["--passes", text, "--corpus", str(tmp_path)]), console)

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from passfuzz import corpus
-from passfuzz.corpus import CorpusError
-from passfuzz.known_cases import signature_key
-from passfuzz.program import Node, Param, Program
+from passfuzz.findings import corpus
+from passfuzz.findings.corpus import CorpusError
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge.known_cases import signature_key
 
 PROGRAM = Program((Param((2, 2), "float32", -4, 4, [[0.0, 1.0], [2.0, 3.0]]),
                    Node("permute_dims", (0,), {"axes": None})), (1,))

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from passfuzz import corpus
+from passfuzz.findings import corpus
 
 from .conftest import ROOT
 

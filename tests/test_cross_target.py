@@ -10,13 +10,13 @@ import sys
 import numpy as np
 import pytest
 
-from passfuzz import corpus
-from passfuzz.trial import check
-from passfuzz.execute import Outcome, run_side
-from passfuzz.oracle import TARGET_SLACK, judge, target_verdict
-from passfuzz.passes import PassSpec, resolve
-from passfuzz.program import Node, Param, Program
-from passfuzz.targets import unavailable_reason
+from passfuzz.findings import corpus
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge.oracle import TARGET_SLACK, judge, target_verdict
+from passfuzz.judge.trial import check
+from passfuzz.passes.names import PassSpec, resolve
+from passfuzz.run.execute import Outcome, run_side
+from passfuzz.run.targets import unavailable_reason
 
 from .conftest import ROOT
 

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from passfuzz import corpus
-from passfuzz.installation import PACKAGES, identity, source_digest
+from passfuzz.campaign.installation import PACKAGES, identity, source_digest
+from passfuzz.findings import corpus
 
 from .conftest import ROOT
 
@@ -188,7 +188,7 @@ def test_workers_running_another_passfuzz_or_tvm_stop_the_run_in_one_line_before
             f"the client passfuzz {ours['passfuzz']} (source {ours['source'][:12]})") in line
     assert f"worker {addresses['old-tvm']} runs TVM 0.26.0, the client TVM {ours['tvm']}" in line
     assert f"worker {addresses['older']} cannot say which passfuzz it runs (" in line
-    assert "No module named 'passfuzz.installation'" in line
+    assert "No module named 'passfuzz.campaign.installation'" in line
     assert addresses["same"] not in line
     assert not (client_dir / "found" / ".runs").exists()  # refused before the run directory is made
     assert not list((client_dir / "found").glob("*"))
@@ -231,7 +231,7 @@ def test_the_source_digest_follows_the_sources_alone(other_source, tmp_path):
 
 
 def test_the_refusal_names_what_differs_and_groups_the_workers_alike():
-    from passfuzz.cluster import differing_workers, identity_difference
+    from passfuzz.campaign.cluster import differing_workers, identity_difference
 
     ours = {"passfuzz": "0.3.0", "source": "d4e5f6" * 8, "tvm": "0.27.0"}
     assert identity_difference(dict(ours), ours) is None

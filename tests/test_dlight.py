@@ -10,11 +10,11 @@ import tvm
 from hypothesis import given, settings
 from tvm import relax
 
-from passfuzz import dlight_rules
-from passfuzz.builds import BuildError, parse_build
-from passfuzz.execute import run_side
-from passfuzz.relax_build import build_module
-from passfuzz.targets import unavailable_reason
+from passfuzz.portable import dlight_rules
+from passfuzz.relax.build import build_module
+from passfuzz.run.builds import BuildError, parse_build
+from passfuzz.run.execute import run_side
+from passfuzz.run.targets import unavailable_reason
 from strategies import dlight_rule_sequences
 from tests.test_schedules import PROGRAM
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from passfuzz import corpus
+from passfuzz.findings import corpus
 
 from .conftest import ROOT
 

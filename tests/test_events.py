@@ -8,14 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from passfuzz import events
+from passfuzz.campaign import events
+from passfuzz.campaign.events import (
+    ClusterJoined,
+    ExampleChecked,
+    FindingSaved,
+    FindingSeen,
+    OutsideContract,
+    WorkerLost,
+    WorkerRefused,
+)
+from passfuzz.campaign.stats import Stats
 from passfuzz.cli.output import Console
-from passfuzz.events import (ClusterJoined, ExampleChecked, FindingSaved, FindingSeen, OutsideContract, WorkerLost,
-                             WorkerRefused)
-from passfuzz.oracle import new_finding
-from passfuzz.passes import PassSpec
-from passfuzz.program import Node, Param, Program
-from passfuzz.stats import Stats
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge.oracle import new_finding
+from passfuzz.passes.names import PassSpec
 
 PROGRAM = Program((Param((3,), "float32", -4, 4, [0.0, 1.0, 2.0]), Node("exp", (0,))), (1,))
 FINDING = new_finding("wrong-result", [PassSpec("FoldConstant")], "values", "outputs differ", "run:llvm")

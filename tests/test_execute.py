@@ -2,10 +2,10 @@
 
 import pytest
 
-from passfuzz.builds import parse_build
-from passfuzz.trial import check
-from passfuzz.passes import resolve
-from passfuzz.program import Node, Param, Program
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge.trial import check
+from passfuzz.passes.names import resolve
+from passfuzz.run.builds import parse_build
 
 PROGRAM = Program((Param((2, 3), "float32", -4, 4, [[1.0, 2.0, 3.0], [0.0, -1.0, 2.0]]),
                    Node("negative", (0,)), Node("exp", (1,))), (2,))
@@ -55,7 +55,7 @@ def test_the_passes_that_changed_the_module_are_named():
 def compiles(tmp_path, monkeypatch):
     """How many modules the sides compile: each call of execute.load, made in a forked child,
     appends a line to a file the test reads back."""
-    from passfuzz import execute
+    from passfuzz.run import execute
 
     log, load = tmp_path / "compiles", execute.load
 

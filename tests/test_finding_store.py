@@ -3,10 +3,10 @@
 import json
 import pickle
 
-from passfuzz import corpus
-from passfuzz.cluster import ClusterStore
-from passfuzz.finding_store import CorpusStore
-from passfuzz.parallel import example_share
+from passfuzz.campaign.cluster import ClusterStore
+from passfuzz.campaign.parallel import example_share
+from passfuzz.findings import corpus
+from passfuzz.findings.finding_store import CorpusStore
 
 from .conftest import ROOT
 

@@ -3,13 +3,21 @@
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from passfuzz.catalogue import BY_NAME
-from passfuzz.catalogue.base import INTS
-from passfuzz.focus import (FocusError, mentioned_ops, meeting, operand_hints, pass_source, pattern_feeds, probe,
-                            resolve)
-from passfuzz.graph import analyse
-from passfuzz.pass_catalogue import CATALOGUE
-from passfuzz.passes import PassSpec, resolve_list
+from passfuzz.ir.catalogue import BY_NAME
+from passfuzz.ir.catalogue.base import INTS
+from passfuzz.ir.graph import analyse
+from passfuzz.passes.catalogue import CATALOGUE
+from passfuzz.passes.names import PassSpec, resolve_list
+from passfuzz.reach.focus import (
+    FocusError,
+    meeting,
+    mentioned_ops,
+    operand_hints,
+    pass_source,
+    pattern_feeds,
+    probe,
+    resolve,
+)
 from strategies import relax_programs
 
 PLANTED = "benchmarks.planted_focus.passes"

@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from passfuzz import corpus, gradient
-from passfuzz.finite_differences import STEP, central_differences, gradient_mismatch
-from passfuzz.graph import analyse, evaluate
-from passfuzz.pass_catalogue import fuzzable_pool
-from passfuzz.passes import resolve
-from passfuzz.program import Node, Param, Program
+from passfuzz.findings import corpus
+from passfuzz.ir.graph import analyse, evaluate
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge import gradient
+from passfuzz.passes.catalogue import fuzzable_pool
+from passfuzz.passes.names import resolve
+from passfuzz.portable.finite_differences import STEP, central_differences, gradient_mismatch
 from strategies import relax_programs
 
 from .conftest import ROOT
@@ -131,9 +132,10 @@ def test_right_gradient_yields_no_finding_in_the_same_budget(run_cli, tmp_path):
 
 
 def test_adjoint_adapter_is_read_off_a_gradient_module():
-    from passfuzz.calling import ADJOINT, choose_adapter
-    from passfuzz.relax_build import build_module
     from tvm import relax
+
+    from passfuzz.relax.build import build_module
+    from passfuzz.run.calling import ADJOINT, choose_adapter
 
     x = Param((2,), "float32", -4.0, 4.0, [1.0, 2.0])
     program = Program((x, Node("exp", (0,), {}), Node("sum", (1,), {"axis": None, "keepdims": False})), (2,))

@@ -8,7 +8,7 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from passfuzz.seeds import find_seeds  # noqa: E402
+from passfuzz.campaign.seeds import find_seeds  # noqa: E402
 
 
 def _model(path: Path, nodes, inputs, outputs, weights) -> Path:

@@ -16,11 +16,11 @@ from tvm.script import ir as I
 from tvm.script import relax as R
 from tvm.script import tirx as T
 
-from passfuzz.graph import analyse, evaluate
-from passfuzz.importer import ImportRejected, canonical, import_module, import_with_notes
-from passfuzz.program import Node, Param, Program
-from passfuzz.relax_build import build_module
-from passfuzz.standalone import load, numpy_outputs, to_tvm
+from passfuzz.ir.graph import analyse, evaluate
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.portable.standalone import load, numpy_outputs, to_tvm
+from passfuzz.relax.build import build_module
+from passfuzz.relax.importer import ImportRejected, canonical, import_module, import_with_notes
 from strategies import relax_programs
 
 # Thousands of drawn programs: about 25 ms each on one core, most of it drawing them.

@@ -5,7 +5,7 @@ import os
 import signal
 import time
 
-from passfuzz import isolate
+from passfuzz.run import isolate
 
 
 def test_result_comes_back():
@@ -125,7 +125,7 @@ def test_a_forked_process_starts_its_own_fork_server():
 
 
 def test_device_probe_runs_in_a_fresh_process():
-    from passfuzz.targets import device_present
+    from passfuzz.run.targets import device_present
 
     assert isolate.run_fresh(device_present, ("cpu",), timeout=120).value is True
     assert isolate.run_fresh(device_present, ("cuda",), timeout=120).value is False  # no driver or no device

@@ -6,9 +6,9 @@ import json
 import pytest
 import tvm
 
-from passfuzz import known_bugs
-from passfuzz.oracle import fingerprint, normalize_error
-from passfuzz.passes import resolve_list
+from passfuzz.findings import known_bugs
+from passfuzz.judge.oracle import fingerprint, normalize_error
+from passfuzz.passes.names import resolve_list
 
 from .conftest import ROOT
 

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from passfuzz import corpus, known_bugs
-from passfuzz.known_cases import APART, identify, named_as, same_bug, signature_key, trigger_entry
-from passfuzz.program import Program
-from passfuzz.relax_build import relax_ops
+from passfuzz.findings import corpus, known_bugs
+from passfuzz.ir.program import Program
+from passfuzz.judge.known_cases import APART, identify, named_as, same_bug, signature_key, trigger_entry
+from passfuzz.relax.build import relax_ops
 
 from .conftest import ROOT
 

@@ -1,28 +1,28 @@
-"""ARCHITECTURE.md's layering rule, held against the code: each layer of its list imports only
-the layers below it (imports inside functions count too: a lazy import is a dependency all the
-same), and every module of passfuzz/ and strategies/ belongs to a layer."""
+"""ARCHITECTURE.md's map, held against the code: every module lives in a folder of the map's
+table, each folder imports only itself and the folders its row lets it (imports inside functions
+count too: a lazy import is a dependency all the same), the portable folder imports nothing but
+tvm, numpy and the standard library, and no module reads another one's private names."""
 
 import ast
 import re
+import sys
 
 from .conftest import ROOT
 
 SOURCES = ("passfuzz", "strategies")
+ROW = re.compile(r"^\| `((?:passfuzz|strategies)/[^`]*)` \|(.*)\|(.*)\|\s*$", re.M)
 
 
-def layers() -> list[str]:
-    """The layers, top first, as ARCHITECTURE.md's first code block lists them: a module
-    (passfuzz/engine.py) or a folder (passfuzz/cli/)."""
-    block = (ROOT / "ARCHITECTURE.md").read_text().split("```")[1]
-    return [m.group(1) for m in re.finditer(r"^((?:passfuzz|strategies)/\S*)", block, re.M)]
+def table() -> dict[str, set[str]]:
+    """The map's table: folder (or file) -> the folders it may import."""
+    text = (ROOT / "ARCHITECTURE.md").read_text()
+    return {m.group(1): set(re.findall(r"`([^`]+/)`", m.group(3))) for m in ROW.finditer(text)}
 
 
-def layer_of(path: str, names: list[str]) -> int | None:
-    """The index of the layer holding ``path`` (relative to the root): its own line, else the
-    deepest folder that holds it."""
-    found = [(len(name), i) for i, name in enumerate(names)
-             if path == name or (name.endswith("/") and path.startswith(name))]
-    return max(found)[1] if found else None
+def home(path: str, rows) -> str | None:
+    """The row holding ``path`` (relative to the root): its own, else the deepest folder holding it."""
+    found = [name for name in rows if path == name or (name.endswith("/") and path.startswith(name))]
+    return max(found, key=len) if found else None
 
 
 def source_of(module: str) -> str | None:
@@ -54,28 +54,47 @@ def imports(path) -> list[tuple[int, str]]:
 
 def modules() -> list:
     return [path for source in SOURCES for path in sorted((ROOT / source).rglob("*.py"))
-            if path.name not in ("__init__.py", "__main__.py") or path.parent.name != "passfuzz"]
+            if str(path.relative_to(ROOT)) != "passfuzz/__init__.py"]
 
 
-def test_every_module_belongs_to_a_layer():
-    names = layers()
-    assert len(names) > 20, names  # the list was found
-    unplaced = [str(p.relative_to(ROOT)) for p in modules() if layer_of(str(p.relative_to(ROOT)), names) is None]
-    assert not unplaced, f"list these in ARCHITECTURE.md's layers: {unplaced}"
+def test_the_map_lists_the_folders():
+    rows = table()
+    assert {"passfuzz/ir/", "passfuzz/portable/", "passfuzz/cli/", "strategies/"} <= set(rows), rows
+    folders = {f"{p.parent.relative_to(ROOT)}/" for p in (ROOT / "passfuzz").glob("*/__init__.py")}
+    assert folders <= set(rows), f"folders missing from ARCHITECTURE.md's map: {folders - set(rows)}"
+    assert all(allowed <= set(rows) for allowed in rows.values()), rows
 
 
-def test_each_layer_imports_only_the_layers_below_it():
-    names = layers()
-    upward = set()
+def test_every_module_lives_in_a_folder_of_the_map():
+    rows = table()
+    unplaced = [str(p.relative_to(ROOT)) for p in modules() if home(str(p.relative_to(ROOT)), rows) is None]
+    assert not unplaced, f"list these in ARCHITECTURE.md's map: {unplaced}"
+
+
+def test_each_folder_imports_only_what_its_row_allows():
+    rows = table()
+    against = set()
     for path in modules():
         here = str(path.relative_to(ROOT))
-        mine = layer_of(here, names)
+        mine = home(here, rows)
         for line, name in imports(path):
             target = source_of(name)
-            theirs = layer_of(target, names) if target else None
-            if theirs is not None and theirs < mine:
-                upward.add(f"{here}:{line} imports {target} ({names[theirs]} is above {names[mine]})")
-    assert not upward, "\n".join(sorted(upward))
+            if target is None or target == "passfuzz/":  # outside, or the package's __version__
+                continue
+            theirs = home(target, rows)
+            if theirs != mine and theirs not in rows[mine]:
+                against.add(f"{here}:{line} imports {target} ({mine} may import {sorted(rows[mine]) or 'nothing'})")
+    assert not against, "\n".join(sorted(against))
+
+
+def test_portable_modules_need_only_tvm_numpy_and_the_standard_library():
+    """Reproducer scripts copy these modules' functions: what they import, a script imports."""
+    allowed = set(sys.stdlib_module_names) | {"tvm", "numpy", "__future__"}
+    outside = [f"{path.relative_to(ROOT)}:{line} imports {name}"
+               for path in sorted((ROOT / "passfuzz" / "portable").glob("*.py"))
+               for line, name in imports(path)
+               if name.split(".")[0] not in allowed and not name.startswith("passfuzz.portable.")]
+    assert not outside, "\n".join(outside)
 
 
 def test_no_module_imports_another_ones_private_names():

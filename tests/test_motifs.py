@@ -9,13 +9,14 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
-from passfuzz.catalogue.motifs import MOTIFS, motifs_within
-from passfuzz.execute import fired_passes
-from passfuzz.graph import ProgramSketch, analyse
-from passfuzz.isolate import run_forked
-from passfuzz.pass_catalogue import with_prerequisites
-from passfuzz.passes import PassSpec
-from strategies import _programs as programs_module, relax_programs
+from passfuzz.ir.catalogue.motifs import MOTIFS, motifs_within
+from passfuzz.ir.graph import ProgramSketch, analyse
+from passfuzz.passes.catalogue import with_prerequisites
+from passfuzz.passes.names import PassSpec
+from passfuzz.run.execute import fired_passes
+from passfuzz.run.isolate import run_forked
+from strategies import _programs as programs_module
+from strategies import relax_programs
 from tests.catalogue_support import SeededChooser
 
 DRAW = settings(max_examples=300, database=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck),

@@ -2,12 +2,12 @@
 
 import numpy as np
 
-from passfuzz.catalogue import ValueInfo
-from passfuzz.execute import Outcome
-from passfuzz.graph import analyse, rounding_dtypes
-from passfuzz.oracle import Verdict, compare_arrays, judge, normalize_error, reference_verdict
-from passfuzz.passes import PassSpec
-from passfuzz.program import Node, Param, Program
+from passfuzz.ir.catalogue import ValueInfo
+from passfuzz.ir.graph import analyse, rounding_dtypes
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge.oracle import Verdict, compare_arrays, judge, normalize_error, reference_verdict
+from passfuzz.passes.names import PassSpec
+from passfuzz.run.execute import Outcome
 
 INFO = ValueInfo((3,), "float32", -4, 4, False)
 PROGRAM = Program((Param((3,), "float32", -4, 4, [0.0, 1.0, 2.0]), Node("exp", (0,))), (1,))
@@ -160,8 +160,8 @@ def test_a_float32_value_computed_from_bfloat16_carries_bfloat16_tolerance():
 
 def test_a_pass_that_failed_on_a_later_run_keeps_the_passes_before_that_run():
     # [P, LegalizeOps, P]: the stage names P, and only its run after LegalizeOps can have failed.
-    from passfuzz.oracle import new_finding
-    from passfuzz.passes import PassSpec
+    from passfuzz.judge.oracle import new_finding
+    from passfuzz.passes.names import PassSpec
 
     passes = [PassSpec("tests.planted_passes:raise_after_legalize"), PassSpec("LegalizeOps"),
               PassSpec("tests.planted_passes:raise_after_legalize")]
@@ -171,7 +171,7 @@ def test_a_pass_that_failed_on_a_later_run_keeps_the_passes_before_that_run():
 
 
 def test_a_finding_is_pinned_to_the_shortest_prefix_showing_its_kind():
-    from passfuzz.oracle import new_finding, pin_to_prefix
+    from passfuzz.judge.oracle import new_finding, pin_to_prefix
 
     passes = [PassSpec("FoldConstant"), PassSpec("LegalizeOps"), PassSpec("FuseOps")]
     full = Verdict(new_finding("wrong-result", passes, "values", "differs"))

@@ -2,8 +2,8 @@
 
 from hypothesis import HealthCheck, given, settings
 
-from passfuzz.contracts import sequence_violation
-from passfuzz.pass_catalogue import fuzzable_pool, info
+from passfuzz.passes.catalogue import fuzzable_pool, info
+from passfuzz.passes.contracts import sequence_violation
 from strategies import pass_sequences
 
 

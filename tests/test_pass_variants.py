@@ -1,12 +1,12 @@
-"""Every variant detector of passfuzz.pass_variants says yes on a hand-built program with the
+"""Every variant detector of passfuzz.passes.variants says yes on a hand-built program with the
 form and no on a close one without it; the motifs' variants fire as recorded."""
 
 import numpy as np
 import pytest
 
-from passfuzz.graph import analyse
-from passfuzz.pass_variants import NOT_REACHED, PASS_VARIANTS, Scan, variants_in
-from passfuzz.program import Node, Param, Program
+from passfuzz.ir.graph import analyse
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.passes.variants import NOT_REACHED, PASS_VARIANTS, Scan, variants_in
 
 F32 = "float32"
 

@@ -3,7 +3,7 @@
 import pytest
 import tvm
 
-from passfuzz.passes import PassSpecError, resolve, resolve_list
+from passfuzz.passes.names import PassSpecError, resolve, resolve_list
 
 
 def test_builtin_and_custom_passes_resolve():

@@ -11,15 +11,15 @@ import sys
 import pytest
 from tvm import relax
 
-from passfuzz import corpus
-from passfuzz.builds import parse_build
+from passfuzz.campaign.engine import FindingError, FuzzConfig, Fuzzer
 from passfuzz.cli.replay import replay_one
-from passfuzz.engine import FindingError, FuzzConfig, Fuzzer
-from passfuzz.trial import check
-from passfuzz.execute import Outcome, run_side
-from passfuzz.oracle import fingerprint, normalize_error
-from passfuzz.pipeline_blame import candidates
-from passfuzz.program import Node, Param, Program
+from passfuzz.findings import corpus
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge.oracle import fingerprint, normalize_error
+from passfuzz.judge.pipeline_blame import candidates
+from passfuzz.judge.trial import check
+from passfuzz.run.builds import parse_build
+from passfuzz.run.execute import Outcome, run_side
 
 from .conftest import ROOT
 from .planted_pipeline import planted

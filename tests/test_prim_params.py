@@ -6,22 +6,21 @@ adapter, and reproduce standalone."""
 import json
 
 import jsonschema
-import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, find, given, settings
 import tvm
+from hypothesis import HealthCheck, Phase, find, given, settings
 from tvm import relax
 
-from passfuzz.calling import choose_adapter
-from passfuzz.corpus import schema
-from passfuzz.trial import check
-from passfuzz.graph import analyse
-from passfuzz.known_bugs import shipped
-from passfuzz.pass_catalogue import with_prerequisites
-from passfuzz.passes import resolve, resolve_list
-from passfuzz.program import Node, Param, PrimParam, Program, ProgramError
-from passfuzz.reduce import complexity, _static
-from passfuzz.relax_build import build_module, to_tvm
+from passfuzz.findings.corpus import schema
+from passfuzz.findings.known_bugs import shipped
+from passfuzz.findings.reduce import _static, complexity
+from passfuzz.ir.graph import analyse
+from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError
+from passfuzz.judge.trial import check
+from passfuzz.passes.catalogue import with_prerequisites
+from passfuzz.passes.names import resolve, resolve_list
+from passfuzz.relax.build import build_module, to_tvm
+from passfuzz.run.calling import choose_adapter
 from strategies import relax_programs
 
 from .test_reproducer import fixed_twin, run_scripts, saved_wrong_result

@@ -3,14 +3,12 @@
 import json
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 
-from passfuzz.program import numpy_dtype
-from passfuzz.graph import analyse
-from passfuzz.program import Node, Param, Program, ProgramError
+from passfuzz.ir.graph import analyse
+from passfuzz.ir.program import Node, Param, Program, ProgramError, numpy_dtype
 from strategies import relax_programs
-
-import pytest
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))

@@ -3,11 +3,11 @@ keeps the bug. ``interesting`` stands in for "same fingerprint" so that these te
 
 from hypothesis import HealthCheck, given, settings
 
-from passfuzz.graph import analyse
-from passfuzz.contracts import sequence_violation
-from passfuzz.passes import PassSpec
-from passfuzz.program import Node, Param, Program
-from passfuzz.reduce import Reducer, complexity
+from passfuzz.findings.reduce import Reducer, complexity
+from passfuzz.ir.graph import analyse
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.passes.contracts import sequence_violation
+from passfuzz.passes.names import PassSpec
 from strategies import relax_programs
 
 X = Param((2, 2), "float32", -4, 4, [[0.0, 1.0], [2.0, 3.0]])

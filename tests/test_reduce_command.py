@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from passfuzz.corpus import load
+from passfuzz.findings.corpus import load
 from tests.planted_passes import MINIMAL_OPS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from passfuzz.catalogue import OPS
 from passfuzz.cli.ops import first_operand_dtypes
-from passfuzz.corpus import known_fingerprints
-from passfuzz.execute import run_side
-from passfuzz.oracle import probe_program, reference_verdict
-from passfuzz.program import Node, Param, Program
+from passfuzz.findings.corpus import known_fingerprints
+from passfuzz.ir.catalogue import OPS
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge.oracle import probe_program, reference_verdict
+from passfuzz.run.execute import run_side
 from strategies import relax_programs
 
 from .conftest import ROOT

@@ -2,6 +2,7 @@
 is fixed (a planted pass and its corrected twin), call changed conventions the way passfuzz did,
 and judge exactly as the oracle judged."""
 
+import ast
 import inspect
 import json
 import os
@@ -21,16 +22,16 @@ from tvm.script import ir as I
 from tvm.script import relax as R
 from tvm.script import tirx as T
 
-from passfuzz import conventions, standalone
-from passfuzz.catalogue import ValueInfo
-from passfuzz.engine import FuzzConfig, Fuzzer
-from passfuzz.trial import check
-from passfuzz.oracle import Finding, compare_arrays, tolerance
-from passfuzz.pass_catalogue import with_prerequisites
-from passfuzz.passes import resolve_list
-from passfuzz.program import Node, Param, Program
-from passfuzz.relax_build import build_module
-from passfuzz.reproducer import module_script, module_text, render_script
+from passfuzz.campaign.engine import FuzzConfig, Fuzzer
+from passfuzz.findings.reproducer import module_script, module_text, render_script
+from passfuzz.ir.catalogue import ValueInfo
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge.oracle import Finding, compare_arrays, tolerance
+from passfuzz.judge.trial import check
+from passfuzz.passes.catalogue import with_prerequisites
+from passfuzz.passes.names import resolve_list
+from passfuzz.portable import conventions, standalone
+from passfuzz.relax.build import build_module
 from strategies import relax_programs
 
 from .conftest import ROOT
@@ -112,7 +113,7 @@ def test_pass_error_script_is_the_module_the_earlier_passes_and_the_failing_one_
     assert text.strip() in report  # the script inline
     actual = report.split("## Actual behaviour", 1)[1].split("##", 1)[0]
     assert "RuntimeError: cannot handle call_tir" in actual and "planted_passes.py" in actual
-    assert "passfuzz/isolate.py" not in actual and "passfuzz/execute.py" not in actual  # how passfuzz got there
+    assert "passfuzz/run/isolate.py" not in actual and "passfuzz/run/execute.py" not in actual  # how passfuzz got there
     environment = json.loads(script.with_suffix(".json").read_text())["environment"]
     assert environment["tvm"] == tvm.__version__ and environment["numpy"] == np.__version__
     for fact in ("tvm_commit", "llvm", "python", "os", "cpu"):
@@ -326,3 +327,22 @@ def test_module_script_parses_back_to_the_same_module(program):
     mod = build_module(program)
     parsed = tvm.script.from_source(module_script(mod), extra_vars=SCRIPT_NAMES)
     assert tvm_ffi.structural_equal(parsed, mod), module_script(mod)
+
+
+def test_a_portable_module_is_copied_below_its_imports_whatever_their_order_or_form():
+    """Reordering a portable module's imports (or adding one) must not change what scripts copy
+    of it, nor break importing the reproducer."""
+    from passfuzz.findings.reproducer import below_imports
+    from passfuzz.portable import dlight_rules, finite_differences, timing, tuning_records
+
+    source = ('"""A module."""\nfrom __future__ import annotations\n\nimport numpy as np\nimport math\n'
+              'from tvm import (\n    relax,\n)\n\n# why STEP\nSTEP = 1\n\n\ndef f():\n    import os\n    return STEP\n')
+    assert below_imports(source) == "# why STEP\nSTEP = 1\n\n\ndef f():\n    import os\n    return STEP"
+    for module in (dlight_rules, finite_differences, timing, tuning_records):
+        copied = below_imports(inspect.getsource(module))
+        tree = ast.parse(copied)
+        assert not [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))], module
+        defined = {node.name for node in ast.parse(inspect.getsource(module)).body
+                   if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        assert defined and defined == {node.name for node in tree.body
+                                       if isinstance(node, (ast.FunctionDef, ast.ClassDef))}, module

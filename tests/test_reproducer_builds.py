@@ -9,11 +9,11 @@ import re
 
 import pytest
 
-from passfuzz import standalone
-from passfuzz.builds import parse_build, recorded_build
-from passfuzz.passes import resolve_list
-from passfuzz.reproducer import module_text, render_script
-from passfuzz.trial import check
+from passfuzz.findings.reproducer import module_text, render_script
+from passfuzz.judge.trial import check
+from passfuzz.passes.names import resolve_list
+from passfuzz.portable import standalone
+from passfuzz.run.builds import parse_build, recorded_build
 
 from .conftest import ROOT
 from .test_reproducer import NEGATE, PLANTED, assert_fixed, assert_reproduces, run_scripts

@@ -12,10 +12,12 @@ import time
 
 import pytest
 
-from passfuzz import corpus, runs, trial
-from passfuzz.engine import FuzzConfig, Fuzzer
-from passfuzz.events import ExampleChecked, FindingSeen
-from passfuzz.passes import resolve
+from passfuzz.campaign import runs
+from passfuzz.campaign.engine import FuzzConfig, Fuzzer
+from passfuzz.campaign.events import ExampleChecked, FindingSeen
+from passfuzz.findings import corpus
+from passfuzz.judge import trial
+from passfuzz.passes.names import resolve
 
 from .conftest import ROOT
 
@@ -228,3 +230,30 @@ def test_resume_of_a_missing_or_foreign_directory_is_a_usage_error(run_cli, tmp_
         assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
         assert result.stderr.startswith("passfuzz: error: --resume ")
     assert "no such run directory" in missing.stderr and "not a run directory" in foreign.stderr
+
+
+def test_a_finding_in_progress_keeps_every_field_across_a_resume(tmp_path):
+    """A schedule, tuned or dlight finding is its build's draw as much as its Program: a resumed
+    run reduces and saves it with the steps, records and rules its first sighting had."""
+    from passfuzz.ir.program import Program
+    from passfuzz.judge.oracle import Finding
+    from passfuzz.passes.names import PassSpec
+
+    scheduled = corpus.load(ROOT / "corpus" / "compile-error-091cae066e68.json")
+    findings = [
+        Finding(kind="compile-error", fingerprint="0123456789ab", signature="compile-error | build | x",
+                message="it fails", stage="build", log="...", passes=(PassSpec("FoldConstant"),), targets=("llvm",),
+                build="schedule=random", schedule=(("unroll", (10, 6, 0, 6)), ("split", (1, 2, 3, 0))),
+                pipeline_pass="FuseOps"),
+        Finding(kind="wrong-result", fingerprint="ba9876543210", signature="wrong-result | run | y",
+                message="it differs", passes=(), targets=("llvm",), build="tune=2",
+                tune_records=(("fused_add", "trace text"),), outside_contract="a contract"),
+        Finding(kind="runtime-error", fingerprint="aaaaaaaaaaaa", signature="runtime-error | run | z",
+                message="it raises", targets=("cuda",), build="dlight=random", dlight_rules=("GEMV", "Fallback")),
+    ]
+    program = Program.from_json(scheduled.record["program"])
+    runs.write_progress(tmp_path, 0, 7, runs.Progress(next_round=3, in_progress={
+        finding.fingerprint: (finding, program) for finding in findings}))
+    progress = runs.read_progress(tmp_path, 0, 7)
+    assert [finding for finding, _ in progress.in_progress.values()] == findings
+    assert all(back == program for _, back in progress.in_progress.values())

@@ -19,13 +19,13 @@ import jsonschema
 import pytest
 from rich.console import Console as RichConsole
 
+from passfuzz.campaign.engine import FuzzConfig
+from passfuzz.campaign.events import ExampleChecked
+from passfuzz.campaign.run_log import LOG_NAME, RunLog, memory, read, schema
+from passfuzz.campaign.stats import Stats
 from passfuzz.cli import main
 from passfuzz.cli.output import Console
-from passfuzz.engine import FuzzConfig
-from passfuzz.events import ExampleChecked
-from passfuzz.stats import Stats
-from passfuzz.run_log import LOG_NAME, RunLog, memory, read, schema
-from passfuzz.run_report import figure, final_figures
+from passfuzz.cli.run_report import figure, final_figures
 
 from .conftest import ROOT
 

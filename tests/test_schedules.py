@@ -8,15 +8,14 @@ import numpy as np
 from hypothesis import given, settings
 from tvm import relax
 
-from passfuzz import schedules
-from passfuzz.builds import parse_build, recorded_build
+from passfuzz.campaign.engine import FuzzConfig, Fuzzer
 from passfuzz.cli.replay import replay_one
-from passfuzz.engine import FuzzConfig, Fuzzer
-from passfuzz.execute import run_side
-from passfuzz.program import Node, Param, Program
-from passfuzz.relax_build import build_module
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.portable import schedules
+from passfuzz.relax.build import build_module
+from passfuzz.run.builds import parse_build, recorded_build
+from passfuzz.run.execute import run_side
 from strategies import schedule_steps
-
 
 SCHEDULE = parse_build("schedule=random")
 # A matmul feeding a reduction: loops to split, reorder, fuse and unroll, a reduction loop, a consumer.

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from passfuzz.catalogue.base import RandomChooser
-from passfuzz.corpus import entries, load
-from passfuzz.graph import analyse
-from passfuzz.program import Node, Param, Program
-from passfuzz.seeds import Seed, SeedError, SeedSet, find_seeds, reason_group, seed_paths
+from passfuzz.campaign.seeds import Seed, SeedError, SeedSet, find_seeds, reason_group, seed_paths
+from passfuzz.findings.corpus import entries, load
+from passfuzz.ir.catalogue import OPS
+from passfuzz.ir.catalogue.base import RandomChooser
+from passfuzz.ir.graph import analyse
+from passfuzz.ir.program import Node, Param, Program
 from strategies import relax_programs, seeded_programs
-from passfuzz.catalogue import OPS
 from strategies._seeded import _Mutator
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -248,7 +248,7 @@ def test_seeds_holding_an_op_the_passes_do_not_take_are_rejected():
 
 
 def test_mutations_add_no_op_the_passes_do_not_take(tmp_path):
-    from passfuzz.engine import FuzzConfig, Fuzzer
+    from passfuzz.campaign.engine import FuzzConfig, Fuzzer
 
     seed = Program((Param((2, 3), "float32", -2, 2, [[0.5] * 3] * 2), Node("abs", (0,), {})), (1,))
     drawn = {}

@@ -2,9 +2,9 @@
 
 import time
 
-from passfuzz.trial import check, shrink_timeout
-from passfuzz.passes import resolve_list
-from passfuzz.program import Node, Param, Program
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge.trial import check, shrink_timeout
+from passfuzz.passes.names import resolve_list
 
 X = Param((2, 2), "float32", -4, 4, [[0.0, 1.0], [2.0, 3.0]])
 

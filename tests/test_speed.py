@@ -9,12 +9,12 @@ import sys
 
 import pytest
 
-from passfuzz import corpus
-from passfuzz.engine import FuzzConfig, Fuzzer
-from passfuzz.trial import check
-from passfuzz.passes import resolve_list
-from passfuzz.program import Node, Param, Program
-from passfuzz.speed import SpeedCheck, time_sides
+from passfuzz.campaign.engine import FuzzConfig, Fuzzer
+from passfuzz.findings import corpus
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge.trial import check
+from passfuzz.passes.names import resolve_list
+from passfuzz.run.speed import SpeedCheck, time_sides
 
 from .conftest import ROOT
 from .test_end_to_end import records

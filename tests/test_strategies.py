@@ -4,19 +4,17 @@ import collections
 import random
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 from tvm import relax
 
-from passfuzz.catalogue import OPS, is_int
-from passfuzz.catalogue.base import leaves
-from passfuzz.program import numpy_dtype
-from passfuzz.graph import analyse, evaluate_all, flatten
-from passfuzz.program import Node
-from passfuzz.relax_build import build_module
+from passfuzz.ir.catalogue import OPS, is_int
+from passfuzz.ir.catalogue.base import leaves
+from passfuzz.ir.graph import analyse, evaluate_all, flatten
+from passfuzz.ir.program import Node, numpy_dtype
+from passfuzz.relax.build import build_module
 from strategies import relax_programs, tensor_values
-
-import pytest
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 

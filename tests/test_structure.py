@@ -12,14 +12,14 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from tvm import relax
 
-from passfuzz.catalogue import OpError
-from passfuzz.catalogue.structure import IF
-from passfuzz.corpus import known_fingerprints
-from passfuzz.trial import check
-from passfuzz.graph import analyse
-from passfuzz.passes import resolve_list
-from passfuzz.program import Node, Param, Program, ProgramError
-from passfuzz.relax_build import build_module
+from passfuzz.findings.corpus import known_fingerprints
+from passfuzz.ir.catalogue import OpError
+from passfuzz.ir.catalogue.structure import IF
+from passfuzz.ir.graph import analyse
+from passfuzz.ir.program import Node, Param, Program, ProgramError
+from passfuzz.judge.trial import check
+from passfuzz.passes.names import resolve_list
+from passfuzz.relax.build import build_module
 from strategies import relax_programs
 
 from .catalogue_support import F

@@ -11,13 +11,13 @@ import tvm
 from hypothesis import HealthCheck, find, given, settings
 from tvm import relax
 
-from passfuzz.calling import PLAIN, choose_adapter
-from passfuzz.corpus import schema
-from passfuzz.trial import check
-from passfuzz.graph import analyse
-from passfuzz.passes import resolve
-from passfuzz.program import Node, Param, Program, ProgramError
-from passfuzz.relax_build import build_module, to_tvm
+from passfuzz.findings.corpus import schema
+from passfuzz.ir.graph import analyse
+from passfuzz.ir.program import Node, Param, Program, ProgramError
+from passfuzz.judge.trial import check
+from passfuzz.passes.names import resolve
+from passfuzz.relax.build import build_module, to_tvm
+from passfuzz.run.calling import PLAIN, choose_adapter
 from strategies import relax_programs
 
 from .test_reproducer import fixed_twin, run_script, saved_wrong_result

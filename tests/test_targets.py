@@ -5,12 +5,19 @@ import numpy as np
 import pytest
 import tvm
 
-from passfuzz.execute import run_side
-from passfuzz.parallel import worker_start_method
-from passfuzz.program import Node, Param, Program
-from passfuzz.standalone import GPU_KINDS, target_config
-from passfuzz.targets import (KNOWN_KINDS, TargetError, default_targets, needs_fresh_process, parse_targets,
-                              split_targets, unavailable_reason)
+from passfuzz.campaign.parallel import worker_start_method
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.portable.standalone import GPU_KINDS, target_config
+from passfuzz.run.execute import run_side
+from passfuzz.run.targets import (
+    KNOWN_KINDS,
+    TargetError,
+    default_targets,
+    needs_fresh_process,
+    parse_targets,
+    split_targets,
+    unavailable_reason,
+)
 
 PROGRAM = Program((Param((2, 3), "float32", -4, 4, [[0.5, -1.0, 2.0], [3.0, -4.0, 0.0]]),
                    Node("exp", (0,)), Node("sum", (1,), {"axis": [1], "keepdims": False})), (2,))
@@ -98,8 +105,8 @@ def test_gpu_side_compiles_with_its_pipeline_and_agrees_with_llvm(kind):
     reason = unavailable_reason(kind)
     if reason is not None:
         pytest.skip(f"{kind}: {reason}")
-    from passfuzz.trial import check
-    from passfuzz.passes import resolve
+    from passfuzz.judge.trial import check
+    from passfuzz.passes.names import resolve
 
     outcome = run_side(PROGRAM, None, ["llvm", kind], timeout=300)
     assert outcome.ok, outcome

@@ -1,4 +1,4 @@
-"""passfuzz.timing on synthetic timings: a clearly slower side fires, equal sides with noise (and
+"""passfuzz.portable.timing on synthetic timings: a clearly slower side fires, equal sides with noise (and
 bursts that slow the machine for a while) do not, and the interval is the sign test's."""
 
 import math
@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from passfuzz.timing import compare_speed, order_rank, ratio_interval, speed_line
+from passfuzz.portable.timing import compare_speed, order_rank, ratio_interval, speed_line
 
 
 class Machine:

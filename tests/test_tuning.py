@@ -10,12 +10,12 @@ import pytest
 import tvm
 from tvm import relax
 
-from passfuzz import tuning_records
-from passfuzz.builds import BuildError, parse_build
-from passfuzz.engine import FuzzConfig, Fuzzer
-from passfuzz.trial import check
-from passfuzz.execute import run_side
-from passfuzz.relax_build import build_module
+from passfuzz.campaign.engine import FuzzConfig, Fuzzer
+from passfuzz.judge.trial import check
+from passfuzz.portable import tuning_records
+from passfuzz.relax.build import build_module
+from passfuzz.run.builds import BuildError, parse_build
+from passfuzz.run.execute import run_side
 from tests.test_schedules import PROGRAM
 
 pytest.importorskip("psutil")  # MetaSchedule's runner needs it (the test extra installs it)

@@ -9,15 +9,16 @@ import os
 import random
 from pathlib import Path
 
+from passfuzz.portable.timing import THRESHOLD as DEFAULT_THRESHOLD  # numpy only: the help needs no TVM
+
 from . import Parser, UsageError
-from ..timing import THRESHOLD as DEFAULT_THRESHOLD  # numpy only: the help needs no TVM
 from .output import Console
 
 DEFAULT_MAX_EXAMPLES = 200
 
 
 def parser() -> argparse.ArgumentParser:
-    from ..engine import FuzzConfig
+    from passfuzz.campaign.engine import FuzzConfig
 
     p = Parser(
         prog="passfuzz",
@@ -148,19 +149,27 @@ def config_from(args: argparse.Namespace, console: Console):
     """Validate the arguments into a FuzzConfig; UsageError for anything the user must fix."""
     import tvm
 
-    from ..builds import BuildError, parse_build
-    from ..catalogue import BY_NAME, DTYPES
-    from ..engine import FuzzConfig
-    from ..pass_catalogue import info as pass_info
-    from ..pass_catalogue import fuzzable_pool, with_prerequisites
-    from ..contracts import generation, sequence_violation
-    from ..corpus import OUTSIDE_CONTRACT, malformed
-    from ..known_bugs import BaselineError, known_set, load
-    from ..focus import FocusError
-    from ..focus import resolve as resolve_focus
-    from ..passes import PassSpecError, resolve_list
-    from ..targets import (GPU_KINDS, TargetError, default_targets, drawable_dtypes, kind_of, parse_targets,
-                           unavailable_reason)
+    from passfuzz.campaign.engine import FuzzConfig
+    from passfuzz.findings.corpus import OUTSIDE_CONTRACT, malformed
+    from passfuzz.findings.known_bugs import BaselineError, known_set, load
+    from passfuzz.ir.catalogue import BY_NAME, DTYPES
+    from passfuzz.passes.catalogue import fuzzable_pool
+    from passfuzz.passes.catalogue import info as pass_info
+    from passfuzz.passes.catalogue import with_prerequisites
+    from passfuzz.passes.contracts import generation, sequence_violation
+    from passfuzz.passes.names import PassSpecError, resolve_list
+    from passfuzz.reach.focus import FocusError
+    from passfuzz.reach.focus import resolve as resolve_focus
+    from passfuzz.run.builds import BuildError, parse_build
+    from passfuzz.run.targets import (
+        GPU_KINDS,
+        TargetError,
+        default_targets,
+        drawable_dtypes,
+        kind_of,
+        parse_targets,
+        unavailable_reason,
+    )
 
     for name in ("max_examples", "workers", "max_nodes"):
         value = getattr(args, name)
@@ -171,7 +180,7 @@ def config_from(args: argparse.Namespace, console: Console):
         if value is not None and value <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
     if args.scheduler is not None:
-        from ..cluster import available
+        from passfuzz.campaign.cluster import available
         if not available():
             raise UsageError('--scheduler needs Dask distributed: pip install "passfuzz[distributed]" '
                              '(from a checkout: pip install ".[distributed]")')
@@ -238,8 +247,8 @@ def config_from(args: argparse.Namespace, console: Console):
     if ops and set(focus) - set(ops):
         focus_reason += f"; outside --ops, left out: {','.join(f for f in focus if f not in ops)}"
         focus = [f for f in focus if f in ops]
-    from ..gradient import involved, loss_ops
-    from ..speed import SpeedCheck
+    from passfuzz.judge.gradient import involved, loss_ops
+    from passfuzz.run.speed import SpeedCheck
     if passes and involved(passes) and not loss_ops(ops):
         raise UsageError("--ops: Gradient needs at least one smooth op with a registered gradient: "
                          + ",".join(loss_ops()))
@@ -316,8 +325,8 @@ def seed_programs(text: str, passes, dtypes, left_out, console: Console) -> tupl
     """--seeds: the Programs found and imported, after one line saying how many; UsageError when
     no path exists or no seed can be imported. Seeds outside ``dtypes`` or holding an op of
     ``left_out`` are rejected, as drawn programs avoid them."""
-    from ..gradient import involved
-    from ..seeds import SeedError, find_seeds, seed_files, seed_paths
+    from passfuzz.campaign.seeds import SeedError, find_seeds, seed_files, seed_paths
+    from passfuzz.judge.gradient import involved
 
     if passes and involved(passes):
         raise UsageError("--seeds: Gradient differentiates loss programs drawn for it, which seeds are not")
@@ -347,8 +356,8 @@ ARGUMENT_CHECK_TIMEOUT = 20.0
 
 
 def _check_arguments(specs, option: str, targets: list[str], timeout: float) -> None:
-    """UsageError for a pass whose arguments TVM rejects (passfuzz.pass_arguments)."""
-    from ..pass_arguments import rejection
+    """UsageError for a pass whose arguments TVM rejects (passfuzz.campaign.pass_arguments)."""
+    from passfuzz.campaign.pass_arguments import rejection
 
     for spec in specs:
         refused = rejection(spec, targets, min(timeout, ARGUMENT_CHECK_TIMEOUT))
@@ -373,7 +382,7 @@ def _cluster(address: str | None):
     if address is None:
         yield None
         return
-    from ..cluster import ClusterError, connect
+    from passfuzz.campaign.cluster import ClusterError, connect
 
     try:
         cluster = connect(address)
@@ -386,10 +395,11 @@ def _cluster(address: str | None):
 
 
 def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, console: Console) -> int:
-    from .. import corpus, runs
-    from ..events import Event
-    from ..parallel import fuzz_in_workers
-    from ..run_log import LOG_NAME, RunLog
+    from passfuzz.campaign import runs
+    from passfuzz.campaign.events import Event
+    from passfuzz.campaign.parallel import fuzz_in_workers
+    from passfuzz.campaign.run_log import LOG_NAME, RunLog
+    from passfuzz.findings import corpus
 
     if run_dir is None:
         if args.seed is None:  # drawn here, so that the run directory can repeat it
@@ -411,7 +421,8 @@ def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, conso
 
         try:
             if cluster is not None:
-                from ..cluster import fuzz_on_cluster
+                from passfuzz.campaign.cluster import fuzz_on_cluster
+
                 # the run directory stays here: the workers' positions are not kept (no --resume)
                 stats = fuzz_on_cluster(dataclasses.replace(config, run_dir=None), cluster, notify)
             else:
@@ -434,7 +445,7 @@ def _stored(args: argparse.Namespace) -> dict:
 def resumed_arguments(run_dir: Path, args: argparse.Namespace) -> argparse.Namespace:
     """The options of the run in ``run_dir``, in its working directory (relative paths and
     module:attr passes resolve as they did); UsageError for anything that is not a run to resume."""
-    from ..runs import RunDirError, read_arguments
+    from passfuzz.campaign.runs import RunDirError, read_arguments
 
     defaults = parser().parse_args([])
     given = [name for name, value in vars(args).items() if name != "resume" and value != getattr(defaults, name)]
@@ -461,7 +472,7 @@ def resumed_arguments(run_dir: Path, args: argparse.Namespace) -> argparse.Names
 
 def _position(run_dir: Path, args: argparse.Namespace) -> str:
     """Where each worker of the resumed run stands, in a few words."""
-    from ..runs import RunDirError, read_progress
+    from passfuzz.campaign.runs import RunDirError, read_progress
 
     said = []
     for worker in range(args.workers):

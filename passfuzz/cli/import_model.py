@@ -24,9 +24,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..corpus import atomic_write
-    from ..importer import ImportRejected, import_module
-    from ..models import ModelError, import_onnx, seed_source
+    from passfuzz.findings.corpus import atomic_write
+    from passfuzz.relax.importer import ImportRejected, import_module
+    from passfuzz.relax.models import ModelError, import_onnx, seed_source
 
     missing = [str(m) for m in args.models if not m.is_file()]
     if missing:

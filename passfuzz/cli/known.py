@@ -28,13 +28,13 @@ def parser() -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     import tvm
 
-    from .. import known_bugs
+    from passfuzz.findings import known_bugs
 
     if args.write_baseline is not None:
         if not args.write_baseline.is_dir():
             raise UsageError(f"--write-baseline {args.write_baseline}: not a directory")
         bugs = known_bugs.from_corpus(args.write_baseline)
-        path = Path(known_bugs.__file__).parent / "known" / known_bugs.baseline_name(tvm.__version__)
+        path = known_bugs.shipped_path(tvm.__version__)
         known_bugs.write(bugs, path, tvm.__version__)
         print(f"passfuzz known: wrote {len(bugs)} bugs to {path}")
         return 0

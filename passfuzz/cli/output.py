@@ -1,6 +1,6 @@
 """What the user sees: a live display on a terminal, finding notices, the final summary.
 
-Execution never prints; it emits events (passfuzz.events) that the Console renders. On a terminal
+Execution never prints; it emits events (passfuzz.campaign.events) that the Console renders. On a terminal
 the progress is a rich live display (passfuzz.cli.live); when stderr is a file or a pipe (CI
 logs), a plain progress line every 30 s, which scripts and tests read.
 """
@@ -10,8 +10,16 @@ from __future__ import annotations
 import sys
 import time
 
-from ..events import (ClusterJoined, Event, ExampleChecked, FindingSaved, FindingSeen, OutsideContract, WorkerLost,
-                      WorkerRefused)
+from passfuzz.campaign.events import (
+    ClusterJoined,
+    Event,
+    ExampleChecked,
+    FindingSaved,
+    FindingSeen,
+    OutsideContract,
+    WorkerLost,
+    WorkerRefused,
+)
 
 _REFRESH_SECONDS = 0.25  # live display on a terminal
 _LOG_SECONDS = 30.0  # progress line when stderr is a file or a pipe (CI logs)

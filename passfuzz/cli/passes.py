@@ -19,9 +19,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..contracts import PRECONDITIONS
-    from ..pass_catalogue import CATALOGUE, uncatalogued
-    from ..passes import builtin_pass_names
+    from passfuzz.passes.catalogue import CATALOGUE, uncatalogued
+    from passfuzz.passes.contracts import PRECONDITIONS
+    from passfuzz.passes.names import builtin_pass_names
 
     installed = set(builtin_pass_names())
     rows = [("pass", "phases", "prerequisites", "accepts / calling convention / notes", "rtol", "fuzzable", "")]

@@ -5,7 +5,7 @@ FILE is a corpus record (``.json``: its program, and by default its passes, buil
 the build with what its example drew for the kernels, schedule steps say, as replay restores it)
 or a Python/TVMScript file defining an IRModule (``FILE::Name`` picks one when it defines several,
 e.g. ``test_x.py::TestFold::Before``), found and imported into a Program as seeds are
-(passfuzz.seeds, in a child). The file may give ``main``'s arguments: a name ``arguments`` bound
+(passfuzz.campaign.seeds, in a child). The file may give ``main``'s arguments: a name ``arguments`` bound
 next to the module (at module level for a module-level module, in the class for one inside a
 class), a list in ``main``'s parameter order (numpy arrays for tensors, tuples of them for tuple
 parameters, ints for ``R.Prim`` and tuples of ints for ``R.Shape`` parameters) or a function
@@ -92,7 +92,7 @@ def _subjects(args: argparse.Namespace):
     """(programs to try, the record or None, whether FILE gave the arguments): a record's program,
     or the module FILE names imported with the file's arguments (else the importer's draw), then
     ``--draws`` - 1 more draws of them."""
-    from ..corpus import CorpusError, load
+    from passfuzz.findings.corpus import CorpusError, load
 
     path_text, _, name = args.file.partition("::")
     path = Path(path_text)
@@ -108,7 +108,7 @@ def _subjects(args: argparse.Namespace):
         return [entry.program], entry.record, True
     if path.suffix != ".py":
         raise UsageError(f"{args.file}: expected a corpus record (.json) or a Python file (.py)")
-    from ..seeds import find_seeds
+    from passfuzz.campaign.seeds import find_seeds
 
     found = find_seeds([path])
     if found.warnings:
@@ -129,8 +129,8 @@ def redrawn(program, seed: int):
     """``program`` with every parameter's argument drawn afresh inside its declared range."""
     from dataclasses import replace
 
-    from ..catalogue.base import RandomChooser
-    from ..program import Param
+    from passfuzz.ir.catalogue.base import RandomChooser
+    from passfuzz.ir.program import Param
 
     chooser = RandomChooser(seed)
     return replace(program, values=tuple(
@@ -139,12 +139,13 @@ def redrawn(program, seed: int):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..builds import recorded_build
-    from ..engine import FindingError, Fuzzer
-    from ..known_bugs import known_set
-    from ..known_cases import identify
-    from ..relax_build import relax_ops
-    from ..trial import check
+    from passfuzz.campaign.engine import FindingError, Fuzzer
+    from passfuzz.findings.known_bugs import known_set
+    from passfuzz.judge.known_cases import identify
+    from passfuzz.judge.trial import check
+    from passfuzz.relax.build import relax_ops
+    from passfuzz.run.builds import recorded_build
+
     from .fuzz import config_from
 
     if args.draws < 1:
@@ -177,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
                 console.note(f"this is known bug {bug.id}: {bug.what}" + (f" ({bug.upstream})" if bug.upstream else ""))
             console.note(f"reducing {program.summary()} for up to {config.reduce_seconds:g} s")
             path = fuzzer.reduce_and_save(FindingError(finding, program))
-            from ..corpus import load
+            from passfuzz.findings.corpus import load
             reduced = load(path).program
             console.note(f"reduced to {reduced.summary()}")
             print(f"saved {path}    reproduce: python {path.with_suffix('.py')}")
@@ -198,7 +199,7 @@ def _which(number: int, given: bool) -> str:
 def _baseline(spec: str):
     import tvm
 
-    from ..known_bugs import BaselineError, load
+    from passfuzz.findings.known_bugs import BaselineError, load
 
     try:
         return load(spec, tvm.__version__)

@@ -37,12 +37,12 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     record: the detail names the file and why). With ``rewrite``, a
     finding that REPRODUCES has its files regenerated from this run (atomically), after being
     reduced again for ``reduce_seconds`` when that is given."""
-    from ..builds import BuildError, recorded_build
-    from ..corpus import CorpusError, load, problem
-    from ..known_cases import named_as, same_bug
-    from ..trial import check
-    from ..passes import PassSpecError, resolve
-    from ..targets import unavailable_reason
+    from passfuzz.findings.corpus import CorpusError, load, problem
+    from passfuzz.judge.known_cases import named_as, same_bug
+    from passfuzz.judge.trial import check
+    from passfuzz.passes.names import PassSpecError, resolve
+    from passfuzz.run.builds import BuildError, recorded_build
+    from passfuzz.run.targets import unavailable_reason
 
     if problem(path):
         return "SKIPPED", problem(path)
@@ -81,14 +81,14 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
 
 def speed_of(record: dict):
     """The slowdown check a record was judged by (its threshold), or None for other kinds."""
-    from ..speed import SpeedCheck
+    from passfuzz.run.speed import SpeedCheck
 
     return SpeedCheck(threshold=record["slowdown_threshold"]) if record["kind"] == "slowdown" else None
 
 
 def _reduce(entry, finding, targets: list[str], timeout: float, build, reduce_seconds: float) -> None:
     """Reduce the finding as a fuzzing run reduces a new one, and save it over its record."""
-    from ..engine import FindingError, FuzzConfig, Fuzzer
+    from passfuzz.campaign.engine import FindingError, FuzzConfig, Fuzzer
 
     config = FuzzConfig(passes=list(finding.passes), targets=targets, corpus_dir=entry.path.parent, timeout=timeout,
                         reduce_seconds=reduce_seconds, build=build, seed=entry.record.get("seed"),
@@ -100,22 +100,20 @@ def _rewrite(entry, finding, optimized, targets: list[str], timeout: float, buil
     """Regenerate a finding's script and report in the current form, from the run that just
     reproduced it (its adapter, its log); the record keeps its identity and gains this run's
     log and environment."""
-    from ..corpus import save
-    from ..report import environment, render_report
-    from ..reproducer import module_text, render_script
+    from passfuzz.findings.corpus import save
+    from passfuzz.findings.record import rewritten
+    from passfuzz.findings.report import render_report
+    from passfuzz.findings.reproducer import render_script
 
     passes = list(finding.passes)
-    record = {**entry.record, "passes": [p.text for p in passes], "message": finding.message,
-              "log": finding.log[-4000:], "environment": environment(), "module": module_text(entry.program, passes)}
-    if finding.pipeline_pass:  # the pipeline pass it blames, or the one its compile failed in
-        record["pipeline_pass"] = finding.pipeline_pass
+    record = rewritten(entry.record, finding, entry.program, passes)
     script = render_script(entry.program, passes, finding, record["module"], list(finding.targets) or targets[:1],
                            timeout, optimized, build, speed_of(entry.record))
     save(entry.path.parent, record, script, render_report(record, script))
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..corpus import CorpusError, entries
+    from passfuzz.findings.corpus import CorpusError, entries
 
     if args.reduce and not args.rewrite:
         raise UsageError("--reduce goes with --rewrite (a reduced finding is saved over its record)")

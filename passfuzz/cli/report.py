@@ -28,7 +28,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..run_log import RunLogError, read
+    from passfuzz.campaign.run_log import RunLogError, read
 
     out = args.out or args.run_dir / DEFAULT_NAME
     if out.suffix.lower() not in (".png", ".html"):
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     for warning in warnings:
         print(f"passfuzz report: warning: {warning}", file=sys.stderr)
-    from ..run_report import write  # matplotlib: only once there is something to plot
+    from .run_report import write  # matplotlib: only once there is something to plot
 
     try:
         write(lines, out, f"passfuzz run {args.run_dir.resolve().name}")

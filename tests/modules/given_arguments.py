@@ -1,5 +1,5 @@
 """Modules in TVM's test style that give ``main``'s arguments, for ``passfuzz reduce``: a name
-``arguments`` next to the module (passfuzz.seeds.ARGUMENTS_NAME). ``round`` of an exact half is
+``arguments`` next to the module (passfuzz.campaign.seeds.ARGUMENTS_NAME). ``round`` of an exact half is
 what ``tests.planted_passes:round_half_up`` gets wrong, and arguments drawn in a range are
 practically never exact halves."""
 

@@ -1,0 +1,492 @@
+"""The fuzz loop: short Hypothesis rounds, each finding shrunk on its own, then reduced and saved.
+
+Why rounds of ``@given`` rather than one long run: Hypothesis stops generating soon after its
+first failure and replays known failures first, so one run finds one batch of bugs. A round is
+``max_examples`` fresh examples under its own seed; a bug found in an earlier round (or already
+in the corpus) is *known* and counts as a pass, so later rounds look for new ones.
+
+Why one exception class per fingerprint: Hypothesis tells bugs apart by exception type and
+raise site. Raising ``_finding_error(fingerprint)`` makes it shrink each bug separately and
+refuse shrink candidates that slip into another bug.
+
+Nothing is lost on Ctrl-C or a crash of passfuzz itself: the first sighting of a new bug is
+saved at once, unshrunk, and the shrunk version replaces it under the same id. With a run
+directory (``FuzzConfig.run_dir``, passfuzz.campaign.runs) the Fuzzer also keeps its position there: after
+each round, and for each finding in progress the simplest example seen. A Fuzzer given a run
+directory that holds its worker's progress continues from it: it reduces the findings whose
+shrinking was cut off, then runs the rounds not yet done, within what is left of the budgets.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import random
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings
+from hypothesis import strategies as st
+from hypothesis import target
+
+from passfuzz.findings import corpus
+from passfuzz.findings.finding_store import CorpusStore, FindingStore
+from passfuzz.findings.record import new_record
+from passfuzz.findings.reduce import Reducer, complexity
+from passfuzz.findings.report import render_report
+from passfuzz.findings.reproducer import render_script
+from passfuzz.ir.catalogue import OPS
+from passfuzz.ir.program import Program
+from passfuzz.judge import gradient, trial
+from passfuzz.judge.known_cases import identify, named_as, same_bug
+from passfuzz.judge.oracle import Finding, Verdict
+from passfuzz.passes.names import PassSpec
+from passfuzz.relax.build import relax_ops
+from passfuzz.run.builds import PLAIN_BUILD, Build
+from passfuzz.run.execute import Outcome
+from passfuzz.run.speed import SpeedCheck
+from strategies import dlight_rule_sequences, pass_sequences, relax_programs, schedule_steps, seeded_programs
+
+from . import runs
+from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, OutsideContract
+from .stats import Stats
+
+if sys.version_info < (3, 11):  # Hypothesis raises the backport's groups there (pyproject.toml lists it)
+    from exceptiongroup import BaseExceptionGroup
+
+
+@dataclass
+class FuzzConfig:
+    passes: list[PassSpec] | None  # None: draw a sequence from pass_pool for every example
+    targets: list[str]
+    corpus_dir: Path = Path("corpus")
+    max_examples: int | None = None
+    max_time: float | None = None
+    seed: int | None = None
+    exitfirst: bool = False
+    timeout: float = 60.0  # per side of one example
+    round_size: int = 50
+    reduce_seconds: float = 50.0  # reduction of one finding's passes and Program (passfuzz.findings.reduce)
+    shrink_seconds: float = 10.0  # Hypothesis' own shrinking, per new finding of a round
+    shrink_grace: float = 300.0  # how long past --max-time shrinking and reducing may run (0: --strict-time)
+    max_nodes: int = 10
+    pass_pool: list[str] = field(default_factory=list)
+    max_passes: int = 4
+    build: Build = PLAIN_BUILD  # how the optimized side is compiled
+    ops: list[str] | None = None  # the ops programs are drawn from; None: the whole catalogue
+    known_bugs: tuple[str, ...] = ()  # fingerprints known wherever passfuzz runs (passfuzz.findings.known_bugs)
+    dtypes: tuple[str, ...] | None = None  # the dtypes parameters and constants are drawn in; None: all
+    focus: tuple[str, ...] = ()  # the ops most steps draw (passfuzz.reach.focus); (): the whole catalogue alike
+    focus_reason: str = ""  # where the focus comes from, for the start of the run
+    focus_constants: bool = False  # the focused pattern wants constant operands
+    focus_dtypes: tuple[str, ...] = ()  # the dtypes the focused rewrite checks for
+    focus_feeds: tuple[tuple[str, str, int], ...] = ()  # (producer, consumer, operand) the focused pattern nests
+    motifs_for: tuple[str, ...] = ()  # passes whose motifs are drawn first (the named passes, unless --focus none)
+    left_out: tuple[str, ...] = ()  # ops not drawn: the named passes' contracts reject them (contracts.generation)
+    match_cast: bool = True  # may programs bind a match_cast (False: a named pass's contract rejects one)
+    run_dir: Path | None = None
+    seeds: tuple[Program, ...] = ()  # --seeds: programs are drawn as mutations of these (strategies.seeded_programs)
+    fresh_too: bool = True  # with seeds, half the examples are drawn from scratch (benchmarks/seeded.py measured it)
+    speed: SpeedCheck | None = None  # --check-speed: time the sides that match (passfuzz.run.speed)
+
+
+class _StopFuzzing(KeyboardInterrupt):
+    """Raised inside a round to end it at once (a KeyboardInterrupt, so Hypothesis aborts)."""
+
+
+class _StopShrinking(KeyboardInterrupt):
+    """Raised inside a round to end Hypothesis' shrinking: the smallest example seen of each new
+    finding goes on to the graph reducer, which is cheaper per step."""
+
+
+def _simplicity(program: Program, finding: Finding) -> tuple:
+    """Which of two examples of one finding is simpler (smaller is)."""
+    return len(finding.passes), complexity(program)
+
+
+class FindingError(Exception):
+    def __init__(self, finding: Finding, program: Program):
+        super().__init__(finding.signature)
+        self.finding, self.program = finding, program
+
+
+_error_classes: dict[str, type[FindingError]] = {}
+
+
+def _finding_error(fp: str) -> type[FindingError]:
+    if fp not in _error_classes:
+        _error_classes[fp] = type(f"Finding_{fp}", (FindingError,), {})
+    return _error_classes[fp]
+
+
+def _collect(exc: BaseException) -> list[FindingError]:
+    if isinstance(exc, FindingError):
+        return [exc]
+    if isinstance(exc, BaseExceptionGroup):
+        return [e for sub in exc.exceptions for e in _collect(sub)]
+    return []
+
+
+class Fuzzer:
+    def __init__(self, config: FuzzConfig, notify: Notify | None = None, worker: int = 0,
+                 store: FindingStore | None = None):
+        self.config = config
+        self.store = store or CorpusStore(config.corpus_dir)  # where findings go, and known ones come from
+        self.notify = notify or (lambda event: None)
+        self.worker = worker
+        self.stats = Stats()
+        self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
+        self.started = time.monotonic()
+        self.interrupted = False  # set by Ctrl-C (SIGINT)
+        self.progress = runs.Progress()  # what the run directory holds: the last round boundary
+        if config.run_dir is not None:
+            saved = runs.read_progress(config.run_dir, worker, self.seed)
+            if saved is not None:  # a resumed run: the budgets count from where it stopped
+                self.progress = saved
+                fields = {f.name for f in dataclasses.fields(Stats)}
+                self.stats = Stats(**{name: value for name, value in saved.stats.items() if name in fields})
+                self.started -= self.stats.elapsed
+
+    # -- budget -----------------------------------------------------------------------------
+    def _out_of_time(self, grace: float = 0.0) -> bool:
+        return self.config.max_time is not None and time.monotonic() - self.started > self.config.max_time + grace
+
+    def _shrink_time_left(self) -> float | None:
+        """Seconds left for shrinking and reducing, up to --max-time plus the grace; None without
+        --max-time."""
+        if self.config.max_time is None:
+            return None
+        return self.started + self.config.max_time + self.config.shrink_grace - time.monotonic()
+
+    def _examples_left(self) -> int | None:
+        if self.config.max_examples is None:
+            return None
+        return self.config.max_examples - self.stats.examples
+
+    # -- the run directory ------------------------------------------------------------------
+    def _at_boundary(self, next_round: int) -> None:
+        """Record the position: the statistics now belong with ``next_round``."""
+        self.stats.elapsed = time.monotonic() - self.started
+        self.progress.next_round = next_round
+        self.progress.stats = dataclasses.asdict(copy.deepcopy(self.stats))
+        self._write_progress()
+
+    def _in_progress(self, error: FindingError) -> None:
+        """The simplest example of a finding in progress so far (written before its first save)."""
+        self.progress.in_progress[error.finding.fingerprint] = (error.finding, error.program)
+        self.progress.first_seen.setdefault(error.finding.fingerprint, self.progress.next_round)
+        self._write_progress()
+
+    def _write_progress(self) -> None:
+        if self.config.run_dir is not None:
+            runs.write_progress(self.config.run_dir, self.worker, self.seed, self.progress)
+
+    def _build(self, steps: tuple) -> Build:
+        """The configured build, applying one example's drawn schedule steps (schedule=random) or
+        dlight rules (dlight=random); tuning (tune=N) writes its logs under the run's directory."""
+        build = self.config.build
+        if build.schedule:
+            build = build.with_schedule(steps)
+        elif build.dlight:
+            build = build.with_dlight(steps)
+        if build.tune is not None and self.config.run_dir is not None:
+            build = dataclasses.replace(build, tune_dir=str(Path(self.config.run_dir) / "tuning"))
+        return build
+
+    def _drawn(self, finding: Finding) -> tuple:
+        """What the finding's example drew for the kernels' schedules (``_build``'s argument)."""
+        return tuple(finding.dlight_rules or ()) if self.config.build.dlight else finding.schedule
+
+    # -- saving -----------------------------------------------------------------------------
+    def save(self, finding: Finding, program: Program, passes: list[PassSpec], shrunk: bool,
+             optimized: Outcome | None, minimal: bool = False) -> Path:
+        fid = corpus.finding_id(finding.kind, finding.fingerprint)
+        targets = list(finding.targets) or self.config.targets[:1]
+        record = new_record(finding, program, passes, build=self.config.build.text, targets=targets, seed=self.seed,
+                            shrunk=shrunk, minimal=minimal,
+                            slowdown_threshold=self.config.speed.threshold if finding.kind == "slowdown" else None)
+        build = self._build(self._drawn(finding)).with_tune_records(finding.tune_records)
+        script = render_script(program, passes, finding, record["module"], targets, self.config.timeout, optimized,
+                               build, self.config.speed)
+        if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
+            path = self.store.save(corpus.OUTSIDE_CONTRACT, record, script, render_report(record, script))
+            self.stats.outside_contract[fid] = str(path)
+        else:
+            path = self.store.save("", record, script, render_report(record, script))
+            (self.stats.findings if finding.blamed else self.stats.unblamed)[fid] = str(path)
+        return path
+
+    def _count(self, program: Program, verdict: Verdict, optimized: Outcome | None, passes: list[PassSpec],
+               known_as: str, shrinking: bool, known: set[str]) -> Finding | None:
+        """Record one example in the statistics (and as Hypothesis events, the fuzzer's coverage
+        signal); return its finding if it is a new bug. ``known_as``: the known bug its finding is
+        a case of (passfuzz.judge.known_cases), or ""."""
+        if optimized is not None and not shrinking:
+            self._count_fired(optimized, passes)
+        if verdict.generator_defect:
+            self.stats.generator_defects += 1
+            if len(self.stats.defect_samples) < 5:
+                self.stats.defect_samples.append(verdict.generator_defect)
+            event("generator defect")
+        elif verdict.incomparable:
+            self.stats.incomparable += 1
+            event("incomparable")
+        elif verdict.finding is not None and known_as:
+            self.stats.known += 1
+            self.stats.known_hits[known_as] = self.stats.known_hits.get(known_as, 0) + 1
+            event(f"known bug {known_as}")
+        elif verdict.finding is not None and verdict.finding.outside_contract:
+            # Saved unshrunk, once: what a pass does outside its contract is no bug to shrink.
+            path = self.save(verdict.finding, program, list(verdict.finding.passes), shrunk=False,
+                             optimized=optimized)
+            known.add(verdict.finding.fingerprint)
+            self.notify(OutsideContract(verdict.finding, path))
+            event("outside contract")
+        else:
+            return verdict.finding
+        return None
+
+    def _spent(self, seconds: float, shrinking: bool) -> None:
+        if shrinking:
+            self.stats.seconds_shrinking += seconds
+        else:
+            self.stats.seconds_generating += seconds
+
+    def _count_fired(self, optimized: Outcome, passes: list[PassSpec]) -> None:
+        """Fire rates per pass, shown in the summary; and a Hypothesis target, so that
+        generation leans toward programs the passes actually rewrite."""
+        if optimized.changed:
+            self.stats.fired += 1
+            event("passes changed the module")
+        if optimized.status not in ("ok", "incomparable"):
+            return  # the passes did not all run
+        for name in dict.fromkeys(p.text for p in passes):
+            self.stats.pass_runs[name] = self.stats.pass_runs.get(name, 0) + 1
+        for name in dict.fromkeys(optimized.fired):
+            self.stats.pass_fired[name] = self.stats.pass_fired.get(name, 0) + 1
+            event(f"{name} changed the module")
+        target(float(len(optimized.fired)), label="passes that changed the module")
+
+    def programs(self):
+        """The strategy examples are drawn from: mutations of the seeds, loss programs for
+        Gradient, or programs drawn as the focus and motifs say."""
+        dtypes = {"dtypes": self.config.dtypes} if self.config.dtypes else {}
+        if self.config.passes is not None and gradient.involved(self.config.passes):
+            return relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes, loss=True)
+        ops = self.config.ops
+        if self.config.left_out:
+            ops = [name for name in (ops or [op.name for op in OPS]) if name not in self.config.left_out]
+        fresh = relax_programs(ops=ops, max_nodes=self.config.max_nodes, focus=self.config.focus,
+                               focus_constants=self.config.focus_constants, focus_dtypes=self.config.focus_dtypes,
+                               focus_feeds=self.config.focus_feeds,
+                               motifs_for=self.config.motifs_for, match_cast=self.config.match_cast, **dtypes)
+        if not self.config.seeds:
+            return fresh
+        seeded = seeded_programs(self.config.seeds, ops=ops, **dtypes)  # mutations add no left-out op either
+        # seeded first: a finding of either kind shrinks toward a seed where one still shows it
+        return st.one_of(seeded, fresh) if self.config.fresh_too else seeded
+
+    # -- one round --------------------------------------------------------------------------
+    def _round(self, round_seed: int, max_examples: int, ends_at: frozenset[str] = frozenset()) -> list[FindingError]:
+        """One round; ``ends_at``: bugs this round first saw before it was cut off (now saved). Run
+        again, it ends at the first example of one, as it did then, so what follows is the same."""
+        known = self.store.known() | set(self.config.known_bugs)
+        pending: dict[str, Path] = {}  # new in this round: saved unshrunk, shrinking now
+        smallest: dict[str, FindingError] = {}  # per pending fingerprint, the simplest example seen
+        shrink_deadline = [0.0]  # Hypothesis' shrinking budget: shrink_seconds per pending finding
+
+        def example(program: Program, passes: list[PassSpec], steps: tuple = ()) -> None:
+            if self.interrupted:
+                raise _StopFuzzing()
+            if not pending and (self._out_of_time() or self._examples_left() == 0):
+                raise _StopFuzzing()
+            if pending and (time.monotonic() > shrink_deadline[0] or self._out_of_time(self.config.shrink_grace)):
+                raise _StopShrinking()
+            if pending:
+                self.stats.shrink_runs += 1
+            else:
+                self.stats.examples += 1
+            started = time.monotonic()
+            verdict, optimized = trial.check(program, passes, self.config.targets, self.config.timeout,
+                                       self._build(steps), shrinking=bool(pending),
+                                       speed=self.config.speed)
+            self._spent(time.monotonic() - started, shrinking=bool(pending))
+            known_as = ""
+            if verdict.finding is not None:  # named against the round's known set, so the name holds while it shrinks
+                named, known_as = identify(verdict.finding, lambda: relax_ops(program), known)
+                verdict = dataclasses.replace(verdict, finding=named)
+            if not pending and verdict.finding is not None and (known_as or verdict.finding.fingerprint) in ends_at:
+                if optimized is not None:
+                    self._count_fired(optimized, passes)
+                raise _StopFuzzing()
+            finding = self._count(program, verdict, optimized, passes, known_as, bool(pending), known)
+            self.notify(ExampleChecked(self.stats))
+            if pending and verdict.finding is not None and verdict.finding.fingerprint not in pending \
+                    and (known_as or verdict.finding.fingerprint in self.store.known()):
+                raise _StopShrinking()  # a known bug (or one another worker saved meanwhile) is not shrunk here
+            if finding is None:
+                return
+            error = _finding_error(finding.fingerprint)(finding, program)
+            best = smallest.get(finding.fingerprint)
+            if best is None or _simplicity(program, finding) < _simplicity(best.program, best.finding):
+                smallest[finding.fingerprint] = error
+                self._in_progress(error)
+            if finding.fingerprint not in pending:
+                pending[finding.fingerprint] = self.save(finding, program, list(finding.passes), shrunk=False,
+                                                         optimized=optimized)
+                shrink_deadline[0] = max(shrink_deadline[0], time.monotonic()) + self.config.shrink_seconds
+                self.notify(FindingSeen(finding, pending[finding.fingerprint]))
+            raise error
+
+        configure = settings(
+            database=None, max_examples=max_examples, deadline=None, derandomize=False,
+            phases=[Phase.generate, Phase.target, Phase.shrink], suppress_health_check=list(HealthCheck),
+            report_multiple_bugs=True, verbosity=Verbosity.quiet, print_blob=False,
+        )
+        drawn = [self.programs()]
+        if self.config.passes is None:  # the pass sequence is part of the example, so it shrinks too
+            drawn.append(pass_sequences(self.config.pass_pool, max_passes=self.config.max_passes))
+        if self.config.build.schedule == "random":  # and so is the kernels' schedule
+            drawn.append(schedule_steps())
+        elif self.config.build.dlight == "random":
+            drawn.append(dlight_rule_sequences())
+        schedules_drawn = self.config.build.schedule == "random" or self.config.build.dlight == "random"
+
+        def drawn_example(values: tuple) -> None:
+            program, *rest = values
+            passes = rest[0] if self.config.passes is None else self.config.passes
+            example(program, passes, rest[-1] if schedules_drawn else ())
+
+        test = given(st.tuples(*drawn))(drawn_example)
+        test = configure(seed(round_seed)(test))
+        try:
+            test()
+        except _StopShrinking:
+            return list(smallest.values())
+        except _StopFuzzing:  # run() tells which budget ran out
+            return []
+        except BaseException as exc:  # noqa: BLE001 - findings come back as (groups of) FindingError
+            found = _collect(exc)
+            if not found:
+                raise
+            return found
+        return []
+
+    def reduce_and_save(self, error: FindingError) -> Path:
+        """Reduce a shrunk finding (its passes and its Program, passfuzz.findings.reduce) and save it over
+        its first sighting. Every run here is a shrink run, with its time limit derived from the
+        unoptimized side's (``shrink_timeout``). Past --max-time and its grace, the example is saved
+        as Hypothesis left it (``shrunk`` false), without running it again."""
+        fp = error.finding.fingerprint
+        left = self._shrink_time_left()
+        if left is not None and left <= 0:
+            path = self.save(error.finding, error.program, list(error.finding.passes), shrunk=False, optimized=None)
+            self.notify(FindingSaved(error.finding, path, error.program))
+            return path
+        steps = list(self._drawn(error.finding))  # the drawn schedule, cut at the blamed primitive
+
+        def run(program: Program, passes: Sequence[PassSpec]) -> tuple[Verdict, Outcome | None]:
+            if self.interrupted:
+                raise KeyboardInterrupt
+            self.stats.shrink_runs += 1
+            started = time.monotonic()
+            try:
+                return trial.check(program, list(passes), self.config.targets, self.config.timeout, self._build(tuple(steps)),
+                             shrinking=True, speed=self.config.speed)
+            finally:
+                self._spent(time.monotonic() - started, shrinking=True)
+
+        def shows_it(verdict: Verdict) -> bool:
+            return verdict.finding is not None and same_bug(verdict.finding, fp, error.finding.signature)
+
+        def same_bug_kept(program: Program, passes: Sequence[PassSpec]) -> bool:
+            verdict, _ = run(program, passes)
+            kept = shows_it(verdict)
+            if kept:  # the reducer keeps every candidate that shows the bug: the simplest so far
+                self._in_progress(FindingError(dataclasses.replace(error.finding, passes=tuple(passes)), program))
+            return kept
+
+        passes = tuple(error.finding.passes)
+        verdict, optimized = run(error.program, passes)
+        reproduced = shows_it(verdict)
+        fired = optimized.fired if optimized is not None else ()
+        unchanged = [p.text for p in passes if p.text not in fired] if reproduced else []
+        program, passes = error.program, passes
+        # Schedule steps before the blamed one that the bug does not need go first (Hypothesis'
+        # shrinking often stops with some left: each candidate costs a build of both sides).
+        for index in reversed(range(len(steps) - 1) if reproduced else ()):
+            kept = steps.pop(index)
+            if not same_bug_kept(program, passes):
+                steps.insert(index, kept)
+        minimal = False
+        if reproduced:
+            seconds = self.config.reduce_seconds if left is None else min(self.config.reduce_seconds, left)
+            reducer = Reducer(same_bug_kept, seconds)
+            program, passes = reducer.reduce(program, passes, unchanged)
+            minimal = reducer.complete
+            if (program, passes, tuple(steps)) != (error.program, tuple(error.finding.passes),
+                                                   self._drawn(error.finding)):
+                verdict, optimized = run(program, passes)
+        finding = named_as(verdict.finding, fp, error.finding.signature) if shows_it(verdict) else None
+        if finding is None:  # no longer reproduces (flaky): keep Hypothesis' example as it was seen
+            finding, program, optimized, minimal = error.finding, error.program, None, False
+        path = self.save(finding, program, list(finding.passes), shrunk=True, optimized=optimized, minimal=minimal)
+        if self.progress.in_progress.pop(fp, None) is not None:
+            self._at_boundary(self.progress.next_round)  # reductions run between rounds
+        self.notify(FindingSaved(finding, path, program))
+        return path
+
+    def _on_sigint(self, signum, frame) -> None:
+        # The first Ctrl-C only sets a flag, checked between examples: raised at an arbitrary
+        # point, a KeyboardInterrupt can land in a TVM callback and be swallowed. A second
+        # Ctrl-C interrupts at once.
+        if self.interrupted:
+            raise KeyboardInterrupt
+        self.interrupted = True
+
+    def run(self) -> Stats:
+        round_number = self.progress.next_round
+        self.stats.seed = self.seed
+        previous = signal.signal(signal.SIGINT, self._on_sigint) \
+            if threading.current_thread() is threading.main_thread() else None
+        try:
+            if round_number == 0 and not self.progress.in_progress:
+                self._at_boundary(0)
+            for finding, program in list(self.progress.in_progress.values()):  # cut off when the run stopped
+                self.reduce_and_save(FindingError(finding, program))
+            while not self.stats.stop_reason:  # a resumed run that had finished only finishes its reductions
+                left = self._examples_left()
+                if left is not None and left <= 0:
+                    self.stats.stop_reason = "max examples reached"
+                    break
+                if self._out_of_time():
+                    self.stats.stop_reason = "max time reached"
+                    break
+                round_seed = random.Random(f"{self.seed}:{self.worker}:{round_number}").randrange(2**32)
+                cut_short = frozenset(fp for fp, seen in self.progress.first_seen.items() if seen == round_number)
+                round_number += 1
+                size = self.config.round_size if left is None else min(self.config.round_size, left)
+                found = self._round(round_seed, size, cut_short)
+                if self.interrupted:  # the round was cut off: a resumed run runs it again
+                    raise KeyboardInterrupt
+                self.progress.in_progress.update((e.finding.fingerprint, (e.finding, e.program)) for e in found)
+                self._at_boundary(round_number)
+                for error in found:
+                    self.reduce_and_save(error)
+                if self.config.exitfirst and self.stats.findings:  # only a bug of what was named stops -x
+                    self.stats.stop_reason = "stopped after the first finding (-x)"
+                    break
+            self._at_boundary(round_number)  # finished: the stop reason is kept with the position
+        except KeyboardInterrupt:
+            self.stats.stop_reason = "interrupted"
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+            self.stats.elapsed = time.monotonic() - self.started
+        return self.stats
+

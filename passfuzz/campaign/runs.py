@@ -1,0 +1,110 @@
+"""The run directory: what a run needs to be continued after Ctrl-C or SIGKILL (``--resume DIR``).
+
+A run writes ``<corpus>/.runs/<run id>/`` (the run id is the UTC start time and a random suffix):
+
+- ``run.json``: the run's arguments, as parsed, with the seed drawn and the corpus made absolute,
+  so that ``--resume`` rebuilds the same configuration;
+- ``worker-<i>.json``, one per fuzzing process: its *position* in its seed stream (the next round
+  to run: round ``r`` of worker ``w`` is seeded from ``"{seed}:{w}:{r}"``, so the position is all
+  a resumed worker needs to generate what the run would have), its statistics at that position
+  (the budgets left are the run's budgets minus them), and its findings in progress.
+
+A round is the unit of progress: a round cut off is run again from its start, with the statistics
+as they were before it. A finding in progress is one saved unshrunk whose shrinking or reduction
+has not finished; its entry holds the simplest example of it seen so far (the Finding, with the
+passes it needs, and the Program), and it is written *before* the unshrunk finding is saved to the
+corpus and every time a simpler example is seen, so a kill at any moment leaves either no trace
+of the finding (and the resumed round finds it again) or an entry to reduce from.
+
+Every file is written atomically (``corpus.atomic_write``). The directory starts with a dot, so
+the corpus loaders (which read ``*.json`` one level deep) never take it for records.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from passfuzz.findings.corpus import atomic_write
+from passfuzz.ir.program import Program, ProgramError
+from passfuzz.judge.oracle import Finding
+
+RUNS = ".runs"  # inside the corpus
+ARGUMENTS = "run.json"
+FORMAT_VERSION = 1
+
+
+class RunDirError(ValueError):
+    """A directory that is not a run directory passfuzz can resume; the message is one line."""
+
+
+def new_run_dir(corpus_dir: Path) -> Path:
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    path = corpus_dir.resolve() / RUNS / f"{stamp}-{secrets.token_hex(3)}"
+    path.mkdir(parents=True)
+    return path
+
+
+def write_arguments(run_dir: Path, arguments: dict) -> None:
+    atomic_write(run_dir / ARGUMENTS, json.dumps({"format_version": FORMAT_VERSION, "arguments": arguments},
+                                                 indent=1) + "\n")
+
+
+def read_arguments(run_dir: Path) -> dict:
+    if not run_dir.is_dir():
+        raise RunDirError(f"{run_dir}: no such run directory")
+    try:
+        doc = json.loads((run_dir / ARGUMENTS).read_text(encoding="utf-8"))
+        if doc["format_version"] != FORMAT_VERSION or not isinstance(doc["arguments"], dict):
+            raise ValueError("unknown format")
+        return doc["arguments"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise RunDirError(f"{run_dir}: not a run directory passfuzz can resume ({ARGUMENTS}: "
+                          f"{type(exc).__name__}: {exc})") from None
+
+
+@dataclass
+class Progress:
+    """One worker's position, its statistics there (``stats.Stats`` as a dict), its findings
+    in progress: fingerprint -> (Finding, Program) of the simplest example seen, and the round
+    each of its findings was first seen in (a round cut off and run again ends where it ended
+    the first time: at the first example of a bug first seen in it)."""
+
+    next_round: int = 0
+    stats: dict = field(default_factory=dict)
+    in_progress: dict[str, tuple[Finding, Program]] = field(default_factory=dict)
+    first_seen: dict[str, int] = field(default_factory=dict)  # fingerprint -> the round that first saw it
+
+
+def _worker_file(run_dir: Path, worker: int) -> Path:
+    return run_dir / f"worker-{worker}.json"
+
+
+def write_progress(run_dir: Path, worker: int, seed: int, progress: Progress) -> None:
+    doc = {"format_version": FORMAT_VERSION, "seed": seed, "next_round": progress.next_round,
+           "stats": progress.stats, "first_seen": progress.first_seen,
+           "in_progress": [{"finding": {**finding.to_json(), "log": finding.log[-4000:]},
+                            "program": program.to_json()} for finding, program in progress.in_progress.values()]}
+    atomic_write(_worker_file(run_dir, worker), json.dumps(doc) + "\n")
+
+
+def read_progress(run_dir: Path, worker: int, seed: int) -> Progress | None:
+    """The worker's saved progress; None if it has none yet (it starts at round 0)."""
+    path = _worker_file(run_dir, worker)
+    if not path.exists():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if doc["format_version"] != FORMAT_VERSION or doc["seed"] != seed:
+            raise ValueError(f"written by a run with seed {doc['seed']}, not {seed}")
+        in_progress = {}
+        for entry in doc["in_progress"]:
+            finding = Finding.from_json(entry["finding"])
+            in_progress[finding.fingerprint] = (finding, Program.from_json(entry["program"]))
+        first_seen = {str(fp): int(number) for fp, number in doc["first_seen"].items()}
+        return Progress(int(doc["next_round"]), dict(doc["stats"]), in_progress, first_seen)
+    except (OSError, ValueError, KeyError, TypeError, ProgramError) as exc:
+        raise RunDirError(f"{path}: cannot resume from it: {type(exc).__name__}: {exc}") from None

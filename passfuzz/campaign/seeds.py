@@ -1,0 +1,392 @@
+"""Seeds: existing Relax modules and corpus records that fuzzing starts from.
+
+``find_seeds(paths)`` walks files and directories (recursively) for two kinds of source:
+
+- Python/TVMScript files. Every ``tvm.IRModule`` bound at module level, or as an attribute of a
+  class defined in the file (``class TestX: @I.ir_module class Before`` and ``class Expected``),
+  is a seed named ``path::TestX::Before``. ``tvm.script`` parses a class body when it is
+  decorated, so executing the file's body finds them. Most of TVM's tests parse theirs inside
+  ``def test_...():`` though, so the file's argument-less tests are then called too (outside
+  pytest, failures ignored, each stopped where it first applies a pass or builds) while
+  ``@I.ir_module`` records what it parses
+  (``path::test_simple::Before``). A module without ``main`` gives a seed per public Relax
+  function (``path::test_x::Before::foo``). Executing a file runs arbitrary code, so it happens
+  in a forked child (``isolate``) with a time limit, and so does the import into a Program
+  (``passfuzz.relax.importer``), which sees TVM objects a fuzzing process never built itself. Only
+  plain data (Programs, names, reasons) comes back, each seed as soon as it is imported, so a
+  test that hangs or crashes loses only what came after it.
+- Corpus ``.json`` records: their Program, as saved. In a directory, a ``.py`` beside a
+  record of the same name is its reproducer and is not executed; JSON that is no record is
+  someone else's file and passes silently.
+
+A module the importer cannot turn into a Program is a rejection (its name and a one-line
+reason); a file that cannot be executed is a one-line warning and is skipped. Neither ever
+shows a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import importlib.util
+import inspect
+import json
+import os
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from passfuzz.ir.program import Program
+
+FILE_TIMEOUT = 120.0  # seconds to execute one file and import its modules
+# The name a file binds next to a module (at module level, or in the class holding it) to give the
+# arguments of its ``main``: a list in parameter order, or a function without parameters returning one.
+ARGUMENTS_NAME = "arguments"
+_NESTING = 2  # classes inside classes are searched this deep
+
+
+class SeedError(ValueError):
+    """No seed can come from what was given (a missing path); the message is one line."""
+
+
+@dataclass(frozen=True)
+class Seed:
+    name: str  # path::Class::Attribute, or the record's path
+    program: Program | None  # None when rejected
+    reason: str = ""  # why it was rejected, one line
+    given: bool = False  # its arguments are the file's own (``ARGUMENTS_NAME``), not drawn by the importer
+
+
+@dataclass
+class SeedSet:
+    """What ``find_seeds`` found: every module or record, and the files it could not read."""
+
+    seeds: list[Seed] = field(default_factory=list)
+    files: int = 0  # files that held at least one module or record
+    warnings: list[str] = field(default_factory=list)  # one line per file skipped
+
+    @property
+    def programs(self) -> list[Program]:
+        return [seed.program for seed in self.seeds if seed.program is not None]
+
+    @property
+    def rejected(self) -> list[Seed]:
+        return [seed for seed in self.seeds if seed.program is None]
+
+    def within_dtypes(self, dtypes) -> "SeedSet":
+        """The same, with every seed that computes in a dtype outside ``dtypes`` rejected (the
+        targets or the passes cannot take it)."""
+        from passfuzz.ir.catalogue.base import leaves
+        from passfuzz.ir.graph import analyse
+
+        def outside(program: Program) -> list[str]:
+            used = {leaf.dtype for info in analyse(program) for leaf in leaves(info)}
+            return sorted(used - set(dtypes))
+
+        seeds = [seed if seed.program is None or not outside(seed.program) else
+                 Seed(seed.name, None, f"computes in {','.join(outside(seed.program))}, not drawn for these "
+                                       "targets and passes")
+                 for seed in self.seeds]
+        return SeedSet(seeds, self.files, self.warnings)
+
+    def without_ops(self, left_out) -> "SeedSet":
+        """The same, with every seed that holds an op of ``left_out`` rejected (the named passes'
+        contracts do not accept it: passfuzz.passes.contracts.generation)."""
+        def held(program: Program) -> list[str]:
+            return sorted(set(program.node_ops()) & set(left_out))
+
+        seeds = [seed if seed.program is None or not held(seed.program) else
+                 Seed(seed.name, None, f"holds {','.join(held(seed.program))}, which the named passes do not take")
+                 for seed in self.seeds]
+        return SeedSet(seeds, self.files, self.warnings)
+
+    def summary(self) -> str:
+        """``42 modules in 7 files, 30 imported, 12 rejected (9 unknown op relax.nn.conv3d, ...)``"""
+        line = f"{len(self.seeds)} module(s) in {self.files} file(s), {len(self.programs)} imported, " \
+               f"{len(self.rejected)} rejected"
+        groups = Counter(reason_group(seed.reason) for seed in self.rejected).most_common()
+        if groups:
+            shown = ", ".join(f"{n} {reason}" for reason, n in groups[:5])
+            line += f" ({shown}{', ...' if len(groups) > 5 else ''})"
+        return line
+
+
+def reason_group(reason: str) -> str:
+    """A rejection's reason without where it occurred, so that equal causes count together:
+    ``unknown op relax.nn.conv3d at main/lv3`` and ``... at main/lv7`` are one group, and so are
+    ``cannot import foo: binding lv0 = R.call_tir(...): op relax.call_tir is not in ...`` and
+    the same at another binding (the cause is the last of three or more parts)."""
+    parts = reason.strip().split(": ")
+    cause = parts[-1] if len(parts) >= 3 else reason.strip()
+    return re.split(r" (?:at|in) (?=\S+$)| \((?:at|in) [^)]*\)$|; ", cause, maxsplit=1)[0][:80]
+
+
+def import_program(mod, function: str, arguments: list | None = None) -> Program:
+    """The importer, loaded only when a module is imported (raises its ImportRejected)."""
+    from passfuzz.relax.importer import import_module
+
+    return import_module(mod, function=function, arguments=arguments)
+
+
+def entry_functions(mod) -> list[str]:
+    """The functions of ``mod`` a seed starts from: ``main`` when there is one, else each public
+    Relax function (TVM's tests often name theirs ``foo``, or ``before`` and ``expected``)."""
+    from tvm import relax
+
+    names = sorted(gv.name_hint for gv, fn in mod.functions.items() if isinstance(fn, relax.Function))
+    if "main" in names:
+        return ["main"]
+    public = [n for n in names if mod[n].attrs is not None and "global_symbol" in mod[n].attrs]
+    return public or names
+
+
+def seed_paths(text: str) -> list[Path]:
+    """``--seeds``' comma-separated paths, ``~`` expanded, glob patterns (``test_transform_*.py``,
+    ``**``) matched. SeedError for a path that does not exist or a pattern matching nothing."""
+    paths: list[Path] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        part = os.path.expanduser(part)
+        matches = sorted(glob.glob(part, recursive=True)) if glob.has_magic(part) else [part]
+        if not matches or not Path(matches[0]).exists():
+            raise SeedError(f"--seeds: {part}: {'matches nothing' if glob.has_magic(part) else 'no such file or directory'}")
+        paths += map(Path, matches)
+    if not paths:
+        raise SeedError("--seeds: no path given")
+    return paths
+
+
+def seed_files(paths: Iterable[Path | str]) -> list[tuple[Path, bool]]:
+    """(file, named) for every ``*.py`` and ``*.json`` file in ``paths`` (directories searched
+    recursively, hidden ones left out), ``named`` when the path was the file itself. SeedError if
+    a path does not exist."""
+    files: list[tuple[Path, bool]] = []
+    for path in map(Path, paths):
+        if not path.exists():
+            raise SeedError(f"--seeds: {path}: no such file or directory")
+        if path.is_file():
+            files.append((path, True))
+            continue
+        for file in sorted(path.rglob("*")):
+            if file.suffix not in (".py", ".json") or not file.is_file() or \
+                    any(part.startswith(".") for part in file.relative_to(path).parts):
+                continue
+            if file.suffix == ".py" and file.with_suffix(".json").is_file():
+                continue  # a corpus reproducer: its record beside it is the seed, executing it only reruns the bug
+            files.append((file, False))
+    return files
+
+
+def reachable_module(mod, function: str):
+    """``mod`` cut to ``function`` and the functions it calls, transitively: one module of TVM's
+    tests often holds ``before`` and ``expected`` side by side, and a seed is one of them."""
+    import tvm
+    from tvm import relax
+
+    keep, todo = {function}, [function]
+    while todo:
+        fn = mod[todo.pop()]
+        if isinstance(fn, relax.Function):
+            for gv in relax.analysis.all_global_vars(fn):
+                if gv.name_hint not in keep:
+                    keep.add(gv.name_hint)
+                    todo.append(gv.name_hint)
+    if len(keep) == len(mod.functions):
+        return mod
+    return tvm.IRModule({gv: fn for gv, fn in mod.functions.items() if gv.name_hint in keep}, attrs=mod.attrs,
+                        global_infos=mod.global_infos)
+
+
+def find_seeds(paths: Iterable[Path | str], convert: Callable[[Any, str], Program] = import_program,
+               timeout: float = FILE_TIMEOUT) -> SeedSet:
+    """Every seed in ``paths`` (``seed_files``); ``convert(module, function)`` imports one
+    function of a module. SeedError if a path does not exist."""
+    found = SeedSet()
+    for file, named in seed_files(paths):
+        if file.suffix == ".json":
+            seeds = _record_seed(file, found.warnings, named)
+        else:
+            seeds = _file_seeds(file, convert, timeout, found.warnings)
+        found.files += bool(seeds)
+        found.seeds += seeds
+    return found
+
+
+def _record_seed(path: Path, warnings: list[str], named: bool) -> list[Seed]:
+    """A corpus record's Program. In a directory, JSON that is no record at all (no "program")
+    is someone else's file and passes silently; a broken record is a warning."""
+    from passfuzz.findings.corpus import CorpusError, load
+
+    if not named:
+        try:
+            if "program" not in json.loads(path.read_text(encoding="utf-8")):
+                return []
+        except (OSError, ValueError, TypeError):
+            return []
+    try:
+        return [Seed(str(path), load(path).program)]
+    except CorpusError as exc:
+        warnings.append(f"{exc}"[:300])
+        return []
+
+
+def _file_seeds(path: Path, convert: Callable[[Any, str], Any], timeout: float, warnings: list[str]) -> list[Seed]:
+    """The seeds of one Python file, executed in a child. Each seed is sent back as soon as it is
+    converted, so a file whose tests hang or crash later still gives the seeds found before."""
+    from passfuzz.run.isolate import run_forked
+
+    result = run_forked(lambda: report_modules(path, convert), timeout)
+    seeds = [Seed(name, value if isinstance(value, Program) else None, "" if isinstance(value, Program) else value,
+                  given)
+             for key, (name, value, given) in result.notes.items() if key.startswith("seed:")]
+    if result.status != "ok":
+        why = {"hang": f"took longer than {timeout:g} s", "crash": f"crashed ({result.error})"}.get(
+            result.status, "raised " + (result.error.splitlines() or ["an error"])[0])
+        kept = f"kept the {len(seeds)} module(s) found before" if seeds else "skipped"
+        warnings.append(f"{path}: {kept}: executing it {why}"[:300])
+    return seeds
+
+
+def report_modules(path: Path, convert: Callable[[Any, str], Any]) -> int:
+    """Send the parent (``isolate.note``) (name, ``convert(module, function)``, whether the file
+    gave the arguments) for every entry function (``entry_functions``) of every IRModule the file
+    defines, or (name, one-line reason, ...) where ``convert`` raised; return how many. ``main``'s
+    arguments are the file's own where it binds ``ARGUMENTS_NAME`` next to the module
+    (``convert(module, "main", arguments=...)``). Executes the file and its tests: call it in a child."""
+    from passfuzz.run.isolate import note
+
+    count = 0
+    for name, mod, given in modules_in(path):
+        functions = entry_functions(mod)
+        if not functions:
+            note(f"seed:{count}", (name, "no Relax function", False))
+            count += 1
+        for function in functions:
+            own = given is not None and function == "main"
+            try:
+                if own:
+                    value = convert(reachable_module(mod, function), function, arguments=_arguments(given))
+                else:
+                    value = convert(reachable_module(mod, function), function)
+            except Exception as exc:  # noqa: BLE001 - a rejection is any failure to import, told in one line
+                message = (str(exc).strip().splitlines() or [""])[0]
+                value = message if type(exc).__name__ == "ImportRejected" else f"{type(exc).__name__}: {message}"
+            note(f"seed:{count}", (name if function == "main" else f"{name}::{function}", value, own))
+            count += 1
+    return count
+
+
+def _arguments(given) -> list:
+    """The arguments a file binds as ``ARGUMENTS_NAME``: a list or tuple, or a function without
+    parameters returning one."""
+    value = given() if callable(given) else given
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{ARGUMENTS_NAME} must be a list of main's arguments (or a function returning one), "
+                         f"not {type(value).__name__}")
+    return list(value)
+
+
+def modules_in(path: Path) -> Iterator[tuple[str, Any, Any]]:
+    """Execute the file as a module named after it (not ``__main__``, so its ``tvm.testing.main()``
+    does not run) and yield its IRModules, each once: those bound at module level and in the
+    classes it defines, then those its tests parse with ``@I.ir_module`` inside their bodies
+    (TVM's tests mostly write ``class Before`` inside ``def test_...():``). Every test function
+    and method that takes no argument is called, outside pytest; what a test raises is ignored,
+    since its modules were parsed when its body reached them. Each comes with what the namespace
+    holding it binds as ``ARGUMENTS_NAME`` (None if nothing; modules parsed inside tests: None)."""
+    import tvm
+    import tvm_ffi
+    from tvm.script.parser.ir import entry
+
+    shown, path = str(path), Path(path).resolve()
+    name = "passfuzz_seed_" + re.sub(r"\W", "_", path.stem)
+    parsed: list[tuple[str, Any]] = []  # (qualified name of the class, module), as ir_module parses them
+    parse = entry.parse
+
+    def recording_parse(program, *args, **kwargs):
+        mod = parse(program, *args, **kwargs)
+        if isinstance(program, type) and isinstance(mod, tvm.IRModule):
+            parsed.append((program.__qualname__.replace(".<locals>", ""), mod))
+        return mod
+
+    entry.parse = recording_parse  # this child only: ir_module looks its parse up at each call
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent))  # sibling helpers the file imports
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    seen: set = set()
+
+    def first_time(mod, given=None) -> bool:  # the same module with other arguments is another seed
+        key = (tvm_ffi.structural_hash(mod), id(given))
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
+    def walk(namespace: dict, prefix: str, depth: int) -> Iterator[tuple[str, Any, Any]]:
+        for key, value in list(namespace.items()):
+            if isinstance(value, tvm.IRModule) and first_time(value, namespace.get(ARGUMENTS_NAME)):
+                yield f"{prefix}::{key}", value, namespace.get(ARGUMENTS_NAME)
+            elif isinstance(value, type) and value.__module__ == name and depth < _NESTING:
+                yield from walk(vars(value), f"{prefix}::{key}", depth + 1)
+
+    yield from walk(vars(module), shown, 0)
+    for test in _tests(module, name):
+        parsed.clear()
+        with _stopping_at_the_first_pass_or_build(tvm):  # not while importing: the importer may run passes
+            try:
+                test()
+            except BaseException:  # noqa: BLE001 - a failing or skipped test still parsed its modules
+                pass
+        for qualname, mod in list(parsed):
+            if first_time(mod):
+                yield f"{shown}::{qualname.replace('.', '::')}", mod, None
+
+
+class _Enough(Exception):
+    """A test reached a pass or a build: the modules it is about are parsed by then."""
+
+
+@contextlib.contextmanager
+def _stopping_at_the_first_pass_or_build(tvm) -> Iterator[None]:
+    """Inside, applying a pass or building ends the test: what follows (the pass, the comparison,
+    compiling and running) costs seconds and parses nothing new."""
+    def enough(*args, **kwargs):
+        raise _Enough()
+
+    saved = tvm.ir.transform.Pass.__call__, tvm.compile, tvm.relax.build
+    tvm.ir.transform.Pass.__call__ = enough
+    tvm.compile = tvm.relax.build = enough
+    try:
+        yield
+    finally:
+        tvm.ir.transform.Pass.__call__, tvm.compile, tvm.relax.build = saved
+
+
+def _tests(module, name: str) -> Iterator[Callable[[], Any]]:
+    """The test functions and methods of ``module`` that take no argument (pytest's parametrized
+    and fixture-taking tests are left out: their arguments are pytest's)."""
+    def bare(fn) -> bool:
+        try:
+            return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                       for p in inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            return False
+
+    for key, value in list(vars(module).items()):
+        if key.startswith("test") and inspect.isfunction(value) and value.__module__ == name and bare(value):
+            yield value
+        elif key.startswith("Test") and inspect.isclass(value) and value.__module__ == name:
+            try:
+                instance = value()
+            except BaseException:  # noqa: BLE001 - a class that needs pytest to set it up
+                continue
+            for attr in dir(value):
+                method = getattr(instance, attr, None)
+                if attr.startswith("test") and inspect.ismethod(method) and bare(method):
+                    yield method

@@ -1,0 +1,46 @@
+"""A run's statistics: what a Fuzzer counts, and how the counts of several workers add up.
+
+The engine's events carry them; the console, the run log and the run directory
+read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Stats:
+    examples: int = 0  # generated examples, both sides run
+    shrink_runs: int = 0  # examples run while shrinking or reducing
+    generator_defects: int = 0
+    incomparable: int = 0
+    fired: int = 0  # examples where the passes changed the module
+    pass_runs: dict[str, int] = field(default_factory=dict)  # per pass: examples it ran in
+    pass_fired: dict[str, int] = field(default_factory=dict)  # per pass: examples where it changed the module
+    known: int = 0  # examples that hit an already known bug
+    known_hits: dict[str, int] = field(default_factory=dict)  # per known bug's fingerprint: examples that hit it
+    seconds_generating: float = 0.0  # spent checking fresh examples
+    seconds_shrinking: float = 0.0  # spent checking examples while shrinking or reducing
+    findings: dict[str, str] = field(default_factory=dict)  # new bugs of what was named: id -> .json record
+    unblamed: dict[str, str] = field(default_factory=dict)  # new bugs of TVM's plain build (no pass to blame)
+    outside_contract: dict[str, str] = field(default_factory=dict)  # misuse of a pass, saved apart, never a bug
+    defect_samples: list[str] = field(default_factory=list)
+    elapsed: float = 0.0
+    stop_reason: str = ""
+    seed: int | None = None
+    examples_by_worker: dict[str, int] = field(default_factory=dict)  # with several workers (passfuzz.campaign.parallel)
+    workers_lost: list[str] = field(default_factory=list)  # workers that died or left mid-run
+
+    def merge(self, other: "Stats") -> None:
+        for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known",
+                     "seconds_generating", "seconds_shrinking"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("findings", "unblamed", "outside_contract", "examples_by_worker"):
+            getattr(self, name).update(getattr(other, name))
+        for name in ("pass_runs", "pass_fired", "known_hits"):
+            mine = getattr(self, name)
+            for key, value in getattr(other, name).items():
+                mine[key] = mine.get(key, 0) + value
+        self.defect_samples.extend(other.defect_samples[: 5 - len(self.defect_samples)])
+        self.workers_lost.extend(other.workers_lost)

@@ -1,0 +1,193 @@
+"""A finding as a markdown bug report: what happens, the key lines of the error or the differing
+values, the reproducer script inline, what should happen, and the environment it ran in."""
+
+from __future__ import annotations
+
+import platform
+import re
+
+import numpy as np
+import tvm
+
+from passfuzz.ir.catalogue import RTOL
+from passfuzz.judge.gradient import PASS_NAME as GRADIENT
+from passfuzz.judge.oracle import REFERENCE_SLACK, target_slack
+from passfuzz.passes.names import PassSpec
+from passfuzz.run.builds import parse_build
+
+from .reproducer import describe
+
+
+def environment() -> dict[str, str]:
+    """Where a finding was seen: what a maintainer asks first."""
+    info = tvm.support.libinfo()
+    commit = info.get("GIT_COMMIT_HASH") or getattr(getattr(tvm, "_version", None), "commit_id", None) or "unknown"
+    try:
+        llvm = info.get("LLVM_VERSION") or str(tvm.target.codegen.llvm_version_major())
+    except Exception:  # noqa: BLE001 - a TVM built without LLVM
+        llvm = "none"
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    try:
+        cpu += f" ({tvm.target.codegen.llvm_get_system_cpu()})"  # what -mcpu=host means here
+    except Exception:  # noqa: BLE001
+        pass
+    return {"tvm": tvm.__version__, "tvm_commit": str(commit), "llvm": llvm, "os": platform.platform(),
+            "cpu": cpu, "python": platform.python_version(), "numpy": np.__version__}
+
+
+def _short_path(line: str) -> str:
+    """A traceback frame's file relative to site-packages (tvm/ir/transform.py)."""
+    return re.sub(r'File "[^"]*/site-packages/', 'File "', line)
+
+
+def key_lines(record: dict, limit: int = 14) -> str:
+    """The lines of the record's log a maintainer reads first: the last traceback's frames inside
+    TVM (passfuzz's own frames only say how it got there) and the exception; for a crash or hang,
+    what the process wrote last; for a wrong result, the message (what differs)."""
+    log, kind = record.get("log", ""), record["kind"]
+    message = record["message"]
+    if kind in ("crash", "hang", "pipeline-crash", "pipeline-hang"):
+        tail = [line for line in log.strip().splitlines() if line.strip()][-limit + 1:]
+        return "\n".join([message] + tail)
+    if "Traceback (most recent call last):" not in log:
+        return message
+    traceback = log[log.rindex("Traceback (most recent call last):"):].rstrip().splitlines()
+    kept, frame_in_passfuzz = [traceback[0]], False
+    for line in traceback[1:]:
+        if line.startswith("  File "):
+            frame_in_passfuzz = "/passfuzz/" in line
+        if line.startswith(" ") and (frame_in_passfuzz or set(line.strip()) <= set("^~ ")):
+            continue  # passfuzz's frames, and the carets under a line
+        # passfuzz's own exception (an ill-formed module) wraps TVM's message: show the message
+        kept.append(re.sub(r"^passfuzz\.[\w.]+: ", "", _short_path(line)))
+    if len(kept) == 1 or all(line.startswith(" ") for line in kept[1:]):
+        return message
+    return "\n".join(kept if len(kept) <= limit else kept[:1] + ["  ..."] + kept[-limit + 2:])
+
+
+def _error_of(record: dict) -> str:
+    """The error of a failed stage, without passfuzz's "error at <stage>: " prefix (or "error at
+    <stage> in <pipeline pass>: ", which the title says otherwise)."""
+    inside = f" in {record['pipeline_pass']}" if record.get("pipeline_pass") else ""
+    return record["message"].split(f" at {record.get('stage', '')}{inside}: ", 1)[-1]
+
+
+def _title(record: dict) -> str:
+    kind, passes = record["kind"], record["passes"]
+    build = parse_build(record.get("build", ""))
+    how = describe(passes, build)
+    error = _error_of(record)
+    error = error if len(error) <= 90 else error[:87] + "..."
+    last = f"`{passes[-1]}`" if passes else "the build"
+    if kind == "pass-error":
+        return f"{last} raises {error}"
+    if kind == "ill-formed":
+        return f"{last} leaves an ill-formed module: {error}"
+    if kind == "compile-error":
+        inside = f" in `{record['pipeline_pass']}`" if record.get("pipeline_pass") else ""
+        return f"compile error{inside} {how}: {error}"
+    if kind == "runtime-error":
+        return f"run-time error {how}: {error}"
+    if kind in ("crash", "hang"):
+        return f"{kind} at {record.get('stage', '')} {how}".rstrip()
+    if kind == "reference-mismatch":
+        return f"unoptimized module differs from numpy on `{record['targets'][0]}`"
+    if kind.startswith("pipeline-"):
+        what = {"pipeline-error": "fails", "pipeline-crash": "crashes", "pipeline-hang": "hangs"}[kind]
+        return f"`tvm.compile` {what} at {record.get('stage', '')} because of `{record['pipeline_pass']}`"
+    if kind == "target-mismatch":
+        first, second = record["targets"][:2]
+        return f"`{second}` and `{first}` disagree on the same module {how}".rstrip()
+    if kind == "slowdown":
+        return f"module {record['slowdown_threshold']:g}x slower or more {how} on `{record['targets'][0]}`"
+    return f"wrong result {how}"
+
+
+def _tolerance_note() -> str:
+    return " or ".join(f"{rtol:g} ({dtype})" for dtype, rtol in RTOL.items())
+
+
+def _expected(record: dict) -> str:
+    kind, passes = record["kind"], record["passes"]
+    last = f"`{passes[-1]}`" if passes else "the build"
+    if kind == "pass-error":
+        return (f"{last} transforms the module. The module is valid input: it is well formed, and it compiles\n"
+                "and runs unoptimized.")
+    if kind == "ill-formed":
+        return f"The module {last} returns passes `relax.analysis.well_formed`."
+    if any(PassSpec(p).name == GRADIENT for p in passes):
+        return ("The module is well formed and compiles, and `main_adjoint` returns `main`'s loss and its\n"
+                "gradients: within rounding and truncation error of central finite differences of `main`\n"
+                "(float64, step 1e-4; the script computes them and says how large an error it allows).")
+    if kind == "reference-mismatch":
+        return (f"The same values as numpy (integers and bools exactly; floats within {REFERENCE_SLACK:g} times a\n"
+                f"relative tolerance of {_tolerance_note()}, as the script's `assert_allclose` says). This is a\n"
+                "legalization or codegen bug of TVM, or a mistake in passfuzz's op catalogue: check the op's\n"
+                "documented semantics before filing.")
+    if kind.startswith("pipeline-"):
+        return (f"`tvm.compile` builds the module, and it runs and returns numpy's values, as it does when\n"
+                f"`{record['pipeline_pass']}` is left out of the pipeline (`PassContext(disabled_pass=...)`, which\n"
+                "the script runs too).")
+    if kind == "target-mismatch":
+        first, second = record["targets"][:2]
+        return (f"The same outputs on `{first}` and `{second}`: integers and bools exactly, floats within the\n"
+                f"script's `assert_allclose` tolerance (a relative tolerance of {_tolerance_note()}, widened\n"
+                f"{target_slack((first, second)):g} times between these target kinds).")
+    if kind == "hang":
+        return "The script finishes: passfuzz gave the optimized side as long as the script's timeout."
+    if kind == "slowdown":
+        return (f"The optimized module, which returns the original's outputs, is not slower than the original by\n"
+                f"{record['slowdown_threshold']:g}x or more. The script times both in one process, interleaved, and\n"
+                "calls it slower only when the 99% lower bound of the ratio (the sign test's, on paired timings)\n"
+                "is above that; timings on a busy machine vary, the bound is what matters.")
+    return ("The optimized module compiles, runs, and returns the same outputs as the original (integers and\n"
+            "bools exactly; floats within the script's `assert_allclose` tolerance, a relative tolerance of\n"
+            f"{_tolerance_note()} with an absolute part scaled by the output's static bound).")
+
+
+def _environment(record: dict) -> str:
+    env = record.get("environment") or {}
+    lines = [f"- TVM {env.get('tvm', record['tvm_version'])}"
+             + (f" (commit {env['tvm_commit']})" if env.get("tvm_commit") else "")
+             + (f", LLVM {env['llvm']}" if env.get("llvm") else "")]
+    if env:
+        lines.append(f"- {env.get('os', '?')}; CPU {env.get('cpu', '?')}")
+        lines.append(f"- Python {env.get('python', '?')}, numpy {env.get('numpy', '?')}")
+    lines.append(f"- target `{', '.join(record['targets'])}`"
+                 + (f", build `{record['build']}`" if record.get("build") else ""))
+    lines.append(f"- found by passfuzz {record['passfuzz_version']}: `{record['id']}` ({record['signature']})")
+    return "\n".join(lines)
+
+
+def render_report(record: dict, script: str) -> str:
+    """A markdown bug report, ready to paste into an issue; ``script`` is the reproducer."""
+    return f"""# [Bug][Relax] {_title(record)}
+
+## Actual behaviour
+
+```
+{key_lines(record)}
+```
+
+## Expected behaviour
+
+{_expected(record)}
+
+## Steps to reproduce
+
+`python {record['id']}.py` needs only `tvm` and `numpy`; it prints one line and exits 1 while the bug is
+present, 0 once it is fixed.
+
+```python
+{script.rstrip()}
+```
+
+## Environment
+
+{_environment(record)}
+"""

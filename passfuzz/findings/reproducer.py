@@ -1,0 +1,624 @@
+"""Render a finding as a standalone script (tvm + numpy only), written for the reader of a bug report.
+
+A script is the original module as TVMScript (constants inline: ``script(show_meta=True)``
+segfaults on tensor constants, so metadata references are replaced by value), then the few
+straight-line calls its kind needs, and one printed line: "BUG REPRODUCES (kind): ..." with exit
+status 1, or "fixed: ..." with 0.
+
+- pass-error / ill-formed: the passes (the failing one inside ``try``), then ``well_formed``.
+- compile-error / runtime-error / wrong-result: the optimized module compiled and called (through
+  the adapter passfuzz used, when a pass changed ``main``), then the original, then a dtype/shape
+  check and ``np.testing.assert_allclose`` with the oracle's rtol/atol (the oracle judges floats
+  by the same criterion, ``oracle.close_floats``). Gradient: ``main_adjoint`` against central
+  differences of ``main`` (passfuzz.portable.finite_differences, copied).
+- crash / hang: the script re-runs itself in a child process (``standalone.run_child``) to read
+  the signal or the timeout; the crashing call is the child's last.
+- reference-mismatch: numpy's outputs inline against the unoptimized module.
+- pipeline-error / pipeline-crash / pipeline-hang: a child runs ``tvm.compile`` and the call as is
+  and fails (``standalone.run_child`` reads how); then the build with the blamed pipeline pass
+  left out (``PassContext(disabled_pass=[...])``) runs and matches numpy's outputs inline.
+- target-mismatch: each target in a child process of its own (``standalone.outputs_in_child``).
+- slowdown: both modules compiled in the script's process and timed interleaved
+  (passfuzz.portable.timing, copied), which prints both medians, the ratio and its interval.
+
+Everything a script runs beyond TVM's and numpy's API is real code of passfuzz.portable.standalone and
+passfuzz.portable.conventions (which passfuzz calls for the same job), copied with ``inspect.getsource``
+only when the script needs it; this module writes glue only. A build other than the plain one
+copies ``standalone.compile_with`` and only the steps ``standalone.steps_for`` picks for it.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from typing import Sequence
+
+import numpy as np
+import tvm
+from tvm import relax
+
+from passfuzz.ir.catalogue import is_float
+from passfuzz.ir.graph import analyse, evaluate, output_leaves, rounding_dtypes
+from passfuzz.ir.program import Program
+from passfuzz.judge import gradient
+from passfuzz.judge.oracle import PIPELINE_KINDS, REFERENCE_SLACK, Finding, target_slack, tolerance
+from passfuzz.passes.names import PassSpec
+from passfuzz.portable import (
+    conventions,
+    dlight_rules,
+    finite_differences,
+    schedules,
+    standalone,
+    timing,
+    tuning_records,
+)
+from passfuzz.relax.build import build_module
+from passfuzz.run.builds import PLAIN_BUILD, Build
+from passfuzz.run.calling import ADJOINT, PLAIN, Adapter
+from passfuzz.run.execute import Outcome
+from passfuzz.run.speed import SpeedCheck
+
+# Scalar constants of these dtypes print inline (R.const(1, "int8")); every other constant,
+# uint8 and bfloat16 scalars included (measured on TVM 0.27), prints as a metadata reference.
+_INLINE_SCALAR_DTYPES = ("float32", "float16", "int32", "int64", "int8", "bool")
+
+
+def _printed_as_metadata(const) -> bool:
+    return len(const.value.shape) > 0 or str(const.value.dtype) not in _INLINE_SCALAR_DTYPES
+
+
+def _constants_in_print_order(mod: tvm.IRModule) -> list:
+    found: list = []
+    for gv in sorted(mod.functions.keys(), key=lambda g: g.name_hint):
+        func = mod[gv]
+        if isinstance(func, relax.Function):
+            def visit(expr):
+                if isinstance(expr, tvm.ir.expr.GenericConst) and _printed_as_metadata(expr) \
+                        and not any(seen.same_as(expr) for seen in found):
+                    found.append(expr)
+            relax.analysis.post_order_visit(func.body, visit)
+    return found
+
+
+def _array_literal(array) -> str:
+    """An argument as Python source: an array, an int (an R.Prim parameter), a tuple of ints (an
+    R.Shape parameter), or a tuple of arrays (a tuple parameter)."""
+    if isinstance(array, int):
+        return repr(array)
+    if isinstance(array, tuple) and all(isinstance(item, int) for item in array):
+        return repr(array)
+    if isinstance(array, tuple):
+        return "(" + "".join(f"{_array_literal(item)}, " for item in array) + ")"
+    # tolist() then repr() round-trips float32/float16/bfloat16 exactly; -0.0 keeps its sign.
+    # numpy has no bfloat16 of its own: ml_dtypes (a dependency of tvm) provides it.
+    dtype = "ml_dtypes.bfloat16" if array.dtype.name == "bfloat16" else repr(array.dtype.name)
+    return f"np.array({array.tolist()!r}, dtype={dtype})"
+
+
+def _const_literal(array: np.ndarray) -> str:
+    # The dtype is spelled out: TVMScript parses R.const of an int64 array as int32 otherwise.
+    return f"R.const({_array_literal(array)}, {array.dtype.name!r})"
+
+
+def module_script(mod: tvm.IRModule) -> str:
+    """TVMScript of ``mod`` that parses on its own: constants inline, no metadata section."""
+    constants = _constants_in_print_order(mod)
+    text = mod.script()
+    text = re.sub(r'metadata\["ir\.GenericConst"\]\[(\d+)\]',
+                  lambda m: _const_literal(constants[int(m.group(1))].value.numpy()), text)
+    for special in ("nan", "inf", "-inf"):
+        text = text.replace(f'R.const("{special}"', f'R.const(float("{special}")')
+    text = re.sub(r"^ *def \w+\(.*$", _quoted_prim_dims, text, flags=re.MULTILINE)
+    lines = [line for line in text.splitlines()  # the script imports what it needs itself
+             if not line.startswith(("# from tvm.", "# from typing")) and "Metadata omitted" not in line]
+    return "\n".join(lines).strip() + "\n"
+
+
+def _quoted_prim_dims(match: re.Match) -> str:
+    """A signature with an R.Prim parameter ``n: T.int64`` prints the tensors it types as
+    ``R.Tensor((n, 3))``, which the parser rejects (n is no Python name there; TVM 0.27); the
+    string form ``R.Tensor(("n", 3))`` parses to the same module."""
+    line = match.group(0)
+    for name in re.findall(r"\b(\w+): T\.int64\b", line):
+        line = re.sub(rf'(?<![\w".]){name}\b(?!\s*:)', f'"{name}"', line)
+    return line
+
+
+def module_text(program: Program, passes: Sequence[PassSpec]) -> str:
+    """The module a finding's passes ran on, as TVMScript: with Gradient, the program's float64
+    twin (passfuzz.judge.gradient)."""
+    return module_script(build_module(gradient.promote(program) if gradient.involved(passes) else program))
+
+
+# What a script copies, per need: (name, source). Only tvm, numpy and the standard library are
+# imported by what is copied.
+def _source(*functions) -> str:
+    return "\n\n\n".join(inspect.getsource(f).rstrip() for f in functions)
+
+
+# A build other than the plain one is compile_with and the steps its target and build take
+# (standalone.steps_for): a script copies those steps alone, each with what it calls.
+_COMPILE_WITH = _source(standalone.kind_of, standalone.compile_with)
+
+
+def _steps_sources(steps: dict, build: dict) -> list[str]:
+    """The source of each of ``steps`` (as standalone.steps_for gives them), each after what it calls."""
+    needs = {standalone.target_options: lambda: [_source(standalone.target_config)],
+             standalone.dlight_pipeline: lambda: [_DLIGHT_RULES],
+             standalone.scheduled_pipeline: lambda: [_schedules_for(build["schedule_steps"]),
+                                                     _source(standalone.followed_by)],
+             standalone.tuned_pipeline: lambda: [_TUNING_RECORDS, _source(standalone.followed_by)]}
+    sources = []
+    for step in (step for phase in steps.values() for step in phase):
+        sources += needs.get(step, list)() + [_source(step)]
+    return sources
+
+
+def _steps_literal(steps: dict) -> str:
+    """standalone.steps_for's dict as Python source: the phases and their steps by name."""
+    return "{" + ", ".join(f"{phase!r}: [{', '.join(step.__name__ for step in chosen)}]"
+                           for phase, chosen in steps.items()) + "}"
+
+
+def _schedules_for(steps) -> str:
+    """What applies a --build schedule=random finding's steps (data in the build; the step
+    scheduled_pipeline runs it after the Relax pipeline): passfuzz.portable.schedules with only the
+    primitives the steps name, each its real function (whatever the table holds: a test may plant
+    a wrong one), and their table."""
+    named = {step[0] for step in steps}
+    names = [name for name in schedules.PRIMITIVES if name in named]
+    primitives = [schedules.OWN_PRIMITIVES[name] for name in names]
+    needs_loop = any("loop_at(" in inspect.getsource(f) for f in primitives)
+    constants = [f"CHOICES = {schedules.CHOICES}"]
+    if "split" in named:
+        constants.append(f"SPLIT_FACTORS = {schedules.SPLIT_FACTORS!r}")
+    table = "PRIMITIVES = {" + ", ".join(f"{name!r}: {f.__name__}" for name, f in zip(names, primitives)) + "}"
+    return "\n\n\n".join(["\n".join(constants), _source(*([schedules.loop_at] if needs_loop else []), *primitives),
+                           table, _source(schedules.root_blocks, schedules.schedulable, schedules.apply_step,
+                                          schedules.schedule_function, schedules.apply_schedule,
+                                          schedules.schedule_pass)])
+
+
+def below_imports(source: str) -> str:
+    """A portable module's code after its last top-level import (its docstring and imports left
+    out: a script imports what it needs itself), found in its syntax tree, so the order and the
+    form of the imports do not matter."""
+    tree = ast.parse(source)
+    last = max((node.end_lineno for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))), default=0)
+    return "".join(source.splitlines(keepends=True)[last:]).strip()
+
+
+# What a --build tune=N finding's tuning chose is data in its build; this applies it with MetaSchedule's
+# database pass (passfuzz.portable.tuning_records below its imports, which the script's imports include).
+_TUNING_RECORDS = below_imports(inspect.getsource(tuning_records))
+# The dlight rules a --build dlight=random finding drew are data in its build (passfuzz.portable.dlight_rules).
+_DLIGHT_RULES = below_imports(inspect.getsource(dlight_rules))
+_FINITE_DIFFERENCES = below_imports(inspect.getsource(finite_differences))
+_TIMING = below_imports(inspect.getsource(timing))
+# Crash, hang and pipeline scripts: how a child re-running the script ended.
+_FATE_PREFIX = {"crash": "died of", "hang": "no result", "pipeline-crash": "died of", "pipeline-hang": "no result",
+                "pipeline-error": "exited with status"}
+
+
+class _Script:
+    """A script under construction: helpers copied, lines of glue, imports derived from both."""
+
+    def __init__(self, finding: Finding, title: str):
+        self.finding, self.title = finding, title
+        self.helpers: list[str] = []
+        self.parent: list[str] = []  # before the module: a crash script's parent never parses it
+        self.lines: list[str] = []
+        self.custom_imports: list[str] = []
+
+    def need(self, source: str) -> None:
+        if source not in self.helpers:
+            self.helpers.append(source)
+
+    def add(self, *lines: str) -> None:
+        self.lines.extend(lines)
+
+    def verdict(self, what: str, *, first_line: bool = True) -> None:
+        """Print "BUG REPRODUCES (kind): what" and the error's first (or last) line, and exit 1
+        (inside an ``except ... as error`` block)."""
+        line = "[:1]" if first_line else "[-1:]"
+        f = "f" if "{" in what else ""
+        self.add(f'    print({f}"BUG REPRODUCES ({self.finding.kind}): {what}",'
+                 f' *str(error).strip().splitlines(){line})',
+                 "    sys.exit(1)")
+
+    def text(self, module: str) -> str:
+        message = self.finding.message.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+        header = (f'"""passfuzz {self.finding.kind}-{self.finding.fingerprint}: {self.finding.kind} {self.title}.\n\n'
+                  f"{message}\nExits 1 while the bug reproduces, 0 once it is fixed.\n\"\"\"\n")
+        blocks = self.helpers + (["\n".join(self.parent)] if self.parent else []) + [module, "\n".join(self.lines)]
+        body = "\n\n" + "\n\n\n".join(blocks) + "\n"
+        return header + self._imports(body) + body
+
+    def _imports(self, code: str) -> str:
+        def uses(name: str) -> bool:
+            return re.search(rf"(?<![\w.]){re.escape(name)}[.(]", code) is not None
+        stdlib = [f"import {m}" for m in ("importlib", "math", "os", "pickle", "shutil", "signal", "subprocess", "sys",
+                                      "tempfile", "time")
+                  if uses(m)]
+        if "TypeVar(" in code:  # TVMScript declares symbolic shape variables with TypeVar
+            stdlib.append("from typing import TypeVar")
+        third = [line for name, line in (("ml_dtypes", "import ml_dtypes"), ("np", "import numpy as np"),
+                                         ("tvm", "import tvm"), ("relax", "from tvm import relax"),
+                                         ("s_tir", "from tvm import s_tir"),
+                                         ("ms", "from tvm.s_tir import meta_schedule as ms"),
+                                         ("Trace", "from tvm.s_tir.schedule import Trace"),
+                                         ("dl", "from tvm.s_tir import dlight as dl"),
+                                         ("I", "from tvm.script import ir as I"),
+                                         ("R", "from tvm.script import relax as R"),
+                                         ("T", "from tvm.script import tirx as T")) if uses(name)]
+        text = "\n".join(stdlib) + "\n\n" + "\n".join(third) + "\n"
+        if self.custom_imports:  # a pass of the user's own, found from the current directory as passfuzz did
+            text += '\nsys.path.insert(0, "")\n' + "\n".join(sorted(set(self.custom_imports))) + "\n"
+        return text
+
+
+def _literal(values) -> str:
+    """A list of arrays as Python source: on one line when it is short."""
+    items = [_array_literal(a) for a in values]
+    if sum(len(item) + 2 for item in items) <= 90:
+        return f"[{', '.join(items)}]"
+    return "[\n" + "".join(f"    {item},\n" for item in items) + "]"
+
+
+def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding, mod_script: str,
+                  targets: Sequence[str], timeout: float, optimized: Outcome | None,
+                  build: Build = PLAIN_BUILD, speed: SpeedCheck | None = None) -> str:
+    """The reproducer of ``finding``. ``targets``: where it shows (both, for a target mismatch);
+    ``optimized``: the optimized side's Outcome, when one ran (its adapter says how main was
+    called); ``timeout``: how long a crash or hang script waits for its child; ``speed``: how
+    a slowdown was judged (its threshold)."""
+    kind, stage = finding.kind, finding.stage
+    title = describe([p.text for p in passes], build) or "in the unoptimized module"
+    if kind == "target-mismatch":
+        title = f"between {' and '.join(targets[:2])} {title}"
+    elif kind != "reference-mismatch":
+        title += f" on {targets[0]}"
+    script = _Script(finding, title)
+    script.custom_imports = [p.python_import for p in passes if p.python_import]
+    adapter = optimized.adapter if optimized is not None and optimized.adapter is not None else PLAIN
+    closures = optimized.closures if optimized is not None else False
+    if gradient.involved(passes):  # the float64 twin ran; its gradients are checked, not main's outputs
+        twin = gradient.promote(program)
+        sides = _Sides(twin, passes, targets, build, ADJOINT, False)
+    else:
+        sides = _Sides(program, passes, targets, build, adapter, closures)
+    if kind in ("pass-error", "ill-formed"):
+        _pass_failure(script, sides, kind)
+    elif kind in ("crash", "hang"):
+        _crash(script, sides, stage, timeout)
+    elif kind in PIPELINE_KINDS.values():
+        _pipeline(script, sides, program, timeout)
+    elif kind == "reference-mismatch":
+        _reference(script, sides, program)
+    elif kind == "target-mismatch":
+        _targets(script, sides, targets, timeout)
+    elif kind == "slowdown":
+        _slowdown(script, sides, speed or SpeedCheck())
+    elif gradient.involved(passes):
+        _gradient(script, sides, gradient.noise(program))
+    else:
+        _differential(script, sides, _tolerances(program, passes, 1.0))
+    return script.text(mod_script.rstrip())
+
+
+class _Sides:
+    """The glue that builds, compiles and calls one side of a finding."""
+
+    def __init__(self, program: Program, passes: Sequence[PassSpec], targets: Sequence[str], build: Build,
+                 adapter: Adapter, closures: bool):
+        """``targets``: the first is where the finding shows; a target mismatch compares the first two."""
+        self.program, self.passes, self.build = program, passes, build
+        self.target, self.targets = targets[0], list(targets[:2])
+        self.adapter, self.closures = adapter, closures
+        self.arguments = program.arguments()
+
+    def pass_lines(self, passes: Sequence[PassSpec] | None = None, keep_original: bool = False) -> list[str]:
+        """``mod = P(...)`` per pass; ``keep_original``: on a copy of Module, which is compiled too."""
+        passes = self.passes if passes is None else passes
+        lines = [f"mod = {p.for_program(self.program).python_expr()}({'mod' if i else 'Module'})"
+                 for i, p in enumerate(passes)] or ["mod = Module"]
+        if keep_original:  # a pass, or the build's pipeline, may update its input in place
+            lines[0] = lines[0].replace("(Module)", "(Module.clone())").replace("= Module", "= Module.clone()") + \
+                "  # passes may update their input in place"
+        return lines
+
+    def arguments_lines(self) -> list[str]:
+        return [f"arguments = {_literal(self.arguments)}"]
+
+    def compile_lines(self, script: _Script, module: str, optimized: bool,
+                      target: str | None = None) -> tuple[list[str], str, str]:
+        """(lines that compile ``module`` into ``executable`` as passfuzz did, the device, how an
+        argument ``a`` is converted for it). ``target``: an expression standing for the target
+        (a target mismatch runs one script per target)."""
+        build = self.build.as_dict() if optimized else {}
+        lift = self.closures if optimized else standalone.has_closures(build_module(self.program))
+        tuples = any(not isinstance(a, np.ndarray) for a in self.arguments)  # not all tensors
+        if target is None and standalone.is_plain(self.target, build):
+            compiled = f"relax.transform.LambdaLift()({module})" if lift else module
+            if tuples:
+                script.need(_source(standalone.to_tvm))
+            return ([f"executable = tvm.compile({compiled}, {self.target!r})"], "tvm.cpu()",
+                    "to_tvm(a)" if tuples else "tvm.runtime.tensor(a)")
+        every = {name: standalone.steps_for(name, build, lift) for name in ([self.target] if target is None
+                                                                            else self.targets)}
+        script.need(_COMPILE_WITH)
+        for source in (source for steps in every.values() for source in _steps_sources(steps, build)):
+            script.need(source)
+        steps = _steps_literal(every[self.target]) if target is None else \
+            "{" + ", ".join(f"{name!r}: {_steps_literal(chosen)}" for name, chosen in every.items()) + f"}}[{target}]"
+        if tuples:
+            script.need(_source(standalone.to_tvm))
+        return [f"executable, device = compile_with({module}, {target or repr(self.target)}, {build!r}, {steps})"], \
+            "device", "to_tvm(a, device)" if tuples else "tvm.runtime.tensor(a, device)"
+
+    def run_lines(self, script: _Script, module: str, optimized: bool, result: str,
+                  target: str | None = None) -> list[str]:
+        """Compile ``module`` and call it as passfuzz did, leaving its outputs (numpy) in ``result``;
+        the call into ``result`` is the last line but one."""
+        adapter = self.adapter if optimized else PLAIN
+        lines, device, convert = self.compile_lines(script, module, optimized, target)
+        script.need(_source(standalone.numpy_outputs))
+        before, call = self._call(script, adapter)
+        setter = "setter" in (adapter.slots or ())
+        *call, last = call
+        returned = "outputs.in_order()" if setter else last.removeprefix("result = ")
+        if setter:
+            call.append(last)
+        executable, lines = _inlined(lines) if not optimized else ("executable", lines)
+        return lines + [f"args = [{convert} for a in arguments]"] + before + \
+            [f"vm = relax.VirtualMachine({executable}, {device})"] + call + [f"{result} = numpy_outputs({returned})"]
+
+    def _call(self, script: _Script, adapter: Adapter) -> tuple[list[str], list[str]]:
+        """(lines before the VM is created, lines that call it into ``result``): adapter.call as glue."""
+        if adapter.adjoint:
+            return [], ['result = vm["main_adjoint"](*args)']
+        if adapter.transform is None and adapter.slots is None and not adapter.dropped:
+            return [], ['result = vm["main"](*args)']
+        n = adapter.input_count(self.program, len(self.arguments))
+        before, call = [], []
+        if adapter.dropped:  # a pass bound these R.Prim parameters' variables: main no longer takes them
+            before.append(f"args = [a for k, a in enumerate(args) if k not in {adapter.dropped!r}]")
+        weights = f"args[{n}:]"
+        if adapter.lazy_transform:  # LazyTransformParams: weights through get_item, results through set_item
+            script.need(_source(conventions.copy_value, conventions.Collected, conventions.lazy_weights))
+            before.append(f"transformed = lazy_weights(args[{n}:])")
+            call += [f'vm[{adapter.transform!r}]()', "weights = transformed.in_order()"]
+            weights = "weights"
+        elif adapter.transform:  # LiftTransformParams: the weights as one tuple (nested per BundleModelParams)
+            nested = "[" * adapter.transform_wrap + f"args[{n}:]" + "]" * adapter.transform_wrap
+            call.append(f'weights = vm[{adapter.transform!r}]({nested})')
+            weights = "weights"
+        if adapter.slots is None:
+            call.append(f'result = vm["main"](*args[:{n}], *{weights})')
+            return before, call
+        slots, tensors = [], 0
+        for slot in adapter.slots:
+            if slot == "tensor":
+                slots.append(f"{weights}[{tensors}]" if weights == "weights" else f"args[{n + tensors}]")
+                tensors += 1
+            elif slot == "tuple":  # BundleModelParams
+                slots.append("[" * adapter.tuple_wrap + weights + "]" * adapter.tuple_wrap)
+            elif slot == "getter":  # LazyGetInput
+                script.need(_source(conventions.param_getter))
+                slots.append(f"param_getter({weights})")
+            else:  # LazySetOutput: main hands its outputs to fset_output
+                script.need(_source(conventions.copy_value, conventions.Collected))
+                call.append("outputs = Collected()")
+                slots.append("outputs.put")
+        call.append(f'result = vm["main"](*args[:{n}], {", ".join(slots)})')
+        return before, call
+
+
+def _inlined(compiled: list[str]) -> tuple[str, list[str]]:
+    """(the executable, the lines left): ``tvm.compile(...)`` itself when that is the one line, for
+    a side no compile error is expected of; else ``executable`` after the lines."""
+    if compiled[0].startswith("executable = "):
+        return compiled[0].removeprefix("executable = "), []
+    return "executable", compiled
+
+
+def _tolerances(program: Program, passes: Sequence[PassSpec], slack: float) -> list[tuple[float, float] | None]:
+    """Per output tensor, the (rtol, atol) the oracle compares it with; None: exactly."""
+    infos = analyse(program, check_values=False)
+    rounding = rounding_dtypes(program, infos)
+    return [tolerance(rounding[index], info.magnitude, passes, slack) if is_float(info.dtype) else None
+            for index, info in output_leaves(program, infos)]
+
+
+def _assertions(tolerances: list, dtypes: list[str]) -> list[str]:
+    """Lines asserting ``actual`` equals ``expected`` as oracle.compare_arrays judges: count, dtype
+    and shape, then integers exactly and floats by np.testing.assert_allclose in float64."""
+    count = len(tolerances)
+    lines = [f'assert len(actual) == {count}, f"{count} output(s) expected, {{len(actual)}} returned"']
+    if count == 1:
+        lines.append('assert (actual[0].dtype, actual[0].shape) == (expected[0].dtype, expected[0].shape), '
+                     'f"{expected[0].dtype}{expected[0].shape} became {actual[0].dtype}{actual[0].shape}"')
+    else:
+        lines += ["for got, want in zip(actual, expected):",
+                  '    assert (got.dtype, got.shape) == (want.dtype, want.shape), '
+                  'f"{want.dtype}{want.shape} became {got.dtype}{got.shape}"']
+    for i, (limits, dtype) in enumerate(zip(tolerances, dtypes)):
+        if limits is None:
+            lines.append(f"np.testing.assert_array_equal(actual[{i}], expected[{i}], err_msg='output {i}')")
+        else:
+            f64 = "" if dtype == "float64" else '.astype("float64")'
+            lines.append(f"np.testing.assert_allclose(actual[{i}]{f64}, expected[{i}]{f64}, rtol={limits[0]!r}, "
+                         f"atol={limits[1]!r}, equal_nan=True, err_msg='output {i}')")
+    return lines
+
+
+def _comparison(script: _Script, tolerances: list, dtypes: list[str], what: str) -> None:
+    """``actual`` against ``expected`` (``_assertions``); a difference is the bug."""
+    script.add("try:", *[f"    {line}" for line in _assertions(tolerances, dtypes)])
+    script.add("except AssertionError as error:",
+               f'    print("BUG REPRODUCES ({script.finding.kind}):{(" " + what) if what else ""}",'
+               ' " ".join(str(error).split()))',
+               "    sys.exit(1)")
+
+
+def _output_dtypes(program: Program) -> list[str]:
+    return [info.dtype for _, info in output_leaves(program, analyse(program, check_values=False))]
+
+
+def _pass_failure(script: _Script, sides: _Sides, kind: str) -> None:
+    *earlier, last = sides.pass_lines()
+    name = sides.passes[-1].text
+    if kind == "pass-error":
+        script.add(*earlier, "try:", f"    {last}", "except Exception as error:")
+        script.verdict(f"{name} raised {{type(error).__name__}}:")
+        script.add(f'print("fixed: {name} no longer raises")')
+    else:
+        script.add(*earlier, last, "try:", "    relax.analysis.well_formed(mod)  # raises on the first violation",
+                   "except Exception as error:")
+        script.verdict(f"the module is ill-formed after {name}:", first_line=False)
+        script.add(f'print("fixed: the module is well formed after {name}")')
+
+
+def _crash(script: _Script, sides: _Sides, stage: str, timeout: float) -> None:
+    kind = script.finding.kind
+    head, _, name = stage.partition(":")
+    prefix = _FATE_PREFIX[kind]
+    script.need(_source(standalone.run_child))
+    script.parent = [
+        'if sys.argv[1:] != ["child"]:  # run this script again in a child process and read how it ends',
+        f'    fate = run_child([sys.executable, __file__, "child"], {int(max(1, timeout))})',
+        f'    print(f"BUG REPRODUCES ({kind}): {stage}: {{fate}}" if fate.startswith({prefix!r}) '
+        f'else f"fixed: no {kind} at {stage} ({{fate or \'it exits 0\'}})")',
+        f"    sys.exit(1 if fate.startswith({prefix!r}) else 0)"]
+    script.add(f"signal.alarm({int(max(1, timeout))})  # the child's time limit, as passfuzz's for one side")
+    passes = sides.passes
+    if head == "pass":  # the passes up to the one that crashed
+        passes = passes[:next(i for i, p in enumerate(passes) if p.text == name) + 1]
+    script.add(*sides.pass_lines(passes))
+    if head == "well-formed":
+        script.add("relax.analysis.well_formed(mod)")
+    elif head == "compile":
+        script.add(*sides.compile_lines(script, "mod", True)[0])
+    elif head == "run":
+        script.add(*sides.arguments_lines(), *sides.run_lines(script, "mod", True, "actual"))
+
+
+def _differential(script: _Script, sides: _Sides, tolerances: list) -> None:
+    script.add(*sides.arguments_lines(),
+               "try:  # the optimized module first: compiling the original first can hide a bug",
+               *[f"    {line}" for line in sides.pass_lines(keep_original=True)
+                 + sides.run_lines(script, "mod", True, "actual")],
+               "except Exception as error:")
+    script.verdict("{type(error).__name__}:")
+    script.add(*sides.run_lines(script, "Module", False, "expected"))
+    _comparison(script, tolerances, _output_dtypes(sides.program), "")
+    script.add('print("fixed: the optimized module compiles, runs and matches the original")')
+
+
+def _gradient(script: _Script, sides: _Sides, noise: float) -> None:
+    script.need(_FINITE_DIFFERENCES)
+    script.add(*sides.arguments_lines(),
+               "try:  # the optimized module first: compiling the original first can hide a bug",
+               *[f"    {line}" for line in sides.pass_lines(keep_original=True)
+                 + sides.run_lines(script, "mod", True, "actual")],
+               "    loss, *gradients = actual",
+               "except Exception as error:")
+    script.verdict("{type(error).__name__}:")
+    compiled, device, convert = sides.compile_lines(script, "Module", False)
+    executable, compiled = _inlined(compiled)
+    script.add(*compiled, f"vm = relax.VirtualMachine({executable}, {device})",
+               f'main = lambda arrays: float(vm["main"](*[{convert} for a in arrays]).numpy())',
+               f"problem = gradient_mismatch(main, arguments, loss, gradients, {noise!r})  # central differences",
+               "if problem:",
+               f'    print("BUG REPRODUCES ({script.finding.kind}): main_adjoint:", problem)',
+               "    sys.exit(1)",
+               'print("fixed: main_adjoint\'s loss and gradients match central differences of main")')
+
+
+def _slowdown(script: _Script, sides: _Sides, speed: SpeedCheck) -> None:
+    """Both modules compiled and loaded in this one process, then timed interleaved by the
+    copied passfuzz.portable.timing, which prints both medians, the ratio and its interval."""
+    script.need(_TIMING)
+    original, device, convert = sides.compile_lines(script, "Module", False)
+    optimized, optimized_device, _ = sides.compile_lines(script, "mod", True)
+    device = "device" if "device" in (device, optimized_device) else device
+    settings = ", ".join(f"{name}={value!r}" for name, value in speed.arguments().items())
+    dropped = sides.adapter.dropped
+    script.add(*sides.arguments_lines(), *sides.pass_lines(keep_original=True),
+               *[re.sub(r"\bexecutable\b", "original", line) for line in original],
+               *[re.sub(r"\bexecutable\b", "optimized", line) for line in optimized],
+               *([] if device == "device" else [f"device = {device}"]),
+               f"args = [{convert} for a in arguments]",
+               *([f"optimized_args = [a for k, a in enumerate(args) if k not in {dropped!r}]  # {sides.passes[-1].text} "
+                  "bound them"] if dropped else []),
+               "original_vm, optimized_vm = relax.VirtualMachine(original, device), "
+               "relax.VirtualMachine(optimized, device)",
+               "run_original = lambda: (original_vm[\"main\"](*args), device.sync())",
+               f"run_optimized = lambda: (optimized_vm[\"main\"](*{'optimized_args' if dropped else 'args'}), "
+               "device.sync())",
+               f"timed = compare_speed(run_original, run_optimized, {settings})",
+               "if timed[\"slower\"]:",
+               f'    print("BUG REPRODUCES ({script.finding.kind}):", speed_line(timed))',
+               "    sys.exit(1)",
+               'print("fixed: not slower beyond the threshold:", speed_line(timed))')
+
+
+def _reference(script: _Script, sides: _Sides, program: Program) -> None:
+    script.add(f"expected = {_literal(evaluate(program))}  # numpy's outputs", *sides.arguments_lines(),
+               *sides.run_lines(script, "Module", False, "actual"))
+    _comparison(script, _tolerances(program, (), REFERENCE_SLACK), _output_dtypes(program),
+                "the unoptimized module differs from numpy:")
+    script.add('print("fixed: the unoptimized module matches numpy")')
+
+
+def _pipeline(script: _Script, sides: _Sides, program: Program, timeout: float) -> None:
+    """A child runs the plain build and call (``tvm.compile``) and fails; then the same build with
+    the blamed pipeline pass left out runs and matches numpy, which names that pass."""
+    kind, stage, blamed = script.finding.kind, script.finding.stage, script.finding.pipeline_pass
+    prefix = _FATE_PREFIX[kind]
+    script.need(_source(standalone.run_child))
+    run = sides.run_lines(script, "Module", False, "actual")
+    script.add(*sides.arguments_lines(),
+               'if sys.argv[1:] == ["child"]:  # tvm.compile as is: the failing build and call',
+               f"    signal.alarm({int(max(1, timeout))})  # the child's time limit, as passfuzz's for one side",
+               *[f"    {line}" for line in run], "    sys.exit(0)",
+               f'fate = run_child([sys.executable, __file__, "child"], {int(max(1, timeout))})',
+               f"if not fate.startswith({prefix!r}):",
+               f'    print(f"fixed: tvm.compile\'s module no longer fails at {stage} ({{fate or \'it exits 0\'}})")',
+               "    sys.exit(0)",
+               f"with tvm.transform.PassContext(disabled_pass=[{blamed!r}]):  # the pipeline without {blamed}",
+               *[f"    {line}" for line in run],
+               f"expected = {_literal(evaluate(program))}  # numpy's outputs",
+               *_assertions(_tolerances(program, (), REFERENCE_SLACK), _output_dtypes(program)),
+               f'print(f"BUG REPRODUCES ({kind}): tvm.compile\'s module fails at {stage}: {{fate}}; '
+               f'without {blamed} it runs and matches numpy")',
+               "sys.exit(1)")
+
+
+def _targets(script: _Script, sides: _Sides, targets: Sequence[str], timeout: float) -> None:
+    first, second = targets[:2]
+    script.need(_source(standalone.run_child, standalone.outputs_in_child))
+    script.add("if len(sys.argv) == 3:  # a child: the outputs on target sys.argv[1], pickled to sys.argv[2]",
+               *[f"    {line}" for line in sides.pass_lines() + sides.arguments_lines()
+                 + sides.run_lines(script, "mod", True, "outputs", target="sys.argv[1]")],
+               '    with open(sys.argv[2], "wb") as file:', "        pickle.dump(outputs, file)",
+               "    sys.exit(0)",
+               f"expected, fate = outputs_in_child(__file__, {first!r}, {int(max(1, timeout))})",
+               f"actual, other_fate = outputs_in_child(__file__, {second!r}, {int(max(1, timeout))})",
+               "if fate or other_fate:",
+               f'    print(f"BUG REPRODUCES ({script.finding.kind}): the module fails on {first} '
+               f'({{fate or \'ok\'}}) or '
+               f'{second} ({{other_fate or \'ok\'}}); the targets cannot be compared")',
+               "    sys.exit(1)")
+    _comparison(script, _tolerances(sides.program, sides.passes, target_slack(targets[:2])),
+                _output_dtypes(sides.program), f"{second} disagrees with {first}:")
+    script.add(f'print("fixed: the module gives the same outputs on {first} and {second}")')
+
+
+def describe(passes: Sequence[str], build: Build = PLAIN_BUILD) -> str:
+    """'after P1, P2', 'after P1 compiled with exec-mode=compiled', 'compiled with export'."""
+    text = f'after {", ".join(passes)}' if passes else ""
+    if build.text:
+        text = f"{text} compiled with {build.text}".strip()
+    return text

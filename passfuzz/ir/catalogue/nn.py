@@ -1,0 +1,1007 @@
+"""Neural-network ops: normalizations, convolutions, pooling, padding, attention.
+
+Normalizations divide by sqrt(variance + epsilon). For a near-constant row the centred values
+x - mean carry a rounding error of the size of |x|, and a one-pass variance E[x^2] - E[x]^2 (a
+legal way to compute it) an error of the size of n * |x|^2; divided by variance + epsilon
+that error is amplified by up to n * |x|^2 / epsilon. So layer_norm and group_norm require
+``ROUNDING * n * |x|^2 / epsilon * max(1, |gamma|) <= RTOL`` (``_conditioned``), and draw
+epsilon from ``EPSILONS``: the smallest that satisfies it, or a larger one. rms_norm and
+batch_norm in inference mode do not cancel and need no such rule; batch_norm in training mode
+normalizes with batch statistics and takes layer_norm's rule.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from passfuzz.ir.program import numpy_dtype
+
+from .base import (
+    DTYPES,
+    FLOATS,
+    NUMERIC,
+    ROUNDING,
+    RTOL,
+    Chooser,
+    OpDef,
+    Sketch,
+    ValueInfo,
+    checked,
+    is_int,
+    normalize_axis,
+    pick,
+    probe,
+    representable,
+    require,
+    valid,
+)
+from .linalg import OUT_DTYPES, out_dtype_of, product_range
+
+EPSILONS = (1e-5, 1e-3, 0.1, 1.0, 10.0, 100.0, 1000.0)
+
+
+# -- shared helpers ---------------------------------------------------------------------------------
+
+def _weight(sketch: Sketch, choose: Chooser, shape, dtype: str, lo: float, hi: float, accept=lambda i: True) -> int:
+    """A weight-like operand: an existing value of that shape and dtype, or a new weight
+    parameter (or constant) with elements in [lo, hi]."""
+    shape = tuple(shape)
+    existing = sketch.candidates(lambda i: i.shape == shape and i.dtype == dtype and accept(i))
+    source = choose.choice([*existing, "weight", "const"])
+    if source == "weight":
+        return sketch.add_param(shape, dtype, lo, hi, "weight")
+    if source == "const":
+        return sketch.add_const(shape, dtype, lo, hi)
+    return source
+
+
+def _lift(sketch: Sketch, x: int, rank: int) -> int:
+    """``x`` with leading dims of 1 (expand_dims) up to ``rank``."""
+    while sketch.infos[x].rank < rank:
+        x = sketch.add("expand_dims", [x], {"axis": 0})
+    return x
+
+
+def _lifted(info: ValueInfo, rank: int) -> ValueInfo:
+    shape = (1,) * (rank - info.rank) + info.shape
+    return ValueInfo(shape, info.dtype, info.lo, info.hi, info.exact)
+
+
+def _liftable(info: ValueInfo, rank: int) -> bool:
+    """Ranks an op lifts to ``rank`` (at most two leading dims of 1, never from a scalar)."""
+    return info.rank >= 1 and rank - 2 <= info.rank <= rank
+
+
+def _ints(values, length: int, name: str, low: int) -> list[int]:
+    require(isinstance(values, list) and len(values) == length and
+            all(isinstance(v, int) and not isinstance(v, bool) and v >= low for v in values),
+            f"{name} must be {length} integers >= {low}")
+    return values
+
+
+def _acc(dtype: str) -> str:
+    return "int64" if is_int(dtype) else "float64"
+
+
+# -- layer_norm / group_norm / rms_norm ----------------------------------------------------------------
+
+def _conditioned(x: ValueInfo, n: int, eps: float, gamma: float) -> None:
+    require(isinstance(eps, float) and eps > 0, "epsilon must be a positive float")
+    amplification = n * x.magnitude ** 2 / eps * max(1.0, gamma)
+    require(ROUNDING[x.dtype] * amplification <= RTOL[x.dtype],
+            f"normalizing {n} values of magnitude {x.magnitude:g} with epsilon {eps:g} amplifies rounding "
+            f"by {amplification:g}: a legal rewrite could exceed the {x.dtype} tolerance")
+
+
+def _moment_sums(x: ValueInfo, n: int) -> None:
+    """The sum and the sum of squares over n elements stay representable in x's dtype."""
+    checked((), x.dtype, -n * x.magnitude, n * x.magnitude, True)
+    checked((), x.dtype, 0.0, n * x.magnitude ** 2, True)
+
+
+def _affine(x: ValueInfo, gamma: ValueInfo, beta: ValueInfo | None, n: int, eps: float, centred: bool):
+    """Range of normalized * gamma + beta: |x - mean| / sqrt(var + eps) <= sqrt(n - 1)
+    (Samuelson) and <= (hi - lo) / sqrt(eps); without centring |x| / sqrt(mean(x^2) + eps)
+    <= sqrt(n) and <= |x| / sqrt(eps)."""
+    if centred:
+        r = min(math.sqrt(n - 1), (x.hi - x.lo) / math.sqrt(eps))
+    else:
+        r = min(math.sqrt(n), x.magnitude / math.sqrt(eps))
+    g = r * gamma.magnitude
+    lo, hi = (-g + beta.lo, g + beta.hi) if beta is not None else (-g, g)
+    return lo, hi
+
+
+# layer_norm's legalization and group_norm's type rule take float32 and float16 only.
+NORM_DTYPES = ("float32", "float16")
+
+
+def _float_operands(args: list[ValueInfo], name: str, dtypes: tuple[str, ...] = FLOATS) -> None:
+    require(args[0].dtype in dtypes, f"{name} is drawn for floats only ({', '.join(dtypes)})")
+    require(all(a.dtype == args[0].dtype for a in args), f"{name}'s operands must share a dtype")
+
+
+def _layer_norm_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 3 and set(attrs) == {"axes", "epsilon"}, "layer_norm takes (x, gamma, beta), axes, epsilon")
+    x, gamma, beta = args
+    _float_operands(args, "layer_norm", NORM_DTYPES)
+    require(x.rank >= 1 and isinstance(attrs["axes"], list) and attrs["axes"], "layer_norm needs axes")
+    axes = sorted(normalize_axis(a, x.rank) for a in attrs["axes"])
+    require(len(set(axes)) == len(axes), "repeated axis")
+    shape = tuple(x.shape[a] for a in axes)
+    require(gamma.shape == shape and beta.shape == shape, f"gamma and beta must have shape {shape}")
+    n = int(np.prod(shape))
+    _moment_sums(x, n)
+    _conditioned(x, n, attrs["epsilon"], gamma.magnitude)
+    return checked(x.shape, x.dtype, *_affine(x, gamma, beta, n, attrs["epsilon"], True), False)
+
+
+def _param_shape(x: np.ndarray, axes) -> list[int]:
+    return [x.shape[i] if i in axes else 1 for i in range(x.ndim)]
+
+
+def _layer_norm_ref(args, attrs):
+    x, gamma, beta = args
+    axes = tuple(sorted(a % x.ndim for a in attrs["axes"]))
+    xf = x.astype("float64")
+    centred = xf - xf.mean(axis=axes, keepdims=True)
+    out = centred / np.sqrt(xf.var(axis=axes, keepdims=True) + attrs["epsilon"])
+    shape = _param_shape(x, axes)
+    return (out * gamma.reshape(shape) + beta.reshape(shape)).astype(x.dtype)
+
+
+def _eps_options(infer, args: list[ValueInfo], attrs: dict) -> list[float]:
+    return [e for e in EPSILONS if valid(infer, args, {**attrs, "epsilon": e})]
+
+
+def _norm_accepts(info: ValueInfo) -> bool:
+    return info.dtype in NORM_DTYPES and info.rank >= 1 and \
+        bool(_eps_options(_layer_norm_infer, [info, probe(info, -1, 1, (info.shape[-1],)),
+                                              probe(info, -1, 1, (info.shape[-1],))], {"axes": [-1]}))
+
+
+def _gamma_range(choose: Chooser, ok) -> tuple[float, float]:
+    options = [r for r in [(-4.0, 4.0), (0.5, 2.0), (-1.0, 1.0)] if ok(r)]
+    return choose.choice(options or [(-1.0, 1.0)])
+
+
+def _layer_norm_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _norm_accepts)
+    info = sketch.infos[x]
+    subsets = [list(c) for k in range(1, info.rank + 1) for c in itertools.combinations(range(info.rank), k)]
+    trailing = [list(range(k, info.rank)) for k in range(info.rank - 1, -1, -1)]
+
+    def ok(axes, grange=(-1.0, 1.0)):
+        shape = tuple(info.shape[a] for a in axes)
+        return bool(_eps_options(_layer_norm_infer, [info, probe(info, *grange, shape), probe(info, *grange, shape)],
+                                 {"axes": axes}))
+
+    axes = choose.choice([a for a in trailing + [s for s in subsets if s not in trailing] if ok(a)])
+    if choose.boolean():
+        axes = [a - info.rank for a in axes]
+    shape = tuple(info.shape[a] for a in axes)
+    grange = _gamma_range(choose, lambda r: ok(axes, r))
+    fresh = probe(info, -1, 1, shape)
+    gamma = _weight(sketch, choose, shape, info.dtype, *grange, accept=lambda g: g.magnitude <= 4 and bool(
+        _eps_options(_layer_norm_infer, [info, g, fresh], {"axes": axes})))
+    g = sketch.infos[gamma]
+    beta = _weight(sketch, choose, shape, info.dtype, -1.0, 1.0, accept=lambda b: b.magnitude <= 4 and bool(
+        _eps_options(_layer_norm_infer, [info, g, b], {"axes": axes})))
+    args = [info, g, sketch.infos[beta]]
+    eps = _eps_options(_layer_norm_infer, args, {"axes": axes})
+    sketch.add("layer_norm", [x, gamma, beta], {"axes": axes, "epsilon": choose.choice(eps)})
+
+
+LAYER_NORM = OpDef(
+    "layer_norm", _layer_norm_infer,
+    lambda R, args, at: R.op.nn.layer_norm(*args, axes=at["axes"], epsilon=at["epsilon"]),
+    _layer_norm_ref, _layer_norm_propose, _norm_accepts,
+    notes="Population variance. epsilon is drawn large enough that n * |x|^2 / epsilon stays small (see the "
+          "module docstring): with epsilon 1e-5, a near-constant row of values near 4 differs by ~1e-2 "
+          "between two legal float32 computations, so such inputs are never drawn with a small epsilon.")
+
+
+def _rms_norm_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 2 and set(attrs) == {"axes", "epsilon"}, "rms_norm takes (x, weight), axes, epsilon")
+    x, w = args
+    _float_operands(args, "rms_norm")
+    require(x.rank >= 1 and isinstance(attrs["axes"], list) and attrs["axes"], "rms_norm needs axes")
+    axes = sorted(normalize_axis(a, x.rank) for a in attrs["axes"])
+    require(axes == list(range(x.rank - len(axes), x.rank)) and len(axes) < x.rank,
+            "rms_norm axes must be trailing and leave a leading axis (others fail in TVM's legalization)")
+    eps = attrs["epsilon"]
+    require(isinstance(eps, float) and eps > 0, "epsilon must be a positive float")
+    shape = tuple(x.shape[a] for a in axes)
+    require(w.shape == shape, f"weight must have shape {shape}")
+    n = int(np.prod(shape))
+    _moment_sums(x, n)
+    return checked(x.shape, x.dtype, *_affine(x, w, None, n, eps, False), False)
+
+
+def _rms_norm_ref(args, attrs):
+    x, w = args
+    axes = tuple(sorted(a % x.ndim for a in attrs["axes"]))
+    xf = x.astype("float64")
+    out = xf / np.sqrt((xf * xf).mean(axis=axes, keepdims=True) + attrs["epsilon"])
+    return (out * w.reshape(_param_shape(x, axes))).astype(x.dtype)
+
+
+def _rms_accepts(info: ValueInfo) -> bool:
+    return info.dtype in FLOATS and info.rank >= 2 and \
+        valid(_rms_norm_infer, [info, probe(info, -1, 1, (info.shape[-1],))], {"axes": [-1], "epsilon": 1e-5})
+
+
+def _rms_norm_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _rms_accepts)
+    info = sketch.infos[x]
+    options = [list(range(k, info.rank)) for k in range(info.rank - 1, 0, -1)]
+    options = [a for a in options if valid(_rms_norm_infer, [info, probe(info, -1, 1, tuple(info.shape[i] for i in a))],
+                                           {"axes": a, "epsilon": 1e-5})]
+    axes = choose.choice(options)
+    if choose.boolean():
+        axes = [a - info.rank for a in axes]
+    shape = tuple(info.shape[a] for a in axes)
+    w = _weight(sketch, choose, shape, info.dtype, *choose.choice([(-4.0, 4.0), (0.5, 2.0)]),
+                accept=lambda i: i.magnitude <= 4)
+    sketch.add("rms_norm", [x, w], {"axes": axes, "epsilon": choose.choice([1e-5, 1e-3, 1.0])})
+
+
+RMS_NORM = OpDef("rms_norm", _rms_norm_infer,
+                 lambda R, args, at: R.op.nn.rms_norm(*args, axes=at["axes"], epsilon=at["epsilon"]),
+                 _rms_norm_ref, _rms_norm_propose, _rms_accepts,
+                 notes="x / sqrt(mean(x^2) + eps) * weight. Only trailing axes that leave a leading axis: axes=[0, 2] "
+                       "of a 3-D tensor, or all the axes (e.g. [0] of a 1-D tensor), fail in TVM's legalization "
+                       "(InternalError, 'Tensor dimension mismatch').")
+
+
+def _group_axes(x: ValueInfo, channel_axis) -> tuple[int, list[int]]:
+    require(x.rank >= 2, "group_norm needs rank >= 2")
+    c = normalize_axis(channel_axis, x.rank)
+    require(c != 0, "group_norm's channel axis must not be the batch axis")
+    return c, [a for a in range(1, x.rank) if a != c]
+
+
+def _group_norm_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 3 and set(attrs) == {"num_groups", "channel_axis", "axes", "epsilon"},
+            "group_norm takes (x, gamma, beta), num_groups, channel_axis, axes, epsilon")
+    x, gamma, beta = args
+    _float_operands(args, "group_norm", NORM_DTYPES)
+    c, rest = _group_axes(x, attrs["channel_axis"])
+    require(isinstance(attrs["axes"], list) and sorted(normalize_axis(a, x.rank) for a in attrs["axes"]) == rest,
+            "group_norm's axes are drawn as every axis but batch and channel")
+    groups = attrs["num_groups"]
+    channels = x.shape[c]
+    require(isinstance(groups, int) and groups >= 1 and channels % groups == 0, "num_groups must divide the channels")
+    require(gamma.shape == (channels,) and beta.shape == (channels,), "gamma and beta must have shape (channels,)")
+    n = channels // groups * int(np.prod([x.shape[a] for a in rest]))
+    _moment_sums(x, n)
+    _conditioned(x, n, attrs["epsilon"], gamma.magnitude)
+    return checked(x.shape, x.dtype, *_affine(x, gamma, beta, n, attrs["epsilon"], True), False)
+
+
+def _group_norm_ref(args, attrs):
+    x, gamma, beta = args
+    c = attrs["channel_axis"] % x.ndim
+    xs = np.moveaxis(x.astype("float64"), c, 1)
+    shape = xs.shape
+    grouped = xs.reshape(shape[0], attrs["num_groups"], shape[1] // attrs["num_groups"], *shape[2:])
+    axes = tuple(range(2, grouped.ndim))
+    centred = grouped - grouped.mean(axis=axes, keepdims=True)
+    out = (centred / np.sqrt(grouped.var(axis=axes, keepdims=True) + attrs["epsilon"])).reshape(shape)
+    pshape = [1] * len(shape)
+    pshape[1] = shape[1]
+    out = out * gamma.reshape(pshape) + beta.reshape(pshape)
+    return np.moveaxis(out, 1, c).astype(x.dtype)
+
+
+def _group_options(info: ValueInfo, grange=(-1.0, 1.0)) -> list[tuple[int, int, list[float]]]:
+    """(channel_axis, num_groups, epsilons) choices for which fresh gamma/beta in grange work."""
+    out = []
+    for c in range(1, info.rank):
+        rest = [a for a in range(1, info.rank) if a != c]
+        for g in range(1, info.shape[c] + 1):
+            if info.shape[c] % g:
+                continue
+            params = [info, probe(info, *grange, (info.shape[c],)), probe(info, *grange, (info.shape[c],))]
+            eps = _eps_options(_group_norm_infer, params, {"num_groups": g, "channel_axis": c, "axes": rest})
+            if eps:
+                out.append((c, g, eps))
+    return out
+
+
+def _group_accepts(info: ValueInfo) -> bool:
+    return info.dtype in NORM_DTYPES and info.rank >= 2 and bool(_group_options(info))
+
+
+def _group_norm_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _group_accepts)
+    info = sketch.infos[x]
+    c, groups, _ = choose.choice(_group_options(info))
+    rest = [a for a in range(1, info.rank) if a != c]
+    attrs = {"num_groups": groups, "channel_axis": c, "axes": rest}
+    shape = (info.shape[c],)
+    grange = _gamma_range(choose, lambda r: bool(_eps_options(
+        _group_norm_infer, [info, probe(info, *r, shape), probe(info, *r, shape)], attrs)))
+    fresh = probe(info, -1, 1, shape)
+    gamma = _weight(sketch, choose, shape, info.dtype, *grange, accept=lambda g: g.magnitude <= 4 and bool(
+        _eps_options(_group_norm_infer, [info, g, fresh], attrs)))
+    g = sketch.infos[gamma]
+    beta = _weight(sketch, choose, shape, info.dtype, -1.0, 1.0, accept=lambda b: b.magnitude <= 4 and bool(
+        _eps_options(_group_norm_infer, [info, g, b], attrs)))
+    eps = _eps_options(_group_norm_infer, [info, g, sketch.infos[beta]], attrs)
+    sketch.add("group_norm", [x, gamma, beta], {**attrs, "epsilon": choose.choice(eps)})
+
+
+GROUP_NORM = OpDef(
+    "group_norm", _group_norm_infer,
+    lambda R, args, at: R.op.nn.group_norm(*args, num_groups=at["num_groups"], channel_axis=at["channel_axis"],
+                                           axes=at["axes"], epsilon=at["epsilon"]),
+    _group_norm_ref, _group_norm_propose, _group_accepts,
+    notes="Normalizes each group of channels over every other non-batch axis (the only axes drawn). "
+          "epsilon is drawn as for layer_norm.")
+
+# -- batch_norm (inference) ---------------------------------------------------------------------------
+
+
+def _batch_norm_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 5 and set(attrs) == {"axis", "epsilon", "index"},
+            "batch_norm takes (x, gamma, beta, mean, var), axis, epsilon, index")
+    x, gamma, beta, mean, var = args
+    require(x.dtype == "float32", "batch_norm is drawn for float32 only (float16 returns float32 in TVM)")
+    require(all(a.dtype == x.dtype for a in args), "batch_norm's operands must share a dtype")
+    require(x.rank >= 1, "batch_norm needs rank >= 1")
+    axis = normalize_axis(attrs["axis"], x.rank)
+    require(all(a.shape == (x.shape[axis],) for a in args[1:]), "gamma, beta, mean, var must be (channels,)")
+    eps = attrs["epsilon"]
+    require(isinstance(eps, float) and eps > 0, "epsilon must be a positive float")
+    require(var.lo >= 0, "moving variance must be >= 0")
+    index = attrs["index"]
+    require(index in (0, 1, 2), "batch_norm's tuple has 3 fields")
+    if index == 1:
+        return mean
+    if index == 2:
+        return var
+    d = (x.lo - mean.hi, x.hi - mean.lo)
+    s = (1 / math.sqrt(var.hi + eps), 1 / math.sqrt(var.lo + eps))
+    ds = [p * q for p in d for q in s]
+    scaled = [p * q for p in (min(ds), max(ds)) for q in (gamma.lo, gamma.hi)]
+    return checked(x.shape, x.dtype, min(scaled) + beta.lo, max(scaled) + beta.hi, False)
+
+
+def _batch_norm_ref(args, attrs):
+    x, gamma, beta, mean, var = args
+    if attrs["index"]:
+        return args[2 + attrs["index"]]
+    shape = [1] * x.ndim
+    shape[attrs["axis"] % x.ndim] = -1
+    r = lambda a: a.astype("float64").reshape(shape)  # noqa: E731
+    out = (x.astype("float64") - r(mean)) / np.sqrt(r(var) + attrs["epsilon"]) * r(gamma) + r(beta)
+    return out.astype(x.dtype)
+
+
+def _bn_accepts(info: ValueInfo) -> bool:
+    c = (info.shape[0],) if info.rank else ()
+    return info.dtype == "float32" and info.rank >= 1 and valid(
+        _batch_norm_infer, [info, *(probe(info, -1, 1, c) for _ in range(2)), probe(info, -1, 1, c),
+                            probe(info, 1, 2, c)], {"axis": 0, "epsilon": 1e-5, "index": 0})
+
+
+def _batch_norm_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _bn_accepts)
+    info = sketch.infos[x]
+    axis = choose.choice([1 % info.rank, *range(info.rank)])
+    c = (info.shape[axis],)
+    attrs = {"axis": axis, "epsilon": choose.choice([1e-5, 1e-3]), "index": choose.choice([0, 1, 2])}
+
+    def fits(position: int):
+        def accept(i: ValueInfo) -> bool:
+            args = [info, probe(info, -1, 1, c), probe(info, -1, 1, c), probe(info, -1, 1, c), probe(info, 1, 2, c)]
+            args[position] = i
+            return valid(_batch_norm_infer, args, {**attrs, "index": 0})
+        return accept
+
+    gamma = _weight(sketch, choose, c, "float32", -4.0, 4.0, fits(1))
+    beta = _weight(sketch, choose, c, "float32", -1.0, 1.0, fits(2))
+    mean = _weight(sketch, choose, c, "float32", -4.0, 4.0, fits(3))
+    var = _weight(sketch, choose, c, "float32", *choose.choice([(1.0, 4.0), (0.0, 4.0)]),
+                  lambda i: i.lo >= 0 and fits(4)(i))
+    sketch.add("batch_norm", [x, gamma, beta, mean, var], attrs)
+
+
+BATCH_NORM = OpDef(
+    "batch_norm", _batch_norm_infer,
+    lambda R, args, at: R.TupleGetItem(R.op.nn.batch_norm(*args, axis=at["axis"], epsilon=at["epsilon"],
+                                                          training=False), at["index"]),
+    _batch_norm_ref, _batch_norm_propose, _bn_accepts,
+    notes="training=False: (x - moving_mean) / sqrt(moving_var + eps) * gamma + beta; fields 1 and 2 return "
+          "moving_mean and moving_var unchanged. One node is batch_norm + TupleGetItem(index), as for split. "
+          "float16 is not drawn: the legalized kernel returns float32 while Relax declares float16.")
+
+# -- batch_norm (training) ----------------------------------------------------------------------------
+# The statistics come from the batch: the mean and the population variance over every axis but the
+# channel axis (topi/nn/batch_norm.py: sum / count, sum of squared deviations / count), so the
+# output is normalized like layer_norm over those n values and needs its conditioning rule; the
+# moving statistics come back updated as (1 - momentum) * moving + momentum * batch (topi, and
+# decompose_ops.cc:106-107, although the op's docstring states the weights the other way round).
+
+MOMENTA = (0.1, 0.0, 0.5, 0.9, 1.0)  # topi asserts 0 <= momentum <= 1
+BN_TRAINING_ATTRS = {"axis", "epsilon", "momentum", "center", "scale", "index"}
+
+
+def _batch_count(x: ValueInfo, axis: int) -> int:
+    return int(np.prod([d for a, d in enumerate(x.shape) if a != axis]))
+
+
+def _batch_norm_training_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 5 and set(attrs) == BN_TRAINING_ATTRS,
+            "batch_norm (training) takes (x, gamma, beta, mean, var), axis, epsilon, momentum, center, scale, index")
+    x, gamma, beta, mean, var = args
+    require(x.dtype == "float32", "batch_norm is drawn for float32 only (float16 returns float32 in TVM)")
+    require(all(a.dtype == x.dtype for a in args), "batch_norm's operands must share a dtype")
+    require(x.rank >= 1, "batch_norm needs rank >= 1")
+    # A negative axis fails in training mode: topi's legalization removes ``axis`` itself from the
+    # list of axes (list.remove raises), so even the unoptimized build cannot compute it.
+    require(isinstance(attrs["axis"], int) and 0 <= attrs["axis"] < x.rank,
+            "batch_norm in training mode takes a non-negative axis (topi cannot legalize a negative one)")
+    axis = attrs["axis"]
+    require(all(a.shape == (x.shape[axis],) for a in args[1:]), "gamma, beta, mean, var must be (channels,)")
+    momentum, eps = attrs["momentum"], attrs["epsilon"]
+    require(isinstance(momentum, float) and 0 <= momentum <= 1, "momentum must be a float in [0, 1]")
+    require(isinstance(attrs["center"], bool) and isinstance(attrs["scale"], bool), "center and scale are bools")
+    require(attrs["index"] in (0, 1, 2), "batch_norm's tuple has 3 fields")
+    n = _batch_count(x, axis)
+    _moment_sums(x, n)
+    if attrs["index"] == 0:
+        _conditioned(x, n, eps, gamma.magnitude if attrs["scale"] else 1.0)
+        lo, hi = _affine(x, gamma if attrs["scale"] else probe(x, -1, 1, gamma.shape),
+                         beta if attrs["center"] else None, n, eps, True)
+        return checked(x.shape, x.dtype, lo, hi, False)
+    if attrs["index"] == 1:
+        moving, batch, error = mean, (x.lo, x.hi), n * x.magnitude
+    else:  # the largest population variance of values in [lo, hi] is ((hi - lo) / 2)^2
+        moving, batch, error = var, (0.0, ((x.hi - x.lo) / 2) ** 2), n * x.magnitude ** 2
+    out = checked(moving.shape, x.dtype, (1 - momentum) * moving.lo + momentum * batch[0],
+                  (1 - momentum) * moving.hi + momentum * batch[1], False)
+    # a statistic summed in another order (a one-pass variance) errs by up to n * |x| (|x|^2) roundings
+    require(momentum * ROUNDING[x.dtype] * error <= RTOL[x.dtype] * max(1.0, out.magnitude),
+            f"the batch statistic of {n} values of magnitude {x.magnitude:g} may differ beyond the tolerance")
+    return out
+
+
+def _batch_norm_training_ref(args, attrs):
+    x, gamma, beta, mean, var = (a.astype("float64") for a in args)
+    axis, momentum = attrs["axis"], attrs["momentum"]
+    others = tuple(a for a in range(x.ndim) if a != axis)
+    batch_mean, batch_var = x.mean(axis=others), x.var(axis=others)  # population variance, as topi
+    if attrs["index"] == 1:
+        return ((1 - momentum) * mean + momentum * batch_mean).astype(args[0].dtype)
+    if attrs["index"] == 2:
+        return ((1 - momentum) * var + momentum * batch_var).astype(args[0].dtype)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    out = (x - batch_mean.reshape(shape)) / np.sqrt(batch_var.reshape(shape) + attrs["epsilon"])
+    if attrs["scale"]:
+        out = out * gamma.reshape(shape)
+    if attrs["center"]:
+        out = out + beta.reshape(shape)
+    return out.astype(args[0].dtype)
+
+
+def _bn_training_options(info: ValueInfo) -> list[tuple[int, list[float]]]:
+    """(axis, epsilons) for which fresh operands in [-1, 1] work on ``info``."""
+    out = []
+    for axis in range(info.rank):
+        c = (info.shape[axis],)
+        args = [info, *(probe(info, -1, 1, c) for _ in range(4))]
+        eps = _eps_options(_batch_norm_training_infer, args, {"axis": axis, "momentum": 0.1, "center": True,
+                                                               "scale": True, "index": 0})
+        if eps:
+            out.append((axis, eps))
+    return out
+
+
+def _bn_training_accepts(info: ValueInfo) -> bool:
+    return info.dtype == "float32" and info.rank >= 1 and bool(_bn_training_options(info))
+
+
+def _batch_norm_training_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _bn_training_accepts)
+    info = sketch.infos[x]
+    options = _bn_training_options(info)
+    preferred = [o for o in options if o[0] == 1 % info.rank]  # the channel axis of NCHW first
+    axis, _ = choose.choice(preferred + [o for o in options if o not in preferred])
+    c = (info.shape[axis],)
+    attrs = {"axis": axis, "momentum": choose.choice(MOMENTA), "center": choose.choice([True, False]),
+             "scale": choose.choice([True, False]), "index": choose.choice([0, 1, 2])}
+
+    def epsilons(args: list[ValueInfo]) -> list[float]:
+        return _eps_options(_batch_norm_training_infer, args, attrs)
+
+    def fits(position: int):
+        def accept(i: ValueInfo) -> bool:
+            args = [info, *(probe(info, -1, 1, c) for _ in range(4))]
+            args[position] = i
+            return i.magnitude <= 4 and bool(epsilons(args))
+        return accept
+
+    gamma = _weight(sketch, choose, c, "float32", *choose.choice([(-4.0, 4.0), (0.5, 2.0), (-1.0, 1.0)]), fits(1))
+    beta = _weight(sketch, choose, c, "float32", -1.0, 1.0, fits(2))
+    mean = _weight(sketch, choose, c, "float32", -4.0, 4.0, fits(3))
+    var = _weight(sketch, choose, c, "float32", *choose.choice([(1.0, 4.0), (0.0, 4.0)]), fits(4))
+    operands = [x, gamma, beta, mean, var]
+    eps = epsilons([sketch.infos[i] for i in operands])
+    require(bool(eps), "no epsilon conditions these operands")
+    sketch.add("batch_norm_training", operands, {**attrs, "epsilon": choose.choice(eps)})
+
+
+BATCH_NORM_TRAINING = OpDef(
+    "batch_norm_training", _batch_norm_training_infer,
+    lambda R, args, at: R.TupleGetItem(R.op.nn.batch_norm(*args, axis=at["axis"], epsilon=at["epsilon"],
+                                                          center=at["center"], scale=at["scale"],
+                                                          momentum=at["momentum"], training=True), at["index"]),
+    _batch_norm_training_ref, _batch_norm_training_propose, _bn_training_accepts,
+    notes="training=True: normalizes with the batch's mean and population variance over every axis but "
+          "``axis``; fields 1 and 2 are (1 - momentum) * moving + momentum * batch statistic. gamma is ignored "
+          "without scale, beta without center. Non-negative axes only (topi's legalization fails on a "
+          "negative one); epsilon is drawn as for layer_norm. float32 only, as for inference mode.")
+
+# -- conv1d / conv2d --------------------------------------------------------------------------------
+
+LAYOUTS = {1: (("NCW", "OIW"), ("NWC", "WIO")), 2: (("NCHW", "OIHW"), ("NHWC", "HWIO"))}
+CANONICAL = {1: ("NCW", "OIW"), 2: ("NCHW", "OIHW")}
+
+
+def _perm(layout: str, canonical: str) -> list[int]:
+    return [layout.index(c) for c in canonical]
+
+
+def _windows(size: int, kernel: int, stride: int, dilation: int, before: int, after: int) -> int:
+    return (size + before + after - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def conv_reference(x: np.ndarray, w: np.ndarray, strides, padding, dilation, groups: int, acc: str) -> np.ndarray:
+    """Convolution of canonical-layout x (N, C, *S) and w (O, C/groups, *K) in dtype ``acc``;
+    padding is (before..., after...)."""
+    nd = x.ndim - 2
+    x = np.pad(x.astype(acc), [(0, 0), (0, 0)] + [(padding[i], padding[i + nd]) for i in range(nd)])
+    w = w.astype(acc)
+    n, (o, cg), kernel = x.shape[0], w.shape[:2], w.shape[2:]
+    out_sp = [(x.shape[2 + i] - dilation[i] * (kernel[i] - 1) - 1) // strides[i] + 1 for i in range(nd)]
+    out = np.zeros((n, o, *out_sp), acc)
+    og = o // groups
+    for g in range(groups):
+        xs, ws = x[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og]
+        for k in itertools.product(*[range(kk) for kk in kernel]):
+            window = tuple(slice(k[i] * dilation[i], k[i] * dilation[i] + strides[i] * (out_sp[i] - 1) + 1, strides[i])
+                           for i in range(nd))
+            out[:, g * og:(g + 1) * og] += np.einsum("nc...,oc->no...", xs[(slice(None), slice(None)) + window],
+                                                     ws[(slice(None), slice(None)) + k])
+    return out
+
+
+def convolution(nd: int) -> OpDef:
+    name = f"conv{nd}d"
+    keys = {"strides", "padding", "dilation", "groups", "data_layout", "kernel_layout", "out_dtype"}
+
+    def infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+        require(len(args) == 2 and set(attrs) == keys, f"{name} takes (data, weight) and {sorted(keys)}")
+        x, w = args
+        require(x.dtype == w.dtype and x.dtype in NUMERIC, f"{name} needs one numeric dtype")
+        require(x.rank == nd + 2 and w.rank == nd + 2, f"{name} needs rank-{nd + 2} operands")
+        layouts = (attrs["data_layout"], attrs["kernel_layout"])
+        require(layouts in LAYOUTS[nd], f"layouts {layouts} not drawn")
+        xs = [x.shape[i] for i in _perm(layouts[0], CANONICAL[nd][0])]
+        ws = [w.shape[i] for i in _perm(layouts[1], CANONICAL[nd][1])]
+        strides = _ints(attrs["strides"], nd, "strides", 1)
+        dilation = _ints(attrs["dilation"], nd, "dilation", 1)
+        padding = _ints(attrs["padding"], 2 * nd, "padding", 0)
+        groups = attrs["groups"]
+        channels, out_channels = xs[1], ws[0]
+        require(isinstance(groups, int) and groups >= 1 and channels % groups == 0 and out_channels % groups == 0,
+                "groups must divide the input and output channels")
+        require(ws[1] == channels // groups, f"weight has {ws[1]} input channels, expected {channels // groups}")
+        spatial = [_windows(xs[2 + i], ws[2 + i], strides[i], dilation[i], padding[i], padding[i + nd])
+                   for i in range(nd)]
+        require(all(s >= 1 for s in spatial), "the kernel does not fit the padded input")
+        out = out_dtype_of(x, attrs)
+        for a in (x, w):
+            require(representable(out, a.lo, a.hi), f"operands must fit out_dtype {out}")
+        lo, hi = product_range(x, w, ws[1] * int(np.prod(ws[2:])))
+        canonical = [xs[0], out_channels, *spatial]
+        shape = [0] * (nd + 2)
+        for j, i in enumerate(_perm(layouts[0], CANONICAL[nd][0])):
+            shape[i] = canonical[j]
+        return checked(shape, out, lo, hi, x.exact and w.exact and is_int(out) and is_int(x.dtype))
+
+    def reference(args, attrs):
+        x, w = args
+        out = numpy_dtype(attrs["out_dtype"] or x.dtype.name)
+        dperm = _perm(attrs["data_layout"], CANONICAL[nd][0])
+        kperm = _perm(attrs["kernel_layout"], CANONICAL[nd][1])
+        result = conv_reference(np.transpose(x.astype(out), dperm), np.transpose(w.astype(out), kperm),
+                                attrs["strides"], attrs["padding"], attrs["dilation"], attrs["groups"], _acc(out.name))
+        return np.transpose(result, np.argsort(dperm)).astype(out)
+
+    def minimal(info: ValueInfo, layouts, out_dtype=None, lo=-1.0, hi=1.0) -> bool:
+        x = _lifted(info, nd + 2)
+        channels = x.shape[_perm(layouts[0], CANONICAL[nd][0])[1]]
+        kshape = [0] * (nd + 2)
+        for j, i in enumerate(_perm(layouts[1], CANONICAL[nd][1])):
+            kshape[i] = [1, channels, *([1] * nd)][j]
+        attrs = {"strides": [1] * nd, "padding": [0] * (2 * nd), "dilation": [1] * nd, "groups": 1,
+                 "data_layout": layouts[0], "kernel_layout": layouts[1], "out_dtype": out_dtype}
+        return valid(infer, [x, probe(x, lo, hi, tuple(kshape))], attrs)
+
+    def accepts(info: ValueInfo) -> bool:
+        return info.dtype in NUMERIC and _liftable(info, nd + 2) and \
+            any(minimal(info, LAYOUTS[nd][0], o) for o in (None, *OUT_DTYPES[info.dtype]))
+
+    def propose(sketch: Sketch, choose: Chooser) -> None:
+        x = _lift(sketch, pick(sketch, choose, accepts), nd + 2)
+        info = sketch.infos[x]
+        layouts = choose.choice([l for l in LAYOUTS[nd] if any(minimal(info, l, o) for o in (None, *OUT_DTYPES[info.dtype]))])
+        dperm = _perm(layouts[0], CANONICAL[nd][0])
+        channels, sizes = info.shape[dperm[1]], [info.shape[i] for i in dperm[2:]]
+        groups = choose.choice([g for g in range(1, channels + 1) if channels % g == 0])
+        out_channels = groups * choose.integer(1, 2)
+        kernel, strides, dilation, before, after = [], [], [], [], []
+        for size in sizes:
+            b, a = choose.integer(0, 2), choose.integer(0, 2)
+            k = choose.integer(1, min(3, size + b + a))
+            d = choose.integer(1, 2) if (k - 1) * 2 + 1 <= size + b + a else 1
+            kernel.append(k), dilation.append(d), before.append(b), after.append(a), strides.append(choose.integer(1, 2))
+        kshape = [0] * (nd + 2)
+        for j, i in enumerate(_perm(layouts[1], CANONICAL[nd][1])):
+            kshape[i] = [out_channels, channels // groups, *kernel][j]
+        attrs = {"strides": strides, "padding": before + after, "dilation": dilation, "groups": groups,
+                 "data_layout": layouts[0], "kernel_layout": layouts[1]}
+        combos = [(r, o) for r in [(-4.0, 4.0), (-1.0, 1.0), (0.0, 1.0)] for o in (None, *OUT_DTYPES[info.dtype])
+                  if valid(infer, [info, probe(info, *r, tuple(kshape))], {**attrs, "out_dtype": o})]
+        if not combos:  # the smallest convolution, which accepts() guarantees
+            kshape = [0] * (nd + 2)
+            for j, i in enumerate(_perm(layouts[1], CANONICAL[nd][1])):
+                kshape[i] = [1, channels, *([1] * nd)][j]
+            attrs = {"strides": [1] * nd, "padding": [0] * (2 * nd), "dilation": [1] * nd, "groups": 1,
+                     "data_layout": layouts[0], "kernel_layout": layouts[1]}
+            combos = [(r, o) for r in [(-1.0, 1.0)] for o in (None, *OUT_DTYPES[info.dtype])
+                      if valid(infer, [info, probe(info, *r, tuple(kshape))], {**attrs, "out_dtype": o})]
+        wrange, out_dtype = choose.choice(combos)
+        attrs["out_dtype"] = out_dtype
+        w = _weight(sketch, choose, kshape, info.dtype, *wrange, accept=lambda i: valid(infer, [info, i], attrs))
+        sketch.add(name, [x, w], attrs)
+
+    def emit(R, args, at):
+        return getattr(R.op.nn, name)(*args, strides=at["strides"], padding=at["padding"], dilation=at["dilation"],
+                                      groups=at["groups"], data_layout=at["data_layout"],
+                                      kernel_layout=at["kernel_layout"], out_dtype=at["out_dtype"])
+
+    return OpDef(name, infer, emit, reference, propose, accepts,
+                 notes=f"Layouts {', '.join('/'.join(l) for l in LAYOUTS[nd])}. padding is (before..., after...). "
+                       "out_dtype casts the operands first and accumulates in out_dtype.")
+
+
+CONV1D = convolution(1)
+CONV2D = convolution(2)
+
+# -- pooling ----------------------------------------------------------------------------------------
+
+POOL_LAYOUTS = ("NCHW", "NHWC")
+
+
+def _spatial(x: ValueInfo, layout: str) -> list[int]:
+    require(x.rank == 4 and layout in POOL_LAYOUTS, "2-D pooling needs a rank-4 tensor in NCHW or NHWC")
+    return [x.shape[layout.index(c)] for c in "HW"]
+
+
+def _with_spatial(x: ValueInfo, layout: str, sizes) -> list[int]:
+    shape = list(x.shape)
+    for c, s in zip("HW", sizes):
+        shape[layout.index(c)] = s
+    return shape
+
+
+def _pool_geometry(x: ValueInfo, attrs: dict) -> tuple[list[int], bool]:
+    """Output spatial sizes, and whether some window covers padding. Every window must hold an
+    element of the input (an all-padding window gives -inf for max and 0/0 for an average)."""
+    sizes = _spatial(x, attrs["layout"])
+    pool = _ints(attrs["pool_size"], 2, "pool_size", 1)
+    strides = _ints(attrs["strides"], 2, "strides", 1)
+    dilation = _ints(attrs["dilation"], 2, "dilation", 1)
+    padding = _ints(attrs["padding"], 4, "padding", 0)
+    out, touches = [], False
+    for i, size in enumerate(sizes):
+        n = _windows(size, pool[i], strides[i], dilation[i], padding[i], padding[i + 2])
+        require(n >= 1, "the pool window does not fit the padded input")
+        for o in range(n):
+            positions = [o * strides[i] - padding[i] + j * dilation[i] for j in range(pool[i])]
+            require(any(0 <= p < size for p in positions), "a pool window covers only padding")
+            touches |= any(not 0 <= p < size for p in positions)
+        out.append(n)
+    return out, touches
+
+
+def _pool_windows(x: np.ndarray, attrs: dict, fill) -> tuple[np.ndarray, np.ndarray]:
+    """Every window's elements stacked on a new last axis (NCHW view), and a mask of real ones."""
+    layout = attrs["layout"]
+    perm = [layout.index(c) for c in "NCHW"]
+    xc = np.transpose(x, perm)
+    pad = [(0, 0), (0, 0), (attrs["padding"][0], attrs["padding"][2]), (attrs["padding"][1], attrs["padding"][3])]
+    xp = np.pad(xc, pad, constant_values=fill)
+    real = np.pad(np.ones(xc.shape[2:], bool), pad[2:], constant_values=False)
+    (kh, kw), (sh, sw), (dh, dw) = attrs["pool_size"], attrs["strides"], attrs["dilation"]
+    oh = (xp.shape[2] - dh * (kh - 1) - 1) // sh + 1
+    ow = (xp.shape[3] - dw * (kw - 1) - 1) // sw + 1
+    parts, masks = [], []
+    for i, j in itertools.product(range(kh), range(kw)):
+        rows, cols = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh), slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
+        parts.append(xp[:, :, rows, cols])
+        masks.append(real[rows, cols])
+    return np.stack(parts, -1), np.stack(masks, -1)
+
+
+def _to_layout(out: np.ndarray, layout: str) -> np.ndarray:
+    return np.transpose(out, np.argsort([layout.index(c) for c in "NCHW"]))
+
+
+_POOL_KEYS = {"pool_size", "strides", "padding", "dilation", "layout"}
+
+
+def _max_pool_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and set(attrs) == _POOL_KEYS, f"max_pool2d takes one operand and {sorted(_POOL_KEYS)}")
+    (x,) = args
+    require(x.dtype in NUMERIC, "max_pool2d needs a numeric tensor")
+    sizes, _ = _pool_geometry(x, attrs)
+    return checked(_with_spatial(x, attrs["layout"], sizes), x.dtype, x.lo, x.hi, x.exact)
+
+
+def _max_pool_ref(args, attrs):
+    x = args[0]
+    low = np.iinfo(x.dtype).min if is_int(x.dtype.name) else -np.inf
+    windows, _ = _pool_windows(x, attrs, low)
+    return _to_layout(windows.max(-1), attrs["layout"]).astype(x.dtype)
+
+
+def _avg_pool_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and set(attrs) == _POOL_KEYS | {"count_include_pad"},
+            "avg_pool2d takes one operand, the pooling attributes and count_include_pad")
+    (x,) = args
+    require(x.dtype in FLOATS, "avg_pool2d is drawn for floats only (integers return int64 in TVM)")
+    sizes, touches = _pool_geometry(x, attrs)
+    count = attrs["pool_size"][0] * attrs["pool_size"][1]
+    checked((), x.dtype, -count * x.magnitude, count * x.magnitude, True)  # the window sum
+    lo, hi = x.lo, x.hi
+    if attrs["count_include_pad"] and touches:
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+    return checked(_with_spatial(x, attrs["layout"], sizes), x.dtype, lo, hi, False)
+
+
+def _avg_pool_ref(args, attrs):
+    x = args[0]
+    windows, real = _pool_windows(x.astype("float64"), attrs, 0.0)
+    count = windows.shape[-1] if attrs["count_include_pad"] else real.sum(-1)
+    return _to_layout(windows.sum(-1) / count, attrs["layout"]).astype(x.dtype)
+
+
+def _pool_accepts(dtypes):
+    return lambda i: i.dtype in dtypes and _liftable(i, 4)
+
+
+def pool2d(name: str, infer, ref, dtypes, extra: dict, notes: str) -> OpDef:
+    accepts = _pool_accepts(dtypes)
+
+    def propose(sketch: Sketch, choose: Chooser) -> None:
+        x = _lift(sketch, pick(sketch, choose, accepts), 4)
+        info = sketch.infos[x]
+        layout = choose.choice(list(POOL_LAYOUTS))
+        sizes = _spatial(info, layout)
+        pool = [choose.integer(1, min(3, s)) for s in sizes]
+        attrs = {"pool_size": pool, "strides": [choose.integer(1, 2) for _ in sizes],
+                 "padding": [choose.integer(0, k - 1) for k in pool + pool],
+                 "dilation": [choose.integer(1, 2) if 2 * k - 1 <= s else 1 for k, s in zip(pool, sizes)],
+                 "layout": layout}
+        attrs.update({key: choose.choice(values) for key, values in extra.items()})
+        if not valid(infer, [info], attrs):
+            attrs.update({"padding": [0] * 4, "dilation": [1, 1]})
+        sketch.add(name, [x], attrs)
+
+    def emit(R, args, at):
+        kwargs = {k: at[k] for k in ("pool_size", "strides", "padding", "dilation", "layout", *extra)}
+        return getattr(R.op.nn, name)(args[0], **kwargs)
+
+    return OpDef(name, infer, emit, ref, propose, accepts, notes)
+
+
+MAX_POOL2D = pool2d("max_pool2d", _max_pool_infer, _max_pool_ref, NUMERIC, {},
+                    "Padding is ignored (never the max). ceil_mode is not drawn; every window holds an input "
+                    "element. padding is (top, left, bottom, right).")
+AVG_POOL2D = pool2d("avg_pool2d", _avg_pool_infer, _avg_pool_ref, FLOATS, {"count_include_pad": [False, True]},
+                    "count_include_pad=True divides by pool_h * pool_w, else by the real elements of the window. "
+                    "Integer avg_pool2d returns int64 in TVM (declared otherwise): not drawn.")
+
+
+def _adaptive_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and set(attrs) == {"output_size", "layout"}, "adaptive_avg_pool2d takes output_size, layout")
+    (x,) = args
+    require(x.dtype in FLOATS, "adaptive_avg_pool2d is drawn for floats only (integers return int32 in TVM)")
+    sizes = _spatial(x, attrs["layout"])
+    out = _ints(attrs["output_size"], 2, "output_size", 1)
+    require(all(o <= s for o, s in zip(out, sizes)), "output_size is drawn no larger than the input")
+    checked((), x.dtype, -x.size * x.magnitude, x.size * x.magnitude, True)  # window sums
+    return checked(_with_spatial(x, attrs["layout"], out), x.dtype, x.lo, x.hi, False)
+
+
+def _adaptive_ref(args, attrs):
+    x = args[0]
+    layout = attrs["layout"]
+    xc = np.transpose(x.astype("float64"), [layout.index(c) for c in "NCHW"])
+    (h, w), (oh, ow) = xc.shape[2:], attrs["output_size"]
+    out = np.zeros(xc.shape[:2] + (oh, ow))
+    for i, j in itertools.product(range(oh), range(ow)):
+        r0, r1 = (i * h) // oh, -((-(i + 1) * h) // oh)
+        c0, c1 = (j * w) // ow, -((-(j + 1) * w) // ow)
+        out[:, :, i, j] = xc[:, :, r0:r1, c0:c1].mean(axis=(2, 3))
+    return _to_layout(out, layout).astype(x.dtype)
+
+
+def _adaptive_propose(sketch: Sketch, choose: Chooser) -> None:
+    accepts = _pool_accepts(FLOATS)
+    x = _lift(sketch, pick(sketch, choose, lambda i: accepts(i) and valid(
+        _adaptive_infer, [_lifted(i, 4)], {"output_size": [1, 1], "layout": "NCHW"})), 4)
+    info = sketch.infos[x]
+    layout = choose.choice(list(POOL_LAYOUTS))
+    sizes = _spatial(info, layout)
+    sketch.add("adaptive_avg_pool2d", [x], {"output_size": [choose.integer(1, s) for s in sizes], "layout": layout})
+
+
+ADAPTIVE_AVG_POOL2D = OpDef(
+    "adaptive_avg_pool2d", _adaptive_infer,
+    lambda R, args, at: R.op.nn.adaptive_avg_pool2d(args[0], output_size=at["output_size"], layout=at["layout"]),
+    _adaptive_ref, _adaptive_propose,
+    lambda i: _pool_accepts(FLOATS)(i) and valid(_adaptive_infer, [_lifted(i, 4)],
+                                                 {"output_size": [1, 1], "layout": "NCHW"}),
+    notes="Window i spans [floor(i*H/out), ceil((i+1)*H/out)), as in PyTorch. Integers return int32 in TVM "
+          "(declared otherwise): not drawn.")
+
+# -- pad --------------------------------------------------------------------------------------------
+
+PAD_MODES = ("constant", "reflect", "replicate", "circular")
+_NP_PAD = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def _pad_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and set(attrs) == {"pad_width", "pad_mode", "pad_value"},
+            "pad takes one operand, pad_width, pad_mode, pad_value")
+    (x,) = args
+    require(x.dtype in DTYPES and x.rank >= 1, "pad needs a tensor of rank >= 1")
+    mode, value = attrs["pad_mode"], attrs["pad_value"]
+    require(mode in PAD_MODES, f"pad_mode {mode!r} not drawn ('edge' is silently treated as constant 0 by TVM)")
+    widths = _ints(attrs["pad_width"], 2 * x.rank, "pad_width", 0)
+    for axis, d in enumerate(x.shape):
+        before, after = widths[2 * axis], widths[2 * axis + 1]
+        if mode == "reflect":
+            require(max(before, after) <= d - 1, "reflect pads at most dim - 1 (more gives garbage in TVM)")
+        if mode == "circular":
+            require(max(before, after) <= d, "circular pads at most dim")
+    shape = [d + widths[2 * a] + widths[2 * a + 1] for a, d in enumerate(x.shape)]
+    lo, hi = x.lo, x.hi
+    require(isinstance(value, (int, float)) and not isinstance(value, bool), "pad_value must be a number")
+    if mode == "constant":
+        require(representable(x.dtype, value, value) and (not is_int(x.dtype) and x.dtype != "bool"
+                                                          or float(value).is_integer()),
+                f"pad_value {value} is not a {x.dtype} value")
+        if any(widths):
+            lo, hi = min(lo, value), max(hi, value)
+    else:
+        require(value == 0, "pad_value is 0 unless pad_mode is constant")
+    return checked(shape, x.dtype, lo, hi, x.exact)
+
+
+def _pad_ref(args, attrs):
+    x = args[0]
+    widths = [(attrs["pad_width"][2 * a], attrs["pad_width"][2 * a + 1]) for a in range(x.ndim)]
+    mode = attrs["pad_mode"]
+    kwargs = {"constant_values": np.array(attrs["pad_value"]).astype(x.dtype)} if mode == "constant" else {}
+    return np.pad(x, widths, mode=_NP_PAD[mode], **kwargs)
+
+
+def _pad_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, lambda i: i.rank >= 1)
+    info = sketch.infos[x]
+    mode = choose.choice(list(PAD_MODES))
+    widths = []
+    for d in info.shape:
+        limit = {"reflect": d - 1, "circular": d}.get(mode, 2)
+        widths += [choose.integer(0, min(2, limit)), choose.integer(0, min(2, limit))]
+    value = 0
+    if mode == "constant":
+        options = [0, 1] if info.dtype == "bool" else [0, 1, -1, 3] if is_int(info.dtype) else [0.0, 1.0, -1.0, 2.5]
+        value = choose.choice([v for v in options if representable(info.dtype, v, v)])
+    sketch.add("pad", [x], {"pad_width": widths, "pad_mode": mode, "pad_value": value})
+
+
+PAD = OpDef("pad", _pad_infer,
+            lambda R, args, at: R.op.nn.pad(args[0], at["pad_width"], pad_mode=at["pad_mode"],
+                                            pad_value=float(at["pad_value"])),
+            _pad_ref, _pad_propose, lambda i: i.rank >= 1,
+            notes="pad_width is (before, after) per axis, flattened. replicate is numpy's 'edge', circular "
+                  "numpy's 'wrap'. pad_mode='edge' is silently treated as constant 0 by TVM: never drawn. "
+                  "reflect with a width >= the dim gives garbage: never drawn.")
+
+# -- attention ------------------------------------------------------------------------------------
+
+CAUSAL = (None, "TopLeft", "BottomRight")
+
+
+def _attention_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 3 and set(attrs) == {"scale", "causal_mask"}, "attention takes (q, k, v), scale, causal_mask")
+    q, k, v = args
+    _float_operands(args, "attention")
+    require(all(a.rank == 4 for a in args), "attention needs BSNH rank-4 operands")
+    (b, s, n, h), (bk, skv, nk, hk), (bv, sv, nv, _) = q.shape, k.shape, v.shape
+    require(b == bk == bv and n == nk == nv and h == hk and skv == sv, "attention operand shapes do not agree")
+    require(attrs["causal_mask"] in CAUSAL, "causal_mask must be None, TopLeft or BottomRight")
+    scale = attrs["scale"]
+    if scale is None:
+        scale = 1 / math.sqrt(h)
+    else:
+        require(q.dtype == "float32", "an explicit scale makes float16 attention return float32 in TVM")
+        require(isinstance(scale, float) and 0 < scale <= 1, "scale is drawn in (0, 1]")
+    amplification = scale * h * q.magnitude * k.magnitude
+    require(ROUNDING[q.dtype] * amplification <= RTOL[q.dtype] / 2,
+            f"scores up to {amplification:g} make softmax too sensitive to rounding in {q.dtype}")
+    checked((), q.dtype, -amplification, amplification, True)
+    return checked((b, s, n, v.shape[3]), q.dtype, v.lo, v.hi, False)
+
+
+def _attention_ref(args, attrs):
+    q, k, v = (a.astype("float64") for a in args)
+    s, skv, h = q.shape[1], k.shape[1], q.shape[3]
+    scale = attrs["scale"] if attrs["scale"] is not None else 1 / math.sqrt(h)
+    scores = np.einsum("bsnh,btnh->bnst", q, k) * scale
+    if attrs["causal_mask"]:
+        offset = 0 if attrs["causal_mask"] == "TopLeft" else abs(s - skv)
+        scores = np.where(np.tril(np.ones((s, skv), bool), k=offset), scores, -np.inf)
+    e = np.exp(scores - scores.max(-1, keepdims=True))
+    return np.einsum("bnst,btnh->bsnh", e / e.sum(-1, keepdims=True), v).astype(args[0].dtype)
+
+
+def _attention_accepts(info: ValueInfo) -> bool:
+    if info.dtype not in FLOATS or not _liftable(info, 4):
+        return False
+    q = _lifted(info, 4)
+    return valid(_attention_infer, [q, probe(q, -1, 1), probe(q, -1, 1)], {"scale": None, "causal_mask": None})
+
+
+def _attention_propose(sketch: Sketch, choose: Chooser) -> None:
+    q = _lift(sketch, pick(sketch, choose, _attention_accepts), 4)
+    info = sketch.infos[q]
+    b, _, n, h = info.shape
+    skv, hv = choose.integer(1, 4), choose.integer(1, 4)
+    scales = [None] + ([0.5, 1.0] if info.dtype == "float32" else [])
+    attrs = {"scale": choose.choice(scales), "causal_mask": choose.choice(list(CAUSAL))}
+    kshape = (b, skv, n, h)
+    vprobe = probe(info, -1, 1, (b, skv, n, 1))
+    ranges = [r for r in [(-4.0, 4.0), (-1.0, 1.0)] if valid(_attention_infer, [info, probe(info, *r, kshape), vprobe],
+                                                                attrs)]
+    if not ranges:
+        attrs["scale"], ranges = None, [(-1.0, 1.0)]
+    k = _weight(sketch, choose, kshape, info.dtype, *choose.choice(ranges),
+                accept=lambda i: valid(_attention_infer, [info, i, vprobe], attrs))
+    v = _weight(sketch, choose, (b, skv, n, hv), info.dtype, -4.0, 4.0)
+    sketch.add("attention", [q, k, v], attrs)
+
+
+ATTENTION = OpDef(
+    "attention", _attention_infer,
+    lambda R, args, at: R.op.nn.attention(*args, scale=at["scale"], causal_mask=at["causal_mask"]),
+    _attention_ref, _attention_propose, _attention_accepts,
+    notes="BSNH layout: softmax(q k^T * scale) v per head, scale 1/sqrt(head_dim) by default. TopLeft masks "
+          "as tril(k=0), BottomRight as tril(k=|seq_len - seq_len_kv|). |q| |k| is bounded so that a rounding "
+          "difference in the scores stays within tolerance. float16 with an explicit scale returns float32 "
+          "in TVM (declared float16): not drawn.")
+
+OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, LAYER_NORM, GROUP_NORM, BATCH_NORM,
+                    BATCH_NORM_TRAINING, CONV1D, CONV2D, ATTENTION]

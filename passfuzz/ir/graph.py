@@ -1,0 +1,232 @@
+"""Static analysis of Programs through the catalogue, and the sketch programs are built in.
+
+``analyse`` is the one validity check: every consumer of a Program (generation, the reducer,
+the corpus loader) relies on it, so a Program that analyses cleanly is well typed and free of
+undefined behaviour for every argument inside the declared parameter ranges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable, Sequence
+
+import numpy as np
+
+from passfuzz.ir.catalogue.base import DTYPES, RTOL, fit, is_float, leaves, representable
+from passfuzz.ir.catalogue.structure import reference_value
+
+from .catalogue import BY_NAME, Chooser, OpError, ValueInfo, infer_application
+from .program import Node, Param, Program, ProgramError
+
+
+def param_info(param: Param) -> ValueInfo:
+    return ValueInfo(tuple(param.shape), param.dtype, float(param.lo), float(param.hi), True)
+
+
+def infer_node(node: Node, infos: Sequence[ValueInfo], where: str = "node") -> ValueInfo:
+    try:
+        return infer_application(node.op, node.args, infos, node.attrs)
+    except OpError as exc:
+        raise ProgramError(f"{where} ({node.op}): {exc}") from None
+
+
+def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
+    """The ValueInfo of every value; raises ProgramError on the first invalid one."""
+    infos: list[ValueInfo] = []
+    for i, value in enumerate(program.values):
+        where = f"values[{i}]"
+        if isinstance(value, Param):
+            if value.dtype not in DTYPES or value.role not in ("input", "weight"):
+                raise ProgramError(f"{where}: unsupported dtype or role")
+            if value.pack and (value.role != "input" or len(value.pack) < 2):
+                raise ProgramError(f"{where}.pack: only inputs sit in tuple parameters, at (group, item, ...)")
+            if any(not isinstance(d, int) or d < 1 for d in value.shape) or not value.lo <= value.hi \
+                    or not representable(value.dtype, value.lo, value.hi):
+                raise ProgramError(f"{where}: bad shape or range")
+            if check_values:
+                try:
+                    array = value.array()
+                except (ValueError, TypeError, OverflowError) as exc:
+                    raise ProgramError(f"{where}.value: does not match shape and dtype: {exc}") from None
+                if array.size and not (value.lo <= array.astype("float64").min()
+                                       and array.astype("float64").max() <= value.hi):
+                    raise ProgramError(f"{where}.value: element outside the declared range")
+            infos.append(param_info(value))
+        else:
+            infos.append(infer_node(value, infos, where))
+    if not program.outputs or any(not 0 <= o < len(infos) for o in program.outputs):
+        raise ProgramError("outputs: empty or refers to a missing value")
+    program.signature()  # raises ProgramError for tuple parameters that do not nest
+    check_symbols(program)
+    return infos
+
+
+def output_leaves(program: Program, infos: Sequence) -> list[tuple[int, ValueInfo]]:
+    """(value index, facts) of each tensor of the outputs, in the order the VM result flattens."""
+    return [(o, leaf) for o in program.outputs for leaf in leaves(infos[o])]
+
+
+def rounding_dtypes(program: Program, infos: Sequence) -> list[str]:
+    """Per value: the float dtype whose rounding bounds its error, the coarsest (largest RTOL)
+    among its own and those of every value it is computed from ("" when none is a float). A
+    float32 matmul of bfloat16 products carries bfloat16's error, and its tolerance must too."""
+    coarsest: list[str] = []
+    for i, value in enumerate(program.values):
+        found = [leaf.dtype for leaf in leaves(infos[i]) if is_float(leaf.dtype)]
+        if isinstance(value, Node):
+            found += [coarsest[a] for a in value.args if coarsest[a]]
+        coarsest.append(max(found, key=RTOL.__getitem__) if found else "")
+    return coarsest
+
+
+def flatten(value) -> list[np.ndarray]:
+    """A reference value (an array, or nested tuples of arrays) as its tensors, depth first."""
+    return [leaf for item in value for leaf in flatten(item)] if isinstance(value, tuple) else [value]
+
+
+def check_symbols(program: Program) -> None:
+    """The symbolic typing is consistent: one dimension name per dim, a name stands for one
+    concrete size, every shape parameter defines names the tensor parameters use, and every
+    primitive parameter is such a name, defined before any parameter uses it."""
+    sizes: dict[str, int] = {}
+    for i, param in program.params:
+        where = f"values[{i}].dims"
+        if param.dims and (len(param.dims) != len(param.shape) or param.unknown_rank):
+            raise ProgramError(f"{where}: one entry per dimension, and none with an unknown rank")
+        if param.symbolic and param.pack:
+            raise ProgramError(f"values[{i}]: a parameter inside a tuple is typed statically")
+        if param.unknown_rank and param.role != "input":
+            # TVM 0.27's VMShapeLower segfaults on a function with num_input whose weight has an
+            # unknown shape, so such a program would not even compile unoptimized.
+            raise ProgramError(f"values[{i}]: only an input may have an unknown rank")
+        for name, size in zip(param.dims, param.shape):
+            if name and (not name.isidentifier() or sizes.setdefault(name, size) != size):
+                raise ProgramError(f"{where}: {name!r} is not a name, or stands for two sizes")
+    for k, names in enumerate(program.shape_params):
+        if not names or any(name not in sizes for name in names):
+            raise ProgramError(f"shape_params[{k}]: names no symbolic dimension of a tensor parameter")
+    shaped = {name for names in program.shape_params for name in names}
+    input_names = {name for _, p in program.params if p.role == "input" for name in p.dims}
+    for k, prim in enumerate(program.prim_params):
+        where = f"prim_params[{k}]"
+        if prim.role not in ("input", "weight") or prim.name not in sizes or prim.name in shaped or \
+                [p.name for p in program.prim_params].count(prim.name) > 1:
+            raise ProgramError(f"{where}: an input or weight naming a symbolic dimension of a tensor "
+                               "parameter, once, and not an R.Shape parameter's too")
+        if prim.role == "weight" and prim.name in input_names:
+            # main takes the weights after the inputs, and a variable is defined where first used
+            raise ProgramError(f"{where}: a weight cannot define a variable an input uses")
+
+
+class ProgramSketch:
+    """A Program under construction; ops add to it while proposing (catalogue.Sketch)."""
+
+    depth = 0
+
+    def __init__(self, chooser: Chooser, dtypes: Sequence[str] = DTYPES, ops: Sequence | None = None):
+        self.chooser = chooser
+        self.dtypes = tuple(dtypes)  # what new parameters and constants may be
+        self.ops = ops  # the OpDefs function bodies and branches draw from (None: the whole catalogue)
+        self.values: list[Param | Node | None] = []
+        self.infos: list = []
+        self.dead: set[int] = set()  # values no output is to read (dead code on purpose)
+
+    def attempt(self, propose: Callable[[], None]) -> bool:
+        """Run an op's ``propose``; if it needs a parameter or constant of a dtype this sketch
+        does not allow (OpError), undo what it added and return False."""
+        size = len(self.values)
+        try:
+            propose()
+            return True
+        except OpError:
+            del self.values[size:], self.infos[size:]
+            self.dead = {d for d in self.dead if d < size}
+            return False
+
+    def candidates(self, accept: Callable[[ValueInfo], bool], tuples: bool = False) -> list[int]:
+        """Values ``accept`` takes; tuples are offered only to ops that take them."""
+        return [i for i, info in enumerate(self.infos) if (tuples or isinstance(info, ValueInfo)) and accept(info)]
+
+    def region(self, params: Sequence) -> "RegionSketch":
+        return RegionSketch(self, params)
+
+    def add(self, op: str, args: Sequence[int], attrs: dict | None = None) -> int:
+        node = Node(op, tuple(args), dict(attrs or {}))
+        self.infos.append(infer_node(node, self.infos))  # a failure here is a bug in op.propose
+        self.values.append(node)
+        return len(self.values) - 1
+
+    def _allow(self, dtype: str) -> None:
+        if dtype not in self.dtypes:
+            raise OpError(f"{dtype} is not among the dtypes drawn ({', '.join(self.dtypes)})")
+
+    def add_const(self, shape: tuple[int, ...], dtype: str, lo: float, hi: float) -> int:
+        self._allow(dtype)
+        lo, hi = fit(dtype, lo, hi)
+        array = self.chooser.array(tuple(shape), dtype, lo, hi)
+        return self.add("const", [], {"shape": list(shape), "dtype": dtype, "value": array.tolist()})
+
+    def add_param(self, shape: tuple[int, ...], dtype: str, lo: float, hi: float, role: str = "input") -> int:
+        # The argument is drawn in finish(), after the whole structure (better shrinking).
+        self._allow(dtype)
+        lo, hi = fit(dtype, lo, hi)
+        self.values.append(Param(tuple(shape), dtype, lo, hi, None, role))
+        self.infos.append(param_info(self.values[-1]))
+        return len(self.values) - 1
+
+    def mark_dead(self, index: int) -> None:
+        """Leave value ``index`` out of the outputs while nothing reads it (a motif's dead code)."""
+        self.dead.add(index)
+
+    def sinks(self) -> list[int]:
+        """The values no node consumes, except those marked dead (unless nothing else is left)."""
+        used = {a for v in self.values if isinstance(v, Node) for a in v.args}
+        sinks = [i for i, v in enumerate(self.values) if isinstance(v, Node) and i not in used]
+        return [i for i in sinks if i not in self.dead] or sinks
+
+    def finish(self, outputs: Sequence[int]) -> Program:
+        values = []
+        for v in self.values:
+            if isinstance(v, Param):
+                v = replace(v, value=self.chooser.array(v.shape, v.dtype, v.lo, v.hi).tolist())
+            values.append(v)
+        return Program(tuple(values), tuple(outputs))
+
+
+class RegionSketch(ProgramSketch):
+    """A function body or If branch under construction: its first values are its parameters
+    (placeholders), and it may add nodes and constants but no parameters of ``main``."""
+
+    def __init__(self, parent: ProgramSketch, params: Sequence):
+        super().__init__(parent.chooser, parent.dtypes, parent.ops)
+        self.depth = parent.depth + 1
+        self.values = [None] * len(params)
+        self.infos = list(params)
+
+    def add_param(self, shape, dtype, lo, hi, role="input") -> int:
+        raise OpError("a function body takes only its own parameters")
+
+    def finish_region(self, result: int) -> dict:
+        nodes = [{"op": v.op, "args": list(v.args), "attrs": v.attrs} for v in self.values if isinstance(v, Node)]
+        return {"values": nodes, "outputs": [result]}
+
+
+def evaluate_all(program: Program, arguments: Sequence | None = None) -> list:
+    """Every value of ``program`` (parameters and nodes), computed with the numpy references: an
+    array, or for a tuple value a tuple of them. ``arguments`` (one array per Param, in the
+    Program's order) replace the Program's own."""
+    given = {} if arguments is None else {i: a for (i, _), a in zip(program.params, arguments)}
+    results: list = []
+    for i, value in enumerate(program.values):
+        if isinstance(value, Param):
+            results.append(given[i] if i in given else value.array())
+        else:
+            results.append(reference_value(BY_NAME[value.op], [results[a] for a in value.args], value.attrs))
+    return results
+
+
+def evaluate(program: Program) -> list[np.ndarray]:
+    """The tensors of the outputs of ``program`` (tuples flattened, as the VM's result is),
+    computed with the catalogue's numpy references."""
+    results = evaluate_all(program)
+    return [leaf for o in program.outputs for leaf in flatten(results[o])]

@@ -1,0 +1,192 @@
+"""Fuzzing ``relax.transform.Gradient``: loss programs, their float64 twin, the gradient oracle.
+
+Gradient("main") adds ``main_adjoint``, which returns (main's output, (d output / d parameter,
+...)); it needs main's output to be a 0-d float tensor and supports only ops with a registered
+``FPrimalGradient``. When Gradient is among the passes:
+
+- programs are *loss programs* (``relax_programs(loss=True)``): float32, drawn only from the
+  catalogue's smooth ops (``OpDef.smooth``) whose Relax op has a registered gradient (asked of
+  TVM at run time, ``loss_ops``), with one 0-d output. Smooth by construction, so that finite
+  differences mean something for every argument the shrinker may pick.
+- the optimized side runs the program's **float64 twin** (same ops, same values, every float32
+  made float64), passes applied, and calls ``main_adjoint`` (calling.ADJOINT). Its gradients
+  are compared with central finite differences of the twin evaluated with the catalogue's numpy
+  references (passfuzz.portable.finite_differences, which documents the tolerance), its loss with the
+  numpy loss. Why float64: in float32 a forward cancellation (a - b of large values, then exp)
+  can move TVM's gradient by percents against the exact one, by an amount no static bound
+  gives; in float64 the same cancellation is 2**29 times smaller, and the tolerance can be
+  derived from the intermediates' static bounds.
+- a disagreement is a ``wrong-result`` blamed on the last pass (Gradient, or a pass after it);
+  anything the oracle cannot judge soundly (a reduced program that is no longer a loss program,
+  arguments too close to their declared bounds for the step, a twin that does not compile) is
+  *incomparable*, never a finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+import numpy as np
+import tvm
+
+from passfuzz.ir.catalogue import BY_NAME
+from passfuzz.ir.graph import analyse, evaluate_all
+from passfuzz.ir.program import Node, Param, Program, ProgramError
+from passfuzz.passes.names import PassSpec
+from passfuzz.portable.finite_differences import STEP, gradient_mismatch
+from passfuzz.run.builds import PLAIN_BUILD, Build
+from passfuzz.run.calling import ADJOINT
+from passfuzz.run.execute import Outcome, run_side
+
+from .oracle import Verdict, judge, new_finding, pin_to_prefix
+
+PASS_NAME = "Gradient"
+# Bound on the relative rounding error one node adds to one evaluation in float64, against the
+# largest static bound of any value: a sum of up to 64 elements accumulates a few ulps; 45 ulps
+# (1e-14 / 2.2e-16) per node is a generous margin.
+NOISE_PER_NODE = 1e-14
+
+
+def involved(passes: Sequence[PassSpec]) -> bool:
+    return any(spec.name == PASS_NAME for spec in passes)
+
+
+def relax_op(name: str) -> str | None:
+    """The Relax op a catalogue op emits (``relax.<name>`` or ``relax.nn.<name>``), if TVM has one."""
+    for candidate in (f"relax.{name}", f"relax.nn.{name}"):
+        try:
+            tvm.ir.Op.get(candidate)
+            return candidate
+        except Exception:  # noqa: BLE001 - TVM raises its own error for an unknown op
+            continue
+    return None
+
+
+def has_gradient(name: str) -> bool:
+    op = relax_op(name)
+    return op is not None and tvm.ir.Op.get(op).get_attr("FPrimalGradient") is not None
+
+
+def loss_ops(ops: Sequence[str] | None = None) -> list[str]:
+    """The catalogue ops loss programs are drawn from: smooth, with a registered gradient, and
+    among ``ops`` when given."""
+    return [name for name, op in BY_NAME.items()
+            if op.smooth and op.propose is not None and (ops is None or name in ops) and has_gradient(name)]
+
+
+def promote(program: Program) -> Program:
+    """The float64 twin: every float32 parameter, constant and dtype attribute made float64."""
+    def wide(dtype: str) -> str:
+        return "float64" if dtype == "float32" else dtype
+
+    values = []
+    for value in program.values:
+        if isinstance(value, Param):
+            value = replace(value, dtype=wide(value.dtype))
+        elif "dtype" in value.attrs:
+            value = Node(value.op, value.args, {**value.attrs, "dtype": wide(value.attrs["dtype"])})
+        values.append(value)
+    return Program(tuple(values), program.outputs)
+
+
+def unjudgeable(program: Program) -> str:
+    """Why ``program`` is no loss program the oracle can judge soundly ('' when it is one)."""
+    try:
+        infos = analyse(program)
+    except ProgramError as exc:
+        return f"not a valid program: {exc}"
+    if len(program.outputs) != 1 or infos[program.outputs[0]].shape != () \
+            or infos[program.outputs[0]].dtype != "float32":
+        return "the output is not one 0-d float32 loss"
+    if any(p.dtype != "float32" for _, p in program.params) or \
+            any(not BY_NAME[n.op].smooth and n.op != "const" for n in program.nodes):
+        return "not every value is float32 and every op smooth"
+    if any(not has_gradient(n.op) for n in program.nodes if n.op != "const"):
+        return "an op has no registered gradient"
+    # Central differences evaluate at x +- 2 STEP: the program must stay valid (and so, its ops
+    # being smooth on every accepted range, smooth) on the parameter ranges widened by that much.
+    widened = tuple(replace(v, lo=v.lo - 2 * STEP, hi=v.hi + 2 * STEP) if isinstance(v, Param) else v
+                    for v in program.values)
+    try:
+        analyse(Program(widened, program.outputs), check_values=False)
+    except ProgramError as exc:
+        return f"not valid a finite-difference step past the parameter ranges: {exc}"
+    return ""
+
+
+def noise(program: Program) -> float:
+    """A bound on the absolute rounding error of one float64 evaluation of the loss."""
+    infos = analyse(program, check_values=False)
+    largest = max(max(info.magnitude for info in infos), 1.0)
+    return NOISE_PER_NODE * largest * (1 + len(program.nodes))
+
+
+def loss_function(twin: Program):
+    """f(arguments) -> the loss, by the numpy references in float64."""
+    output = twin.outputs[0]
+
+    def f(arguments):
+        with np.errstate(all="ignore"):
+            return float(evaluate_all(twin, arguments)[output])
+
+    return f
+
+
+def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str], timeout: float,
+          build: Build = PLAIN_BUILD) -> tuple[Verdict, Outcome | None]:
+    """Judge Gradient (and the passes around it) on a loss program whose float32 original has
+    already run and matched numpy: the twin unoptimized must run and match the numpy loss,
+    then the twin with the passes is judged by ``judge_gradient``. A wrong result is pinned to
+    the shortest prefix that still holds Gradient and shows it."""
+    reason = unjudgeable(program)
+    if reason:
+        return Verdict(incomparable=f"gradient oracle: {reason}"), None
+    twin = promote(program)
+    original = run_side(twin, None, targets, timeout)
+    if not original.ok:
+        return Verdict(incomparable=f"the float64 twin fails unoptimized: {original.status} {original.error}"), None
+    want = loss_function(twin)(twin.arguments())
+    for outputs in original.outputs.values():
+        if not abs(float(outputs[0]) - want) <= noise(program) + 1e-6 * abs(want):
+            return Verdict(incomparable="the float64 twin's loss differs from numpy unoptimized"), None
+    optimized = run_side(twin, passes, targets, timeout, build)
+    verdict = judge_gradient(program, passes, original, optimized, build)
+    if verdict.finding is not None and verdict.finding.kind == "wrong-result":
+        def on_prefix(end: int) -> tuple[Verdict, Outcome]:
+            shorter = run_side(twin, passes[:end], targets, timeout, build)
+            return judge_gradient(program, passes[:end], original, shorter, build), shorter
+
+        first = next(i for i, spec in enumerate(passes) if spec.name == PASS_NAME)
+        return pin_to_prefix(verdict, optimized, range(first + 1, len(passes)), on_prefix)
+    return verdict, optimized
+
+
+# A wrong gradient is fingerprinted by its pass list and what differs, not by the op at fault
+# (there is no per-op localization), and its trigger (passfuzz.judge.known_cases) shares the loss's final
+# sum with every loss program: one such fingerprint stands for every wrong gradient of that pass
+# list, so it must never be known ahead of a run (passfuzz.findings.known_bugs).
+UNLOCALIZED = ("loss differs", "gradient differs")
+
+
+def names_one_bug(signature: str) -> bool:
+    """Does a finding's signature tell its bug apart from other bugs of the same passes?"""
+    return not signature.endswith(UNLOCALIZED)
+
+
+def judge_gradient(program: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome,
+                   build: Build = PLAIN_BUILD) -> Verdict:
+    """The twin's optimized Outcome against central differences; failures as ``oracle.judge``."""
+    if not optimized.ok:
+        return judge(program, passes, original, optimized, build)
+    if optimized.adapter != ADJOINT:
+        return Verdict(incomparable="the passes added no main_adjoint with main's parameters")
+    twin = promote(program)
+    f, args = loss_function(twin), twin.arguments()
+    for target, outputs in optimized.outputs.items():
+        problem = gradient_mismatch(f, args, outputs[0], outputs[1:], noise(program))
+        if problem:
+            detail = UNLOCALIZED[0] if problem.startswith("loss") else UNLOCALIZED[1]
+            return Verdict(new_finding("wrong-result", passes, detail, f"{target}: main_adjoint: {problem}",
+                                    f"run:{target}", build=build))
+    return Verdict()

@@ -1,0 +1,446 @@
+"""The oracle: from the original's and the optimized side's Outcomes to a verdict.
+
+A failure of the *original* side is never a bug of the passes under test. When leaving one pass
+out of TVM's build pipeline makes it run and match numpy (``passfuzz.judge.pipeline_blame`` finds it),
+it is a ``pipeline-error``, ``pipeline-crash`` or ``pipeline-hang`` blaming that pipeline pass;
+else it is a generator defect, counted and kept apart. Otherwise the optimized side either failed
+(the pass raised, left an ill-formed module, broke compilation, crashed or hung at run time) or
+its outputs are compared with the original's: count, shape and dtype exactly, integers and bools
+exactly, floats within a dtype-aware tolerance whose absolute part scales with the output's
+static bound, and NaN and infinity positions must agree (``np.testing.assert_allclose``'s
+criterion, which reproducer scripts call).
+
+Before any pass is judged, the original side is held against the catalogue's numpy semantics
+(``reference_verdict``). A disagreement there is a ``reference-mismatch``: a codegen or
+legalization bug of TVM, or an error in passfuzz's own catalogue, and never blamed on a pass
+(its pass list is empty). Such an example is not used to judge the passes: its original is
+already suspect.
+
+With two or more targets, outputs are also compared *across* targets (``target_verdict``): the
+original side's (a codegen bug of one target, blamed on no pass), and the optimized side's (the
+same optimized module must agree on every device). A wrong result on some targets but not on
+others is a ``target-mismatch`` as well: the passes' output is right on one device, so the other
+device's compilation is at fault. The tolerance between targets is per target kind
+(``TARGET_SLACK``).
+
+With ``--check-speed``, matching sides are also timed (passfuzz.run.speed, passfuzz.portable.timing): an
+optimized module slower than the original beyond a threshold, with confidence, is a
+``slowdown`` (``slowdown_verdict``).
+
+Each Finding carries a fingerprint (kind, first bad pass, normalized error or difference class),
+so that distinct bugs stay distinct while Hypothesis shrinks them and in the corpus. A wrong
+result is fingerprinted by what differs (output count, shape, dtype or values), not by the
+dtype or op of the differing output: those are incidental while generating, and keying on them
+split one planted bug into one finding per dtype.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Sequence, TypeVar
+
+import numpy as np
+
+from passfuzz.ir.catalogue import RTOL, ValueInfo, is_float
+from passfuzz.ir.catalogue.base import leaves
+from passfuzz.ir.graph import analyse, evaluate_all, flatten, output_leaves, rounding_dtypes
+from passfuzz.ir.program import Program
+from passfuzz.passes.catalogue import info as pass_info
+from passfuzz.passes.names import PassSpec
+from passfuzz.portable.timing import speed_line
+from passfuzz.run.builds import PLAIN_BUILD, Build
+from passfuzz.run.execute import Outcome
+
+from .known_cases import signature_key
+
+KINDS = ("pass-error", "ill-formed", "compile-error", "runtime-error", "crash", "hang", "wrong-result",
+         "reference-mismatch", "target-mismatch", "pipeline-error", "pipeline-crash", "pipeline-hang", "slowdown")
+# The unoptimized module's plain build failed, and leaving one pass out of TVM's build pipeline
+# makes it run and match numpy (passfuzz.judge.pipeline_blame): that pass is at fault.
+PIPELINE_KINDS = {"error": "pipeline-error", "crash": "pipeline-crash", "hang": "pipeline-hang"}
+# How much wider the tolerance against numpy is than between two TVM modules: numpy evaluates
+# each op in the tensor's own dtype with its own algorithms (pairwise summation, float16 rounded
+# after every op), TVM's kernels accumulate in another order and sometimes in float32.
+REFERENCE_SLACK = 10.0
+# How much wider the tolerance between two targets is than between two modules on one target, per
+# target kind (the wider of a pair applies). CPU codegens differ by FMA contraction and vectorised
+# reduction order, which the bound-scaled tolerance covers (llvm against c, and llvm at two -mcpu,
+# agree within it). GPU kernels reduce across threads in another order (dlight's schedules) and
+# their exp, log and tanh are approximations a few ulp off (CUDA's fast intrinsics; Vulkan, OpenCL
+# and Metal allow 3 ulp and more): the GPU factors are estimates, to be measured on a GPU.
+TARGET_SLACK = {"llvm": 1.0, "c": 1.0, "cuda": 10.0, "rocm": 10.0, "vulkan": 10.0, "opencl": 10.0, "metal": 10.0}
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    fingerprint: str  # 12 hex digits
+    signature: str  # what the fingerprint hashes, readable
+    message: str  # one line: what went wrong or what differs
+    stage: str = ""
+    log: str = ""
+    passes: tuple[PassSpec, ...] = ()  # the passes that ran up to the failure: what reproduces it
+    targets: tuple[str, ...] = ()  # the targets it shows on (for a target-mismatch: reference first); () any
+    build: str = ""  # the --build it shows under ("" plain)
+    schedule: tuple = ()  # with schedule=random: the drawn steps up to the blamed primitive (the last)
+    outside_contract: str = ""  # the pass contract the run broke (passfuzz.passes.contracts); "" when inside them
+    pipeline_pass: str = ""  # the pass of the build's Relax pipeline it names: blamed (pipeline-*) or failed in
+    tune_records: tuple = ()  # with tune=N: what the tuning chose (passfuzz.portable.tuning_records)
+    dlight_rules: tuple | None = None  # with dlight=random: the drawn rule names (passfuzz.portable.dlight_rules)
+
+    @property
+    def blamed(self) -> bool:
+        """Does it blame what the run was asked to test? A reference mismatch, a target mismatch
+        of the unoptimized module, or a pipeline finding blames no pass and no build: TVM's own
+        build is at fault, whatever passes were named."""
+        return bool(self.passes or self.build)
+
+    def to_json(self) -> dict:
+        """Every field as JSON (passes by their text, tuples as lists): what a run directory
+        keeps of a finding in progress (passfuzz.campaign.runs), read back by ``from_json``."""
+        doc = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {**doc, "passes": [spec.text for spec in self.passes], "targets": list(self.targets),
+                "schedule": [[name, list(choices)] for name, choices in self.schedule],
+                "tune_records": [[kernel, trace] for kernel, trace in self.tune_records],
+                "dlight_rules": None if self.dlight_rules is None else list(self.dlight_rules)}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "Finding":
+        return cls(**{**doc, "passes": tuple(PassSpec(text) for text in doc["passes"]),
+                      "targets": tuple(doc["targets"]),
+                      "schedule": tuple((name, tuple(choices)) for name, choices in doc.get("schedule", ())),
+                      "tune_records": tuple((kernel, trace) for kernel, trace in doc.get("tune_records", ())),
+                      "dlight_rules": None if doc.get("dlight_rules") is None else tuple(doc["dlight_rules"])})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Exactly one of: a finding, or a reason there is none."""
+
+    finding: Finding | None = None
+    generator_defect: str = ""  # the original side failed: a defect of passfuzz's generator
+    incomparable: str = ""  # no equivalent call exists; nothing was compared
+
+
+def normalize_error(text: str) -> str:
+    """The stable core of an error message: no numbers, addresses, paths or names of temporaries."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    line = re.sub(r"\[\d\d:\d\d:\d\d\]\s*", "", line)
+    line = re.sub(r"(/[\w.\-]+)+:\d+:?", "<src>", line)
+    line = re.sub(r"0x[0-9a-fA-F]+", "<addr>", line)
+    line = re.sub(r'metadata\["[\w.]+"\]\[\d+\]', "<const>", line)
+    for call in sorted(set(re.findall(r"\bR\.[\w.]+\(", line))):  # operands and types vary with the
+        line = _elide_calls(line, call)  # program, the bug does not
+    line = re.sub(r'dtype="\w+"', 'dtype=...', line)
+    # BlockBuilder numbers its fresh names (lv, lv1, lv6, gv2): one temporary, whatever its number.
+    line = re.sub(r"\b(lv|gv)\d+\b", r"\1", line)
+    # FuseOps names its functions after the ops fused (fused_greater_logical_and): one fault.
+    line = re.sub(r"\bfused_\w+", "fused_...", line)
+    line = re.sub(r"\d+", "N", line)
+    line = re.sub(r"\s+", " ", line)
+    # The first sentence names the fault; what follows names where it surfaced (which op, which
+    # operands), and that varies with the program: keying on it split one ToMixedPrecision bug
+    # into a finding per downstream op.
+    return line.split(". ", 1)[0][:200]
+
+
+def _elide_calls(text: str, opener: str) -> str:
+    """Replace every ``opener...)`` span, nested parentheses included, by ``opener...)``."""
+    out, start = [], 0
+    while (begin := text.find(opener, start)) >= 0:
+        depth, end = 1, begin + len(opener)
+        while end < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            end += 1
+        out.append(text[start:begin] + opener + "...)")
+        start = end
+    return "".join(out) + text[start:]
+
+
+def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str, build: Build = PLAIN_BUILD) -> tuple[str, str]:
+    """Keyed on the *last* of ``passes``, the first bad pass: the passes before it vary while a
+    sequence shrinks, and the bug is the same. A non-plain build is part of the key, and so is
+    the schedule primitive it blames (the steps before it vary as the schedule shrinks)."""
+    where = passes[-1].text if passes else "-"
+    if build.text:
+        where += f" @ {build.text}"
+    if build.blamed_primitive:
+        where += f" [{build.blamed_primitive}]"
+    signature = f"{kind} | {where} | {detail}"
+    return signature_key(signature), signature
+
+
+def new_finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",
+             log: str = "", build: Build = PLAIN_BUILD, targets: tuple[str, ...] = (),
+             pipeline_pass: str = "") -> Finding:
+    """A finding of ``kind``, keyed on the passes up to the one its stage failed in (``fingerprint``)."""
+    ran = tuple(_up_to_failing_pass(passes, stage))
+    fp, signature = fingerprint(kind, ran, detail, build)
+    head, _, where = stage.partition(":")
+    if not targets and head in ("compile", "run", "reference"):
+        targets = (where,)  # a failure on one target reproduces on that target
+    return Finding(kind, fp, signature, message, stage, log, ran, targets, build.text, build.schedule_steps,
+                   pipeline_pass=pipeline_pass, tune_records=build.tune_records, dlight_rules=build.dlight_rules)
+
+
+def pipeline_verdict(original: Outcome, blamed: str) -> Verdict:
+    """The unoptimized module's failed plain build: a ``pipeline-*`` finding blaming the pipeline
+    pass ``blamed`` (without which it runs and matches numpy), or a generator defect when no
+    pipeline pass is to blame (``blamed`` is ""). Keyed like a pass failure: the blamed pass and
+    the normalized error (a crash or hang: where it happened)."""
+    failure = f"failed to {original.stage}: {original.status} {original.error}"
+    if not blamed:
+        return Verdict(generator_defect=failure)
+    kind = PIPELINE_KINDS.get(original.status, "pipeline-error")
+    detail = original.stage if original.status in ("crash", "hang") else normalize_error(original.error)
+    inside = f" (in {original.pipeline_pass})" if original.pipeline_pass else ""
+    message = f"tvm.compile's pipeline {failure}{inside}; without {blamed} the module runs and matches numpy"
+    fp, signature = fingerprint(kind, (), f"{blamed} | {detail}")
+    head, _, where = original.stage.partition(":")
+    targets = (where,) if head in ("compile", "run") else ()
+    return Verdict(Finding(kind, fp, signature, message, original.stage, original.log, (), targets,
+                           pipeline_pass=blamed))
+
+
+def _up_to_failing_pass(passes: Sequence[PassSpec], stage: str) -> Sequence[PassSpec]:
+    """When a pass itself failed (raised, crashed, left ill-formed IR), the passes after it never
+    ran: the bug belongs to the prefix, and is the same bug whatever follows it. The stage names
+    the pass, not which of its runs failed: the prefix ends at its last run, which holds the
+    failing one (an earlier run of it may have met a module it took, [P, LegalizeOps, P])."""
+    head, _, name = stage.partition(":")
+    if head in ("pass", "well-formed"):
+        for index in range(len(passes) - 1, -1, -1):
+            if passes[index].text == name:
+                return passes[:index + 1]
+    return passes
+
+
+def _failure_kind(stage: str, status: str) -> str:
+    if status in ("crash", "hang"):
+        return status
+    head = stage.split(":")[0]
+    return {"pass": "pass-error", "well-formed": "ill-formed", "compile": "compile-error"}.get(head, "runtime-error")
+
+
+def tolerance(dtype: str, bound: float, passes: Sequence[PassSpec] = (), slack: float = 1.0) -> tuple[float, float]:
+    """(rtol, atol) for a float output whose elements are statically bounded by ``bound``; a pass
+    that changes precision on purpose (the pass catalogue's rtol) widens it, and so does ``slack``."""
+    rtol = slack * max([RTOL[dtype]] + [pass_info(p).rtol for p in passes if pass_info(p).rtol])
+    return rtol, rtol * max(1.0, bound)
+
+
+def close_floats(actual: np.ndarray, desired: np.ndarray, rtol: float, atol: float) -> np.ndarray:
+    """Per element, the criterion of ``np.testing.assert_allclose(actual, desired, rtol, atol,
+    equal_nan=True)`` (reproducer scripts call that): ``|actual - desired| <= atol + rtol *
+    |desired|`` for finite ``desired``, infinities and NaNs in the same places. In float64, so a
+    float16 or bfloat16 value is judged without rounding the difference."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.isclose(actual.astype("float64"), desired.astype("float64"), rtol=rtol, atol=atol, equal_nan=True)
+
+
+def compare_arrays(a: np.ndarray, b: np.ndarray, info: ValueInfo, passes: Sequence[PassSpec] = (),
+                   names: tuple[str, str] = ("original", "optimized"), slack: float = 1.0,
+                   rounding: str = "") -> tuple[str, str]:
+    """('', '') when ``b`` matches ``a`` (by default: the optimized side the original), else
+    (what differs: 'shape', 'dtype' or 'values', a one-line description). ``rounding``: the
+    dtype whose precision the value carries (graph.rounding_dtypes), if coarser than its own."""
+    if a.shape != b.shape:
+        return "shape", f"shape {a.shape} became {b.shape}"
+    if a.dtype != b.dtype:
+        return "dtype", f"dtype {a.dtype} became {b.dtype}"
+    if not is_float(a.dtype.name):
+        bad = a != b
+    else:  # np.testing.assert_allclose(b, a, rtol, atol, equal_nan=True), as reproducer scripts judge
+        rtol, atol = tolerance(rounding or a.dtype.name, info.magnitude, passes, slack)
+        bad = ~close_floats(b, a, rtol, atol)
+    if not bad.any():
+        return "", ""
+    where = tuple(int(i) for i in np.argwhere(bad)[0])
+    return "values", (f"{int(bad.sum())} of {bad.size} elements differ, first at {list(where)}: "
+                      f"{names[0]} {a[where].item()!r}, {names[1]} {b[where].item()!r}")
+
+
+def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome,
+          build: Build = PLAIN_BUILD, numpy_outputs: Sequence[np.ndarray] | None = None) -> Verdict:
+    """``numpy_outputs``: the reference's outputs, flattened. When the two sides' values differ
+    but the optimized side's match numpy (within the reference tolerance) and are at least as
+    close to it wherever the sides disagree, the original is the less precise side (a pass that
+    computes in a wider type on purpose): no pass is blamed."""
+    if not original.ok or optimized.stage == "build":
+        failed = original if not original.ok else optimized
+        return Verdict(generator_defect=f"failed to {failed.stage}: {failed.status} {failed.error}")
+    if optimized.status == "incomparable":
+        return Verdict(incomparable=optimized.error)
+    if not optimized.ok:
+        kind = _failure_kind(optimized.stage, optimized.status)
+        detail = optimized.stage if kind in ("crash", "hang") else normalize_error(optimized.error)
+        if kind in ("pass-error", "ill-formed"):
+            detail = f"{optimized.stage} {detail}"
+        # The pipeline pass it failed in is told, not fingerprinted: the error names the fault already.
+        inside = f" in {optimized.pipeline_pass}" if optimized.pipeline_pass else ""
+        message = f"{optimized.status} at {optimized.stage}{inside}: {optimized.error}"
+        return Verdict(new_finding(kind, passes, detail, message, optimized.stage, optimized.log, build,
+                                pipeline_pass=optimized.pipeline_pass))
+    infos = analyse(program, check_values=False)
+    rounding = rounding_dtypes(program, infos)
+    tensors = output_leaves(program, infos)
+    wrong: dict[str, Finding] = {}
+    closer_to_numpy = ""
+    for target, expected in original.outputs.items():
+        got = optimized.outputs[target]
+        if len(got) != len(expected):
+            wrong[target] = new_finding("wrong-result", passes, "output count",
+                                     f"{target}: {len(expected)} outputs became {len(got)}", f"run:{target}",
+                                     build=build)
+            continue
+        for i, (a, b) in enumerate(zip(expected, got)):
+            index, info = tensors[i]
+            what, difference = compare_arrays(a, b, info, passes, rounding=rounding[index])
+            if what == "values" and numpy_outputs is not None and _closer_to_numpy(a, b, numpy_outputs[i]) \
+                    and not compare_arrays(numpy_outputs[i], b, info, passes, ("numpy", "optimized"), REFERENCE_SLACK,
+                                           rounding[index])[0]:
+                closer_to_numpy = f"{target}: output {i} differs from the original's, but matches numpy's: {difference}"
+                continue
+            if what:
+                wrong[target] = new_finding("wrong-result", passes, f"{what} differ",
+                                         f"{target}: output {i} ({a.dtype}, shape {a.shape}): {difference}",
+                                         f"run:{target}", build=build)
+                break
+    right = [target for target in original.outputs if target not in wrong]
+    if wrong and right:  # right on one device: the other device's compilation is at fault
+        bad = next(iter(wrong))
+        mismatch = _compare_targets(program, optimized, passes, build, right[0], bad)
+        if mismatch is not None:
+            return Verdict(mismatch)
+    if wrong:
+        return Verdict(next(iter(wrong.values())))
+    if closer_to_numpy:
+        return Verdict(incomparable=closer_to_numpy)
+    return target_verdict(program, optimized, passes, build)
+
+
+def _closer_to_numpy(original: np.ndarray, optimized: np.ndarray, want: np.ndarray) -> bool:
+    """Is every element the sides disagree on at least as close to numpy's on the optimized side?"""
+    x, y, z = (np.asarray(v).astype("float64") for v in (original, optimized, want))
+    if x.shape != y.shape or y.shape != z.shape:
+        return False
+    differ = x != y
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(np.abs(y - z)[differ] <= np.abs(x - z)[differ]))
+
+
+def target_slack(targets: Sequence[str]) -> float:
+    """The widening of the tolerance between the outputs of one module on ``targets``."""
+    return max(TARGET_SLACK.get(target.split()[0], max(TARGET_SLACK.values())) for target in targets)
+
+
+def target_verdict(program: Program, outcome: Outcome, passes: Sequence[PassSpec] = (),
+                   build: Build = PLAIN_BUILD) -> Verdict:
+    """Every target's outputs of one side against the first target's: a ``target-mismatch``
+    finding or nothing. On the original side (no passes, plain build) it blames no pass."""
+    targets = list(outcome.outputs)
+    for other in targets[1:]:
+        mismatch = _compare_targets(program, outcome, passes, build, targets[0], other)
+        if mismatch is not None:
+            return Verdict(mismatch)
+    return Verdict()
+
+
+def _compare_targets(program: Program, outcome: Outcome, passes: Sequence[PassSpec], build: Build,
+                     reference: str, other: str) -> Finding | None:
+    expected, got = outcome.outputs[reference], outcome.outputs[other]
+    pair = (reference, other)
+    what, difference = "", ""
+    if len(expected) != len(got):
+        what, difference = "output count", f"{len(expected)} outputs on {reference}, {len(got)} on {other}"
+    infos = analyse(program, check_values=False)
+    rounding, tensors = rounding_dtypes(program, infos), output_leaves(program, infos)
+    for i, (a, b) in enumerate(zip(expected, got) if not what else ()):
+        index, info = tensors[i]
+        what, difference = compare_arrays(a, b, info, passes, names=pair, slack=target_slack(pair),
+                                          rounding=rounding[index])
+        if what:
+            difference = f"output {i} ({a.dtype}, shape {a.shape}): {difference}"
+            break
+    if not what:
+        return None
+    detail = f"{what} differ between {reference} and {other}"
+    message = f"{other} disagrees with {reference} on the same module: {difference}"
+    return new_finding("target-mismatch", passes, detail, message, f"run:{other}", build=build, targets=pair)
+
+
+def slowdown_verdict(passes: Sequence[PassSpec], timings: dict[str, dict], build: Build = PLAIN_BUILD) -> Verdict:
+    """A ``slowdown`` finding when on some target the optimized module is slower than the
+    original beyond the threshold with confidence (passfuzz.portable.timing's ``slower``), else nothing.
+    Keyed on the first pass and the target, never on the ratio: a timing varies from run to run,
+    the slowdown does not."""
+    for target, timed in timings.items():
+        if timed["slower"]:
+            return Verdict(new_finding("slowdown", passes, f"slower on {target}", f"{target}: {speed_line(timed)}",
+                                    f"time:{target}", build=build, targets=(target,)))
+    return Verdict()
+
+
+Seen = TypeVar("Seen")
+
+
+def pin_to_prefix(verdict: Verdict, seen: Seen, ends: Iterable[int],
+                  attempt: Callable[[int], tuple[Verdict, Seen]]) -> tuple[Verdict, Seen]:
+    """A finding pinned to the shortest prefix that shows its kind, so that it names the first bad
+    pass (or schedule step): ``attempt(end)`` judges the first ``end`` of them, for each of
+    ``ends`` in turn, and the first whose finding is of ``verdict``'s kind wins, with what was seen
+    there. When none is, ``(verdict, seen)``."""
+    for end in ends:
+        shorter, seen_there = attempt(end)
+        if shorter.finding is not None and shorter.finding.kind == verdict.finding.kind:
+            return shorter, seen_there
+    return verdict, seen
+
+
+def probe_program(program: Program) -> Program:
+    """``program`` with every computed value as an output: run once when an output disagrees
+    with numpy, it shows which node disagrees first, and that op names the finding (the output
+    that disagreed is often just a consumer of the faulty value)."""
+    nodes = tuple(i for i, v in enumerate(program.values) if getattr(v, "op", "const") != "const")
+    return replace(program, outputs=nodes or program.outputs)
+
+
+def reference_verdict(program: Program, original: Outcome, probe: Outcome | None = None) -> Verdict:
+    """The original side's outputs against the numpy reference: a ``reference-mismatch``
+    finding, a generator defect when the reference itself fails, or nothing. ``probe`` is the
+    run of ``probe_program(program)``, when there is one, to name the first disagreeing op."""
+    try:
+        with np.errstate(all="ignore"):
+            values = evaluate_all(program)
+    except Exception as exc:  # noqa: BLE001 - a reference that raises is a catalogue defect
+        return Verdict(generator_defect=f"numpy reference raised {type(exc).__name__}: {exc}")
+    infos = analyse(program, check_values=False)
+    rounding = rounding_dtypes(program, infos)
+
+    def tensors(of: Program) -> list[tuple[int, np.ndarray, ValueInfo]]:
+        """(value index, numpy's tensor, facts) of each tensor of ``of``'s outputs, flattened."""
+        return [(o, want, info) for o in of.outputs for want, info in zip(flatten(values[o]), leaves(infos[o]))]
+
+    def differs(index: int, want: np.ndarray, info: ValueInfo, got: np.ndarray) -> tuple[str, str]:
+        return compare_arrays(want, got, info, names=("numpy", "tvm"), slack=REFERENCE_SLACK,
+                              rounding=rounding[index])
+
+    for target, outputs in original.outputs.items():
+        for i, ((index, want, info), got) in enumerate(zip(tensors(program), outputs)):
+            what, difference = differs(index, want, info, got)
+            if not what:
+                continue
+            op = getattr(program.values[index], "op", "parameter")
+            message = (f"{target}: output {i} ({op}, {want.dtype}, shape {want.shape}) of the unoptimized module "
+                       f"differs from numpy: {difference}")
+            if probe is not None and probe.ok:
+                probed = zip(tensors(probe_program(program)), probe.outputs.get(target, []))
+                first = next((node for (node, want_, info_), value in probed if differs(node, want_, info_, value)[0]),
+                             None)
+                if first is not None and first != index:
+                    op = program.values[first].op
+                    message += f"; the first value that differs is node {first} ({op})"
+            return Verdict(new_finding("reference-mismatch", (), f"{what} differ at {op}", message, f"reference:{target}"))
+    return Verdict()

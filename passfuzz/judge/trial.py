@@ -1,0 +1,165 @@
+"""One trial: both sides of one example, run and judged.
+
+The original side is held against the numpy reference and across targets, the optimized side
+against the original (oracle.judge, or Gradient's own oracle), a finding pinned to the shortest
+prefix of the passes (and of a drawn schedule's steps) that shows it, and, with --check-speed, the
+sides timed. The engine runs a trial per example and per shrink candidate; replay, the reduce
+command and the benchmarks run the same trial.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Sequence
+
+import numpy as np
+
+from passfuzz.ir.graph import evaluate
+from passfuzz.ir.program import Program
+from passfuzz.passes.contracts import sequence_violation
+from passfuzz.passes.names import PassSpec
+from passfuzz.run.builds import PLAIN_BUILD, Build
+from passfuzz.run.execute import Outcome, run_side
+from passfuzz.run.speed import SpeedCheck, time_sides
+
+from . import gradient
+from .known_cases import signature_key
+from .oracle import (
+    Verdict,
+    judge,
+    pin_to_prefix,
+    pipeline_verdict,
+    probe_program,
+    reference_verdict,
+    slowdown_verdict,
+    target_verdict,
+)
+from .pipeline_blame import blame_pipeline
+
+# While shrinking, a side may take this many times as long as the unoptimized side took before it
+# counts as hung (never less than the floor, never more than --timeout): a candidate that still
+# hangs then costs seconds, not the whole --timeout.
+SHRINK_TIMEOUT_FACTOR = 10.0
+SHRINK_TIMEOUT_FLOOR = 3.0
+
+
+def shrink_timeout(original_seconds: float, timeout: float) -> float:
+    return min(timeout, max(SHRINK_TIMEOUT_FLOOR, SHRINK_TIMEOUT_FACTOR * original_seconds))
+
+
+def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
+          timeout: float, build: Build = PLAIN_BUILD, shrinking: bool = False,
+          speed: SpeedCheck | None = None) -> tuple[Verdict, Outcome | None]:
+    """Run both sides of one example and judge them. The original side is first held against
+    the numpy reference, then across targets; if it disagrees, that is the verdict (no pass is
+    judged on a suspect original); if it fails to build or run, a pass of TVM's build pipeline
+    is blamed when one can be (passfuzz.judge.pipeline_blame), else it is a generator defect. A finding
+    that no single pass's stage explains (a wrong result, a compile or run failure) is pinned to
+    the shortest prefix of the passes that shows the same kind, so the finding names the first
+    bad pass; with a non-plain build the empty prefix counts too (the build alone may be at
+    fault). ``shrinking``: every later side gets ``shrink_timeout``. ``speed``: when the sides
+    match and the passes changed the module (or the build differs), time both (passfuzz.run.speed);
+    a slowdown is pinned to the shortest prefix that shows it too."""
+    started = time.monotonic()
+    original = run_side(program, None, targets, timeout)
+    if shrinking:
+        timeout = shrink_timeout(time.monotonic() - started, timeout)
+    if not original.ok:  # a pass of TVM's build pipeline, or the generator, is at fault
+        return pipeline_verdict(original, blame_pipeline(program, original, targets, timeout)), None
+    reference = reference_verdict(program, original)
+    if reference.finding is not None:  # name the op whose value disagrees first
+        probe = run_side(probe_program(program), None, targets, timeout)
+        reference = reference_verdict(program, original, probe)
+    if reference.finding is not None or reference.generator_defect:
+        return reference, None
+    across = target_verdict(program, original)  # a codegen bug of one target, before any pass
+    if across.finding is not None:
+        return across, None
+    if gradient.involved(passes):  # its own oracle: gradients against finite differences
+        return gradient.check(program, passes, targets, timeout, build)
+    optimized = run_side(program, passes, targets, timeout, build, original=original)
+    with np.errstate(all="ignore"):
+        expected = evaluate(program)  # says which side is wrong when the two differ
+    verdict = judge(program, passes, original, optimized, _with_records(build, optimized), expected)
+    finding = verdict.finding
+    if finding is not None and not finding.stage.startswith(("pass:", "well-formed:")):
+        def on_prefix(end: int) -> tuple[Verdict, Outcome]:
+            # with tune=N the prefix's kernels are tuned anew: its records are its own
+            shorter = run_side(program, passes[:end], targets, timeout, build, original=original)
+            return judge(program, passes[:end], original, shorter, _with_records(build, shorter), expected), shorter
+
+        verdict, optimized = pin_to_prefix(verdict, optimized, range(0 if build.text else 1, len(passes)), on_prefix)
+        verdict, optimized = _blame_schedule(program, original, verdict, optimized, targets, timeout, build,
+                                             expected)
+        verdict, optimized = _blame_chosen_schedules(program, original, verdict, optimized, targets, timeout,
+                                                     build, expected)
+        return _contract_checked(verdict, optimized), optimized
+    if speed is not None and verdict == Verdict() and (optimized.changed or build.text):
+        slow = slowdown_verdict(passes, time_sides(program, passes, targets, timeout, speed, build), build)
+        if slow.finding is not None:
+            def timed_prefix(end: int) -> tuple[Verdict, Outcome]:
+                timings = time_sides(program, passes[:end], targets, timeout, speed, build)
+                return slowdown_verdict(passes[:end], timings, build), optimized
+
+            slow, _ = pin_to_prefix(slow, optimized, range(0 if build.text else 1, len(passes)), timed_prefix)
+        return _contract_checked(slow, optimized), optimized
+    return _contract_checked(verdict, optimized), optimized
+
+
+def _blame_schedule(program: Program, original: Outcome, verdict: Verdict, optimized: Outcome,
+                    targets: Sequence[str], timeout: float, build: Build, expected) -> tuple[Verdict, Outcome]:
+    """With a drawn schedule, the finding of the first prefix of its steps that shows the same
+    kind (replayed step by step): its last step is the primitive to blame, and the empty prefix
+    blames the passes or the build, not the schedule."""
+    steps, passes = build.schedule_steps, verdict.finding.passes
+
+    def on_prefix(end: int) -> tuple[Verdict, Outcome]:
+        shorter_build = build.with_schedule(steps[:end])
+        shorter = run_side(program, passes, targets, timeout, shorter_build)
+        return judge(program, passes, original, shorter, shorter_build, expected), shorter
+
+    return pin_to_prefix(verdict, optimized, range(len(steps)), on_prefix)
+
+
+def _with_records(build: Build, optimized: Outcome) -> Build:
+    """The build a finding of ``optimized`` names: with what its tuning chose (tune=N)."""
+    return build.with_tune_records(optimized.tune_records) if build.tune is not None else build
+
+
+def _blame_chosen_schedules(program: Program, original: Outcome, verdict: Verdict, optimized: Outcome,
+                            targets: Sequence[str], timeout: float, build: Build, expected) -> tuple[Verdict, Outcome]:
+    """With tune=N or dlight=random, the finding blames the chosen schedules only if the kernels
+    scheduled by default (untuned, dlight's default rules) do not show the same kind; if they
+    do, the passes or the rest of the build are to blame."""
+    finding = verdict.finding
+    if not finding.tune_records and finding.dlight_rules is None:
+        return verdict, optimized
+    default = build.default_schedules
+    plain = run_side(program, finding.passes, targets, timeout, default)
+    plain_verdict = judge(program, finding.passes, original, plain, default, expected)
+    if plain_verdict.finding is not None and plain_verdict.finding.kind == finding.kind:
+        return plain_verdict, plain
+    return verdict, optimized
+
+
+def _contract_checked(verdict: Verdict, optimized: Outcome) -> Verdict:
+    """The verdict, its finding marked outside-contract when a pass up to the failure ran outside
+    its contract: out of its pipeline phase (known from the pass list), or on a module it does not
+    accept (seen by the child before the pass ran)."""
+    finding = verdict.finding
+    if finding is None or not finding.passes:
+        return verdict
+    broken = sequence_violation(finding.passes) or optimized.outside_contract
+    return dataclasses.replace(verdict, finding=_keyed_as_misuse(finding, broken)) if broken else verdict
+
+
+def _keyed_as_misuse(finding, broken: str):
+    """``finding`` marked outside-contract and keyed apart from the bugs. A fingerprint is kind,
+    first bad pass and error, which a misuse can share with a real bug of the same pass (a wrong
+    result of DecomposeOpsForTraining is "values differ" for an inference-mode batch_norm and for a
+    wrongly decomposed layer_norm alike); once a misuse is saved its fingerprint counts as seen,
+    so sharing it would hide the bug."""
+    signature = f"{finding.signature} | outside contract"
+    return dataclasses.replace(finding, outside_contract=broken, signature=signature,
+                               fingerprint=signature_key(signature))

@@ -1,0 +1,328 @@
+"""Which catalogue ops to focus generation on (``--focus``), and how to tell that a program holds
+two of them meeting.
+
+For TVM's passes the pass catalogue records the ops each one matches (``PassInfo.matches``, read
+off its source). For a user's own pass they are inferred: first from its Python source (the Relax
+op names it mentions: ``relax.op.X``, ``R.X``, ``Op.get("relax.X")``, pattern-language
+``is_op("relax.X")``, any string ``"relax.X"``), following the module-level definitions the pass
+refers to, with the feeds its patterns nest (``is_op("relax.f")(is_op("relax.g")(x), y)``: g's
+value is f's operand 0); and when the source names none (a pass built in C++, or one that finds ops another
+way), by a probe: the pass is applied, in a forked child, to a few one-op programs per catalogue
+op, and the ops whose programs it changes (or fails on) are kept.
+
+TVM is reached only through ``execute`` and ``isolate`` (the probe).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import inspect
+import random
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from passfuzz.ir.catalogue import BY_NAME, OPS, OpError
+from passfuzz.ir.catalogue.base import FLOATS, INTS, RandomChooser
+from passfuzz.ir.graph import ProgramSketch
+from passfuzz.ir.program import Node, Program
+
+# The Relax op a catalogue op is built around when it is not the op of its own name (linear is
+# matmul(x, permute_dims(w)) + b, but a pass naming add does not look for it).
+EMITS: dict[str, str] = {"masked_fill": "where", "relu6": "clip", "linear": "matmul", "reshape_runtime": "reshape",
+                         "batch_norm_training": "batch_norm"}
+# Catalogue entries that are structure, not Relax ops: a mention of "relax.Tuple" names none.
+_STRUCTURE = {"const", "tuple", "tuple_get_item", "call", "if"}
+# A probe that finds more than this share of the catalogue found a pass that rewrites anything
+# (or fails on anything): focusing would narrow generation for nothing.
+_EVERYTHING = 0.5
+# Op names in strings ("relax.nn.conv2d" in is_op, Op.get, a comparison with call.op.name) are
+# what a pass looks for; calls (relax.op.add(...), R.add(...)) are mostly what it builds, so they
+# count only when the source names no op in a string.
+_LOOKED_FOR = re.compile(r"""["']relax\.((?:[a-z_][a-z0-9_]*\.)*[a-z_][a-z0-9_]*)["']""")
+_BUILT = re.compile(r"""(?:\brelax\.op\.|\bR\.)((?:[a-z_][a-z0-9_]*\.)*[a-z_][a-z0-9_]*)""")
+# A pattern that wants a constant operand: the pattern language's is_const, or a Constant test.
+_WANTS_CONSTANT = re.compile(r"\bis_const\s*\(|\bConstant\b")
+# A dtype in a string literal is what a rewrite checks its operands against ("int" in dtype).
+_DTYPE_LITERAL = re.compile(r"""["'](u?int(?:8|16|32|64)?|b?float(?:16|32|64)?|bool)["']""")
+_DTYPE_FAMILIES = {"int": INTS, "uint": ("uint8",), "float": FLOATS}
+
+
+@dataclass(frozen=True)
+class FocusPlan:
+    """What ``--focus`` steers generation toward: the ops most steps draw, the feeds a pattern
+    nests, and the operands it wants (constants, dtypes), with a line saying where they come
+    from."""
+
+    ops: tuple[str, ...] = ()
+    reason: str = ""
+    constants: bool = False  # the pattern wants constant operands (is_const)
+    dtypes: tuple[str, ...] = ()  # the dtypes its rewrite checks for; (): any
+    # (producer, consumer, operand position): the producer's value is that operand of the consumer
+    feeds: tuple[tuple[str, str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class OperandHints:
+    constants: bool = False
+    dtypes: tuple[str, ...] = ()
+
+
+def operand_hints(source: str) -> OperandHints:
+    """What a pass's source says of the operands it rewrites: whether its pattern wants
+    constants, and the drawable dtypes its string literals name ("int" stands for every integer
+    dtype, "float" for every float one)."""
+    dtypes: list[str] = []
+    for name in _DTYPE_LITERAL.findall(source):
+        for dtype in _DTYPE_FAMILIES.get(name, (name,)):
+            if dtype in INTS + FLOATS + ("bool",) and dtype not in dtypes:
+                dtypes.append(dtype)
+    return OperandHints(bool(_WANTS_CONSTANT.search(source)), tuple(dtypes))
+
+
+# Refinements of a pattern that leave the op it matches as it was: is_op("relax.f")(x).has_attr(...)
+_REFINEMENTS = ("has_attr", "has_dtype", "has_shape", "has_struct_info")
+
+
+def pattern_feeds(source: str) -> tuple[tuple[str, str, int], ...]:
+    """The feeds the pattern-language calls in ``source`` nest, as (producer, consumer, operand
+    position) of catalogue ops: ``is_op("relax.f")(x, is_op("relax.g")(y))`` has g feeding f at
+    operand 1, also when the inner pattern is bound to a name first (``inner = is_op(...)(y)``).
+    Names are resolved across the whole source, as a pass's helpers bind them."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ()
+    bound: dict[str, ast.expr] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    bound[target.id] = node.value
+                elif isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                        and len(target.elts) == len(node.value.elts):
+                    bound.update((t.id, v) for t, v in zip(target.elts, node.value.elts) if isinstance(t, ast.Name))
+
+    def matched_op(expr: ast.expr, depth: int = 0) -> str | None:
+        """The Relax op name a pattern expression matches a call of, or None."""
+        if isinstance(expr, ast.Name) and expr.id in bound and depth < 8:
+            return matched_op(bound[expr.id], depth + 1)
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _REFINEMENTS:
+            return matched_op(expr.func.value, depth + 1)
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Call):
+            is_op = expr.func
+            name = is_op.func.id if isinstance(is_op.func, ast.Name) else getattr(is_op.func, "attr", "")
+            if name == "is_op" and is_op.args and isinstance(is_op.args[0], ast.Constant) \
+                    and isinstance(is_op.args[0].value, str):
+                return is_op.args[0].value
+        return None
+
+    def catalogue_op(name: str | None) -> str | None:  # the op of that very name: its operands are the call's
+        short = (name or "").rsplit(".", 1)[-1]
+        return short if short in drawable() and short not in _STRUCTURE else None
+
+    feeds: list[tuple[str, str, int]] = []
+    for node in ast.walk(tree):
+        consumer = catalogue_op(matched_op(node)) if isinstance(node, ast.Call) else None
+        for position, arg in enumerate(node.args if consumer else ()):
+            producer = catalogue_op(matched_op(arg))
+            if producer and (producer, consumer, position) not in feeds:
+                feeds.append((producer, consumer, position))
+    return tuple(feeds)
+
+
+class FocusError(ValueError):
+    """A --focus value that names no catalogue op; the message is one line for the user."""
+
+
+def drawable() -> list[str]:
+    return [op.name for op in OPS if op.propose]
+
+
+def ops_named(names: Iterable[str]) -> list[str]:
+    """The catalogue ops a set of Relax op names (``matmul``, ``nn.conv2d``, ``relax.take``)
+    stands for: each op of that name, and each op built around it (``linear`` for matmul)."""
+    wanted = {name.rsplit(".", 1)[-1] for name in names}
+    return [name for name in drawable() if name not in _STRUCTURE and
+            (name in wanted or EMITS.get(name) in wanted)]
+
+
+def mentioned_ops(source: str) -> list[str]:
+    """The catalogue ops whose Relax op ``source`` mentions: those it names in strings, else
+    those it calls."""
+    return ops_named(_LOOKED_FOR.findall(source)) or ops_named(_BUILT.findall(source))
+
+
+@functools.lru_cache(maxsize=None)  # read once per pass: the ops and the operand hints both come from it
+def pass_source(module_name: str, attr: str) -> str:
+    """The Python source a custom pass ``module_name:attr`` is made of: the module-level
+    definition of ``attr`` with every module-level definition it refers to (transitively).
+    '' when there is none (a pass built in C++, a module without source)."""
+    try:
+        text = inspect.getsource(importlib.import_module(module_name))
+    except (OSError, TypeError, ImportError):
+        return ""
+    tree = ast.parse(text)
+    definitions: dict[str, list[ast.stmt]] = {}
+    for statement in tree.body:
+        for bound in _bound_names(statement):
+            definitions.setdefault(bound, []).append(statement)
+    if attr not in definitions:
+        return ""
+    seen, queue, parts = {attr}, [attr], []
+    while queue:
+        for statement in definitions[queue.pop()]:
+            parts.append(ast.get_source_segment(text, statement) or "")
+            for node in ast.walk(statement):
+                used = node.id if isinstance(node, ast.Name) else None
+                if used in definitions and used not in seen:
+                    seen.add(used)
+                    queue.append(used)
+    return "\n".join(parts)
+
+
+def _bound_names(statement: ast.stmt) -> list[str]:
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [statement.name]
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    return []
+
+
+def inferred_ops(spec, probe_timeout: float = 5.0) -> tuple[list[str], str]:
+    """The ops a custom pass matches, and how they were found ('source' or 'probe'); ([], why)
+    when neither finds a focus."""
+    module_name, attr = spec.name.split(":", 1)
+    found = mentioned_ops(pass_source(module_name, attr))
+    if found:
+        return found, "source"
+    changed = probe(spec, timeout=probe_timeout)
+    if changed and len(changed) <= _EVERYTHING * len(drawable()):
+        return changed, "probe"
+    return [], ("its source names no Relax op and the probe finds it changes every op" if changed else
+                "its source names no Relax op and the probe finds it changes no one-op program")
+
+
+def probe_programs(op_name: str, count: int = 3, seed: int = 0) -> list[Program]:
+    """Up to ``count`` small programs holding op ``op_name`` on fresh parameters (of assorted
+    dtypes and ranks, so that an op wanting integers or a rank finds its operand)."""
+    rng, programs = random.Random(f"{op_name}/{seed}"), []
+    op = BY_NAME[op_name]
+    for attempt in range(8 * count):
+        if len(programs) == count:
+            break
+        sketch = ProgramSketch(RandomChooser(rng))
+        dtype = ("float32", "int32", "bool", "int64", "float16")[attempt % 5]
+        shape = tuple(rng.randint(1, 4) for _ in range(rng.choice([2, 3, 1, 4, 0])))
+        lo, hi = (0, 1) if dtype == "bool" else (-4, 4)
+        sketch.add_param(shape, dtype, lo, hi, "input")
+        if not op.applicable(sketch) or not sketch.attempt(lambda: op.propose(sketch, sketch.chooser)):
+            continue
+        if any(isinstance(v, Node) and v.op == op_name for v in sketch.values):
+            programs.append(sketch.finish(sketch.sinks() or [len(sketch.values) - 1]))
+    return programs
+
+
+# A pass that changes (or fails on, or hangs on) each of the first ops probed most likely does so
+# to every op: stop there rather than wait out a hang per op.
+_GIVE_UP_AFTER = 4
+
+
+def probe(spec, timeout: float = 5.0, ops: Sequence[str] | None = None) -> list[str]:
+    """The catalogue ops whose probe programs ``spec`` changes, fails on, crashes or hangs on;
+    each op's programs run in one forked child. When the first ``_GIVE_UP_AFTER`` ops probed
+    all count, every op is taken to (the whole list comes back)."""
+    from passfuzz.run import execute, isolate  # TVM lives there
+
+    def changes(programs: list[Program]) -> bool:
+        for program in programs:
+            try:
+                if execute.fired_passes(program, [spec]):
+                    return True
+            except Exception:  # noqa: BLE001 - a pass failing on the op is looking at it
+                return True
+        return False
+
+    found, probed, names = [], 0, list(ops or drawable())
+    for name in names:
+        try:
+            programs = probe_programs(name)
+        except OpError:
+            continue
+        if not programs:
+            continue
+        result = isolate.run_forked(lambda: changes(programs), timeout)
+        probed += 1
+        if result.status != "ok" or result.value:
+            found.append(name)
+        if len(found) == probed == _GIVE_UP_AFTER:
+            return names
+    return found
+
+
+def meeting(program: Program, a: str, b: str) -> bool:
+    """Does ``program`` hold a node of op ``a`` and one of op ``b`` that meet: one reads the
+    other's value, or both read one value (for ``a == b``, two distinct nodes)?"""
+    nodes = [(i, v) for i, v in enumerate(program.values) if isinstance(v, Node)]
+    for i, x in nodes:
+        for j, y in nodes:
+            if i == j or x.op != a or y.op != b:
+                continue
+            if i in y.args or j in x.args or set(x.args) & set(y.args):
+                return True
+    return False
+
+
+def resolve(text: str, passes, pool: Sequence[str] = ()) -> FocusPlan:
+    """The focus for ``--focus text``.
+
+    ``auto``: the union of what the named passes match (``PassInfo.matches``, inferred for a
+    custom pass, whose source also tells the operands its pattern wants); none when every one
+    of them looks at every op (a pass that does still sees the focused programs and the
+    unfocused steps among them); with ``--passes random`` (``passes`` None), none, since a drawn
+    sequence may hold any pass of ``pool``. ``none``: none. Otherwise a comma-separated list of
+    catalogue ops (FocusError for an unknown one)."""
+    from passfuzz.passes.catalogue import CATALOGUE
+
+    text = text.strip()
+    if text == "none":
+        return FocusPlan(reason="no focus (--focus none)")
+    if text != "auto":
+        names = [n.strip() for n in text.split(",") if n.strip()]
+        unknown = [n for n in names if n not in drawable()]
+        if unknown or not names:
+            raise FocusError(f"--focus: unknown op {', '.join(unknown) or '(none given)'}; "
+                             "give auto, none or ops as `passfuzz ops` lists them")
+        return FocusPlan(tuple(names), "as given")
+    if passes is None:
+        return FocusPlan(reason=f"no focus: random sequences of {len(pool)} passes")
+    if not passes:
+        return FocusPlan(reason="no focus: no pass named")
+    ops, why, unfocused = [], [], []
+    constants, dtypes, feeds = False, [], []
+    for spec in passes:
+        if spec.is_builtin:
+            info = CATALOGUE.get(spec.name)
+            found, how = (list(info.matches) if info else []), "pass catalogue"
+        else:
+            found, how = inferred_ops(spec)
+            if found:
+                source = pass_source(*spec.name.split(":", 1))
+                hints, nested = operand_hints(source), [f for f in pattern_feeds(source) if f not in feeds]
+                constants = constants or hints.constants
+                dtypes += [d for d in hints.dtypes if d not in dtypes]
+                feeds += nested
+                how += "".join([", constants" if hints.constants else "",
+                                f", {'/'.join(hints.dtypes)}" if hints.dtypes else "",
+                                "".join(f", {p} into {c}[{k}]" for p, c, k in nested)])
+        if found:
+            ops += [op for op in found if op not in ops]
+            why.append(f"{spec.name} matches {','.join(found)} ({how})")
+        else:
+            unfocused.append(f"{spec.name} looks at every op" if spec.is_builtin else f"{spec.name}: {how}")
+    if not ops:
+        return FocusPlan(reason="no focus: " + "; ".join(unfocused))
+    return FocusPlan(tuple(ops), "; ".join(why + unfocused), constants, tuple(dtypes), tuple(feeds))

@@ -1,0 +1,1269 @@
+"""Relax IRModule -> Program: the inverse of passfuzz.relax.build, for every op the catalogue knows.
+
+An op is recognised without an inverse written per op. Each OpDef is emitted once on placeholder
+operands (samples drawn by its own ``propose``), which gives its *pattern*: the expression tree
+its ``emit`` produces, keyed by its root (a Relax op name, a tuple, an item of a tuple). A binding
+is matched against the patterns of its root, descending into values bound once in the same body
+(an op that emits several bindings, like ``masked_fill`` or ``split``'s item); the placeholders
+give its operands. The attributes are then searched among the literals of the matched tree (its
+calls' attribute fields, literal arguments, shapes, scalar constants, item indices), same-named
+fields first, and a candidate is accepted only when re-emitting the OpDef with them on the same
+operands gives the same expression: the import is exact by construction, and the catalogue stays
+the one place per op.
+
+The Program is plain data and the module does not say everything it holds: the declared value
+range of each parameter and, for consts and parameters, their place among the values. ``canonical``
+is the normal form the import gives (parameters first, in ``main``'s order; each constant just
+before its first consumer; a constant operand of an If inside the branches that read it, as
+relax_build writes it inline there; an If's operands in the order its branches first read them), so
+``import_module(build_module(p), arguments=p.arguments())`` equals ``canonical(p)`` up to the
+parameters' ranges, which the importer infers: the simplest candidate range holding the
+arguments for which ``graph.analyse`` accepts the Program (narrower ones for indices, divisors,
+log domains), or else a ``clip`` after the parameter (``import_notes`` lists what was done).
+
+Match_casts vanish (a program's values have static shapes; the typing of parameters carries the
+symbolic dims), and so do aliases and R.output. Anything else raises ImportRejected, whose message
+is one line naming the construct and where it is.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import itertools
+import random
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import tvm
+from tvm import relax
+from tvm_ffi import structural_equal
+
+from passfuzz.ir.catalogue import BY_NAME, OPS
+from passfuzz.ir.catalogue.base import DTYPES, RandomChooser, TupleInfo, fit, is_int, representable
+from passfuzz.ir.catalogue.structure import analyse_region
+from passfuzz.ir.graph import ProgramSketch, analyse
+from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError, numpy_dtype
+
+# Declared ranges tried for a parameter without a given one, simplest first; the later ones make
+# indices, divisors and log domains valid (an index range [0, axis-1] is added per use).
+FLOAT_RANGES = [(-4.0, 4.0), (0.5, 4.0), (1.0, 4.0), (0.0, 4.0), (-1.0, 1.0), (-0.5, 0.5)]
+INT_RANGES = [(-8, 8), (1, 4), (0, 8), (1, 8), (0, 1), (0, 3), (0, 2), (0, 0), (-2, 2)]
+MAX_ATTEMPTS = 400  # attribute assignments tried per candidate OpDef
+
+
+class ImportRejected(ValueError):
+    """The module holds something passfuzz's Program cannot express; the message is one line."""
+
+
+# -- patterns: what each OpDef emits ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Pattern:
+    op: Any  # the OpDef
+    expr: Any  # its emit on placeholder operands
+    holes: tuple  # the placeholders (relax Vars), in operand order
+    attrs: dict  # the sample's attributes (their keys and kinds)
+    size: int  # calls and items in the tree: bigger patterns are tried first
+
+
+def _root_key(expr) -> str:
+    if isinstance(expr, relax.Call):
+        return getattr(expr.op, "name", "call")
+    if isinstance(expr, relax.TupleGetItem):
+        return "item:" + _root_key(expr.tuple_value)
+    if isinstance(expr, relax.Tuple):
+        return "tuple"
+    if isinstance(expr, relax.Var):  # a DataflowVar too
+        return "var"
+    return type(expr).__name__
+
+
+def _tree_size(expr) -> int:
+    if isinstance(expr, relax.Call):
+        return 1 + sum(_tree_size(a) for a in expr.args)
+    if isinstance(expr, relax.TupleGetItem):
+        return 1 + _tree_size(expr.tuple_value)
+    if isinstance(expr, relax.Tuple):
+        return 1 + sum(_tree_size(a) for a in expr.fields)
+    return 0
+
+
+def _type(info):
+    if isinstance(info, TupleInfo):
+        return relax.TupleType([_type(i) for i in info.items])
+    return relax.TensorType(info.shape, info.dtype)
+
+
+_SAMPLE_PARAMS = [((4, 4), "float32", -4, 4), ((2, 3, 4), "int32", 0, 3), ((1, 4), "float32", 0.5, 4),
+                  ((4, 4), "bool", 0, 1), ((2,), "int64", 0, 1), ((3, 1, 2), "float16", -4, 4)]
+
+
+@functools.cache
+def patterns() -> dict[str, list[Pattern]]:
+    """Root key -> the patterns of the OpDefs whose emit has that root, biggest first. Computed
+    once: each op is proposed on small sketches until a few samples of distinct shapes appear."""
+    found: dict[str, list[Pattern]] = {}
+    for op in OPS:
+        if op.emit is None or op.emit_in is not None or op.propose is None:
+            continue
+        seen = set()
+        for seed in range(60):
+            chooser = RandomChooser(seed)
+            sketch = ProgramSketch(chooser)
+            for k, (shape, dtype, lo, hi) in enumerate(_SAMPLE_PARAMS):
+                if (seed + k) % 3:
+                    sketch.add_param(shape, dtype, lo, hi, "input")
+            if not op.applicable(sketch) or not sketch.attempt(lambda: op.propose(sketch, chooser)):
+                continue
+            for v, args in [(v, v.args) for v in sketch.values if getattr(v, "op", None) == op.name]:
+                holes = tuple(relax.Var(f"h{k}", _type(sketch.infos[a])) for k, a in enumerate(args))
+                try:
+                    expr = op.emit(relax, list(holes), v.attrs)
+                except Exception:  # noqa: BLE001 - a sample the emit refuses teaches nothing
+                    continue
+                key = (_root_key(expr), len(holes), tuple(sorted(v.attrs)))
+                if key in seen:
+                    continue
+                seen.add(key)
+                found.setdefault(key[0], []).append(Pattern(op, expr, holes, dict(v.attrs), _tree_size(expr)))
+            if len(seen) >= 4:
+                break
+    for key in found:
+        found[key].sort(key=lambda p: (-p.size, len(p.attrs)))
+    return found
+
+
+_PIECES: dict = {}  # id of a pattern of patterns() (cached, so alive) -> its pieces
+
+
+def _pieces(pattern: Pattern) -> tuple:
+    """The nodes the importer reads ``pattern``'s emit as without that pattern itself, in the local
+    numbering of ``_read_back`` (operands first), or () where only the pattern reads it."""
+    if id(pattern) not in _PIECES:
+        _PIECES[id(pattern)] = () if pattern.size < 2 else \
+            _read_nodes(pattern.holes, pattern.expr, _Importer(tvm.IRModule({}), "f", reading=pattern)) or ()
+    return _PIECES[id(pattern)]
+
+
+def _composite(pattern: Pattern) -> bool:
+    """Is ``pattern`` the composition of other OpDefs' emits? ``linear`` is ``permute_dims`` then
+    ``matmul`` (then ``add``), ``masked_fill`` is ``full_like`` then ``where``: Relax has no op of
+    their own, so the module cannot tell such an OpDef from its pieces. The importer reads the
+    pieces, the finer Program (each piece an op the reducer and the mutations can move on its
+    own), and ``canonical`` expands a composite node into them; the generator keeps drawing the
+    composite, which puts the pieces together in the shapes they fit."""
+    return len(_pieces(pattern)) > 1
+
+
+# -- literals: what attributes can be made of ---------------------------------------------------------
+
+def _python(value):
+    """A TVM attribute or literal as the plain value a Program attribute holds."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):  # a dtype field is a str subclass
+        return str(value)
+    if isinstance(value, tvm.tirx.IntImm):
+        return bool(value.value) if str(value.ty) == "bool" else int(value.value)
+    if isinstance(value, tvm.tirx.FloatImm):
+        return float(value.value)
+    if isinstance(value, relax.ShapeExpr):
+        return [_python(v) for v in value.values]
+    if isinstance(value, relax.Tuple):
+        return [_python(v) for v in value.fields]
+    if isinstance(value, tvm.ir.expr.GenericConst):
+        array = value.value.numpy()
+        return array.item() if array.ndim == 0 else array.tolist()
+    if hasattr(value, "value") and isinstance(getattr(value, "value"), (str, int, float)):  # StringImm and kin
+        return value.value
+    if isinstance(value, (list, tuple)) or type(value).__name__ in ("Array", "List"):
+        return [_python(v) for v in value]
+    text = str(value)
+    return None if text in ("", "void") else text
+
+
+def _attr_fields(attrs) -> dict:
+    if attrs is None:
+        return {}
+    names = [n for n in dir(attrs) if not n.startswith("_") and n not in ("same_as", "get_int", "get_str",
+                                                                             "get_int_tuple", "id_", "is_")]
+    out = {}
+    for n in names:
+        try:
+            value = getattr(attrs, n)
+        except Exception:  # noqa: BLE001
+            continue
+        if not callable(value):
+            out[n] = _python(value)
+    return out
+
+
+def _literals(expr, holes_used, inline) -> list[tuple[str, Any]]:
+    """(name, value) of every literal in a matched tree: attribute fields by name, literal
+    arguments and item indices under a positional name."""
+    out: list[tuple[str, Any]] = []
+
+    def walk(e):
+        e = inline.get(e, e)
+        if any(e.same_as(h) for h in holes_used):
+            return
+        if isinstance(e, relax.Call):
+            out.extend(_attr_fields(e.attrs).items())
+            for a in e.args:
+                walk(a)
+        elif isinstance(e, relax.TupleGetItem):
+            out.append(("index", int(e.index)))
+            walk(e.tuple_value)
+        elif isinstance(e, relax.Tuple):
+            if e.fields and not any(isinstance(f, relax.Var) for f in e.fields):
+                out.append(("", _python(e)))
+            for f in e.fields:
+                walk(f)
+        elif not isinstance(e, relax.Var):
+            out.append(("", _python(e)))
+            if isinstance(e, (tvm.tirx.IntImm, tvm.tirx.FloatImm)):  # a prim value carries a dtype
+                out.append(("dtype", str(e.ty)))
+
+    walk(expr)
+    return out
+
+
+def _kind(value) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    return type(value).__name__
+
+
+def _as_kind(value, kind: str, named: bool) -> list:
+    """``value`` read as a literal of ``kind``: a bool constant is also the number 0 or 1 (a fill
+    value of a bool tensor, one_hot's on/off values); a field of the attribute's own name holding
+    an int is also a one-item axis list, and one holding a one-item list also that item."""
+    if isinstance(value, bool) and kind == "number":
+        return [int(value)]
+    if named and isinstance(value, int) and not isinstance(value, bool) and kind == "list":
+        return [[value]]
+    if named and isinstance(value, list) and len(value) == 1 and kind == "number":
+        return [value[0]]
+    return []
+
+
+def _attr_candidates(pattern: Pattern, literals) -> list[dict]:
+    """Attribute dicts to try, most likely first. Per attribute, its options in order: same-named
+    fields of the sample value's kind, unnamed literals (arguments, constants, prim values) of
+    that kind, then literals named otherwise, literals converted to that kind, the remaining
+    same-named fields, the sample's own value, None. Dicts come in order of the sum of their
+    options' ranks, so an attribute found late does not multiply the tries of every other."""
+    options = []
+    for key, sample in pattern.attrs.items():
+        kind = _kind(sample)
+        named = [v for n, v in literals if n == key]
+        alike = [v for v in named if _kind(v) == kind]
+        unnamed = [v for n, v in literals if n == "" and _kind(v) == kind]
+        similar = [v for n, v in literals if n not in ("", key) and _kind(v) == kind]
+        converted = [c for n, v in literals if n in ("", key) for c in _as_kind(v, kind, n == key)]
+        values = []
+        for v in alike + unnamed + similar + converted + named + [sample, None]:
+            if not any(type(v) is type(w) and v == w for w in values):
+                values.append(v)
+        options.append(values)
+    keys = list(pattern.attrs)
+    for ranks in itertools.islice(_by_rank_sum([len(o) for o in options]), MAX_ATTEMPTS):
+        yield {key: options[k][r] for k, (key, r) in enumerate(zip(keys, ranks))}
+
+
+def _by_rank_sum(sizes: list[int]):
+    """Every index tuple below ``sizes``, in order of the sum of its indices (then lexicographic)."""
+    start = (0,) * len(sizes)
+    heap, seen = [(0, start)], {start}
+    while heap:
+        total, ranks = heapq.heappop(heap)
+        yield ranks
+        for k in range(len(ranks)):
+            if ranks[k] + 1 < sizes[k]:
+                step = ranks[:k] + (ranks[k] + 1,) + ranks[k + 1:]
+                if step not in seen:
+                    seen.add(step)
+                    heapq.heappush(heap, (total + 1, step))
+
+
+# -- matching ------------------------------------------------------------------------------------------
+
+def _match(pattern, actual, holes: dict, absorbed: list, body) -> bool:
+    """Does ``actual`` have the shape of ``pattern``? Fills ``holes`` (placeholder -> expr) and
+    ``absorbed`` (local vars bound once, whose values the match descended into)."""
+    if isinstance(pattern, relax.Var):
+        for h, e in holes.items():
+            if h.same_as(pattern):
+                return e.same_as(actual)
+        holes[pattern] = actual
+        return True
+    if isinstance(actual, relax.Var) and body.absorbable(actual):
+        absorbed.append(actual)
+        return _match(pattern, body.bound[actual], holes, absorbed, body)
+    if isinstance(pattern, relax.Call):
+        if not isinstance(actual, relax.Call) or not actual.op.same_as(pattern.op) or len(actual.args) != len(pattern.args):
+            return False
+        return all(_match(p, a, holes, absorbed, body) for p, a in zip(pattern.args, actual.args))
+    if isinstance(pattern, relax.TupleGetItem):
+        return isinstance(actual, relax.TupleGetItem) and \
+            _match(pattern.tuple_value, actual.tuple_value, holes, absorbed, body)
+    if isinstance(pattern, relax.Tuple):
+        if not isinstance(actual, relax.Tuple):
+            return False
+        if pattern.fields and all(isinstance(f, relax.Var) for f in pattern.fields):
+            return _variadic(pattern, actual, holes)
+        if all(_literal(f) for f in pattern.fields) and all(_literal(f) for f in actual.fields):
+            return True  # a tuple of literals (strided_slice's begin, end, ...) of any length
+        return len(actual.fields) == len(pattern.fields) and \
+            all(_match(p, a, holes, absorbed, body) for p, a in zip(pattern.fields, actual.fields))
+    # a literal (attribute values are searched afterwards): any literal, of any dtype
+    return not isinstance(actual, (relax.Call, relax.Tuple, relax.TupleGetItem, relax.Var))
+
+
+def _literal(expr) -> bool:
+    return not isinstance(expr, (relax.Call, relax.Tuple, relax.TupleGetItem, relax.Var))
+
+
+def _variadic(pattern, actual, holes) -> bool:
+    """A tuple of operands (concat, stack, tuple): any number of items, each an operand."""
+    if not actual.fields:
+        return False
+    holes["*"] = list(actual.fields)
+    return True
+
+
+def _same(emitted, actual, inline) -> bool:
+    """Is the expression ``emitted`` the same as ``actual`` with the absorbed vars inlined?"""
+    actual = inline.get(actual, actual)
+    if isinstance(emitted, relax.Call):
+        return isinstance(actual, relax.Call) and emitted.op.same_as(actual.op) and \
+            len(emitted.args) == len(actual.args) and \
+            all(_same(e, a, inline) for e, a in zip(emitted.args, actual.args)) and \
+            structural_equal(emitted.attrs, actual.attrs) and \
+            len(emitted.ty_args) == len(actual.ty_args) and \
+            all(structural_equal(e, a) for e, a in zip(emitted.ty_args, actual.ty_args))
+    if isinstance(emitted, relax.TupleGetItem):
+        return isinstance(actual, relax.TupleGetItem) and emitted.index == actual.index and \
+            _same(emitted.tuple_value, actual.tuple_value, inline)
+    if isinstance(emitted, relax.Tuple):
+        return isinstance(actual, relax.Tuple) and len(emitted.fields) == len(actual.fields) and \
+            all(_same(e, a, inline) for e, a in zip(emitted.fields, actual.fields))
+    if isinstance(emitted, relax.Var):
+        return emitted.same_as(actual)
+    return structural_equal(emitted, actual)
+
+
+# -- bodies --------------------------------------------------------------------------------------------
+
+def _children(expr) -> list:
+    """The sub-expressions of ``expr`` a reference can sit in (bindings, bodies and branches too)."""
+    if isinstance(expr, relax.Call):
+        return [expr.op, *expr.args]
+    if isinstance(expr, relax.Tuple):
+        return list(expr.fields)
+    if isinstance(expr, relax.TupleGetItem):
+        return [expr.tuple_value]
+    if isinstance(expr, relax.If):
+        return [expr.cond, expr.true_branch, expr.false_branch]
+    if isinstance(expr, relax.SeqExpr):
+        return [b.value for block in expr.blocks for b in block.bindings] + [expr.body]
+    if isinstance(expr, relax.Function):
+        return [expr.body]
+    return []
+
+
+def _references(expr, kind):
+    """Every occurrence of a node of ``kind`` in ``expr``, nested functions and branches included."""
+    if isinstance(expr, kind):
+        yield expr
+    for child in _children(expr):
+        yield from _references(child, kind)
+
+
+def _uses(expr, counts: dict) -> None:
+    """Count the references to each relax Var in ``expr``."""
+    for var in _references(expr, relax.Var):
+        counts[var] = counts.get(var, 0) + 1
+
+
+class _Body:
+    """One function body or branch being imported into a value list (main's or a region's)."""
+
+    def __init__(self, importer, where: str, values: list, scope: dict, seq, leaf_map=None, outputs_tuple=True):
+        self.importer, self.where, self.values, self.scope = importer, where, values, scope
+        # main returns several outputs as one tuple; a function body or branch returns one value,
+        # which may be a tuple node
+        self.outputs_tuple = outputs_tuple
+        self.leaf_map = leaf_map  # in a branch: main's tuple-parameter items -> the branch's parameters
+        self.bindings = [b for block in seq.blocks for b in block.bindings]
+        self.bound = {b.var: b.value for b in self.bindings if isinstance(b, relax.VarBinding)}
+        self.uses: dict = {}
+        _uses(seq, self.uses)
+        self.result = seq.body
+        self.claimed: set = set()  # vars whose bindings a matched op absorbed
+
+    def absorbable(self, var) -> bool:
+        value = self.bound.get(var)
+        return value is not None and self.uses.get(var, 0) == 1 and not var.same_as(self.result) \
+            and isinstance(value, (relax.Call, relax.TupleGetItem, relax.Tuple)) \
+            and not (isinstance(value, relax.Call) and not isinstance(value.op, tvm.ir.Op))
+
+    def fail(self, binding, message: str):
+        raise ImportRejected(f"cannot import {self.where}: binding {binding.var.name} = "
+                             f"{_brief(binding.value)}: {message}")
+
+    def operand(self, expr, binding) -> int:
+        """The value index of an operand expression."""
+        if isinstance(expr, relax.Var) and expr in self.scope:
+            return self.scope[expr]
+        if isinstance(expr, tvm.ir.expr.GenericConst):
+            for known, index in self.scope.items():
+                if known.same_as(expr):
+                    return index
+            array = expr.value.numpy()
+            dtype = str(expr.value.dtype)
+            if dtype not in DTYPES:
+                self.fail(binding, f"a constant of dtype {dtype} is not among passfuzz's dtypes")
+            self.values.append(Node("const", (), {"shape": list(array.shape), "dtype": dtype,
+                                                  "value": array.tolist()}))
+            self.scope[expr] = self.importer.index(self.values)
+            return self.scope[expr]
+        if isinstance(expr, relax.TupleGetItem):
+            leaf = self.importer.tuple_leaf(expr)
+            if leaf is not None:
+                if self.leaf_map is not None and leaf not in self.leaf_map:
+                    self.fail(binding, "reads an item of a tuple parameter the branch does not take")
+                return leaf if self.leaf_map is None else self.leaf_map[leaf]
+        self.fail(binding, f"operand {_brief(expr)} is not a value passfuzz can name")
+
+    def run(self) -> None:
+        plan = {}
+        result = self.bound.get(self.result) if isinstance(self.result, relax.Var) else None
+        if isinstance(result, relax.Tuple) and self.outputs_tuple:  # several outputs, returned as one tuple: no node
+            self.claimed.add(self.result)
+        for b in self.bindings:  # items of nested tuple parameters are tuples of parameters
+            if isinstance(b.value, relax.TupleGetItem) and isinstance(self.importer.tuple_entry(b.value), tuple):
+                self.importer.leaves[b.var] = self.importer.tuple_entry(b.value)
+        for b in reversed(self.bindings):
+            if b.var in self.claimed:
+                continue
+            plan[b.var] = self.plan(b)
+        for b in self.bindings:
+            if b.var in self.claimed:
+                continue
+            self.emit(b, plan[b.var])
+
+    def plan(self, b):
+        value = b.value
+        if isinstance(b, relax.MatchCast):
+            return ("alias", value)
+        if isinstance(value, relax.Var):
+            return ("alias", value)
+        if isinstance(value, relax.Function):
+            if self.uses.get(b.var, 0) != 1:
+                self.fail(b, "a local function called other than once")
+            return ("skip", None)
+        if isinstance(value, relax.If):
+            return ("if", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.GlobalVar):
+            return ("call", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, relax.Var) and \
+                isinstance(self.bound.get(value.op), relax.Function):
+            return ("closure", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.reshape":
+            found = self.reshape_runtime(b)
+            if found:
+                return found
+        if isinstance(value, tvm.ir.expr.GenericConst):
+            return ("constant", value)
+        if isinstance(value, relax.TupleGetItem) and self.importer.tuple_leaf(value) is not None:
+            return ("alias", value)
+        if isinstance(value, relax.TupleGetItem) and self.importer.tuple_entry(value) is not None:
+            return ("skip", None)  # a nested tuple parameter's item (see run)
+        return self.op(b)
+
+    def op(self, b):
+        value = b.value
+        key = _root_key(value)
+        candidates = patterns().get(key, [])
+        inner = value.tuple_value if isinstance(value, relax.TupleGetItem) else None
+        if isinstance(inner, relax.Var) and self.absorbable(inner):
+            candidates = patterns().get("item:" + _root_key(self.bound[inner]), []) + candidates
+        if not candidates:
+            what = f"op {key}" if isinstance(value, relax.Call) else f"a {type(value).__name__}"
+            self.fail(b, f"{what} is not in passfuzz's catalogue")
+        if self.importer.reading is None:  # the pieces first; a composite only where they fail to match
+            candidates = [p for p in candidates if not _composite(p)] + [p for p in candidates if _composite(p)]
+        else:
+            candidates = [p for p in candidates if p is not self.importer.reading]
+        for pattern in candidates:
+            holes, absorbed = {}, []
+            if not _match(pattern.expr, value, holes, absorbed, self):
+                continue
+            if "*" in holes:
+                operands = holes.pop("*")
+            else:
+                if len(holes) != len(pattern.holes):
+                    continue
+                operands = [holes[h] for h in pattern.holes]
+            inline = {v: self.bound[v] for v in absorbed}
+            literals = _literals(value, operands, inline)
+            for attrs in _attr_candidates(pattern, literals):
+                try:
+                    emitted = pattern.op.emit(relax, operands, attrs)
+                except Exception:  # noqa: BLE001 - attributes the op refuses are not these
+                    continue
+                if _same(emitted, value, inline):
+                    self.claimed.update(absorbed)
+                    return ("op", (pattern.op.name, operands, attrs))
+        self.fail(b, f"op {key}: its attributes or operands match no OpDef of passfuzz's catalogue")
+
+    def reshape_runtime(self, b):
+        """reshape(x, (v...)) with (v...) defined by a match_cast of tensor_to_shape(shape_to_tensor(
+        shape_of(like))) in this body: catalogue/shapes.py's reshape_runtime."""
+        x, shape = b.value.args
+        if not isinstance(shape, relax.ShapeExpr) or not all(isinstance(v, relax.Var) for v in shape.values):
+            return None
+        for cast in self.bindings:
+            if isinstance(cast, relax.MatchCast) and isinstance(cast.ty, relax.ShapeType) and \
+                    len(cast.ty.values) == len(shape.values) and \
+                    all(a.same_as(c) for a, c in zip(shape.values, cast.ty.values)):
+                chain, expr = [cast.var], cast.value
+                for name in ("relax.tensor_to_shape", "relax.shape_to_tensor", "relax.shape_of"):
+                    if not isinstance(expr, relax.Var) or not isinstance(self.bound.get(expr), relax.Call) or \
+                            self.bound[expr].op.name != name:
+                        return None
+                    chain.append(expr)
+                    expr = self.bound[expr].args[0]
+                self.claimed.update(chain)
+                return ("op", ("reshape_runtime", [x, expr], {}))
+        return None
+
+    def emit(self, b, plan) -> None:
+        kind, what = plan
+        if kind == "skip":
+            return
+        if kind == "alias":
+            source = what
+            if isinstance(source, relax.TupleGetItem):
+                self.scope[b.var] = self.operand(source, b)
+            elif source in self.scope:
+                self.scope[b.var] = self.scope[source]
+            elif isinstance(source, tvm.ir.expr.GenericConst):
+                self.scope[b.var] = self.operand(source, b)
+            elif isinstance(b, relax.MatchCast) and isinstance(source, relax.Var) and \
+                    isinstance(source.ty, relax.ShapeType):
+                return  # a shape match_cast outside reshape_runtime defines no value
+            else:
+                self.fail(b, f"reads {_brief(source)}, which is not a value passfuzz can name")
+            return
+        if kind == "constant":
+            self.scope[b.var] = self.operand(what, b)
+            return
+        if kind == "op":
+            name, operands, attrs = what
+            args = tuple(self.operand(e, b) for e in operands)
+            self.values.append(Node(name, args, attrs))
+        elif kind == "call":
+            function = self.importer.function(what.op, b)
+            args = tuple(self.operand(e, b) for e in what.args)
+            body = self.importer.region(function.params, function.body, f"{self.where} -> {what.op.name_hint}")
+            self.values.append(Node("call", args, {"local": False, "body": body}))
+        elif kind == "closure":
+            function = self.bound[what.op]
+            args = tuple(self.operand(e, b) for e in what.args)
+            body = self.importer.region(function.params, function.body, f"{self.where} -> closure {what.op.name}")
+            self.values.append(Node("call", args, {"local": True, "body": body}))
+        elif kind == "if":
+            cond = self.operand(what.cond, b)
+            refs: list = []
+            for branch in (what.true_branch, what.false_branch):
+                _outer_refs(branch, self, refs, set())
+            args = [self.operand(e, b) for e in refs]
+            leaf_map = {self.importer.tuple_leaf(e): k for k, e in enumerate(refs)
+                        if isinstance(e, relax.TupleGetItem)}
+            regions = {key: self.importer.region(refs, branch, f"{self.where} -> {key} branch of {b.var.name}",
+                                                 leaf_map)
+                       for key, branch in (("then", what.true_branch), ("else", what.false_branch))}
+            self.values.append(Node("if", (cond, *args), regions))
+        self.scope[b.var] = self.importer.index(self.values)
+
+    def finish(self) -> list[int]:
+        result = self.result
+        if isinstance(result, relax.Tuple):
+            return [self.resolve(f) for f in result.fields]
+        if isinstance(result, relax.Var) and isinstance(self.bound.get(result), relax.Tuple) and \
+                result in self.claimed:
+            return [self.resolve(f) for f in self.bound[result].fields]
+        return [self.resolve(result)]
+
+    def resolve(self, expr) -> int:
+        if isinstance(expr, relax.Var) and expr in self.scope:
+            return self.scope[expr]
+        if isinstance(expr, tvm.ir.expr.GenericConst) or isinstance(expr, relax.TupleGetItem):
+            return self.operand(expr, _Pseudo(expr))
+        raise ImportRejected(f"cannot import {self.where}: its result {_brief(expr)} is not a value")
+
+
+class _Pseudo:
+    """A stand-in binding for messages about a function's result."""
+
+    def __init__(self, expr):
+        self.value, self.var = expr, relax.Var("result", None)
+
+
+def _outer_refs(expr, body: _Body, refs: list, bound: set) -> None:
+    """The outer values a branch reads (vars of ``body``'s scope, items of tuple parameters), in
+    the order it first reads them."""
+    def add(e):
+        if not any(e.same_as(r) for r in refs):
+            refs.append(e)
+
+    if isinstance(expr, relax.Var):
+        if expr not in bound and expr in body.scope:
+            add(expr)
+    elif isinstance(expr, relax.TupleGetItem):
+        if body.importer.tuple_leaf(expr) is not None:
+            add(body.importer.leaf_expr(expr))
+        else:
+            _outer_refs(expr.tuple_value, body, refs, bound)
+    elif isinstance(expr, relax.Call):
+        for a in expr.args:
+            _outer_refs(a, body, refs, bound)
+    elif isinstance(expr, relax.Tuple):
+        for f in expr.fields:
+            _outer_refs(f, body, refs, bound)
+    elif isinstance(expr, relax.If):
+        for e in (expr.cond, expr.true_branch, expr.false_branch):
+            _outer_refs(e, body, refs, bound)
+    elif isinstance(expr, relax.SeqExpr):
+        for block in expr.blocks:
+            for b in block.bindings:
+                entry = body.importer.tuple_entry(b.value) if isinstance(b.value, relax.TupleGetItem) else None
+                if isinstance(entry, tuple):  # an item of a nested tuple parameter, read further below
+                    body.importer.leaves[b.var] = entry
+                    continue
+                _outer_refs(b.value, body, refs, bound)
+                bound.add(b.var)
+        _outer_refs(expr.body, body, refs, bound)
+    elif isinstance(expr, relax.Function):
+        _outer_refs(expr.body, body, refs, bound | set(expr.params))
+
+
+def _brief(expr) -> str:
+    if isinstance(expr, relax.Call):
+        name = getattr(expr.op, "name", None) or getattr(expr.op, "name_hint", "?")
+        return f"{name.replace('relax.', 'R.')}(...)"
+    if isinstance(expr, relax.Var):
+        return expr.name
+    return type(expr).__name__
+
+
+# -- the module ------------------------------------------------------------------------------------------
+
+class _Importer:
+    def __init__(self, mod, function: str, reading: Pattern | None = None):
+        self.mod, self.entry = mod, function
+        self.reading = reading  # a pattern read without itself, to tell whether it is composite
+        self.leaves: dict = {}  # tuple parameter var -> nested tuple of value indices
+        self.depth = 0
+
+    @staticmethod
+    def index(values) -> int:
+        return len(values) - 1 + getattr(values, "offset", 0)
+
+    def tuple_leaf(self, expr):
+        """The value index an item chain of a tuple parameter names (None if it is no such chain)."""
+        entry = self.tuple_entry(expr)
+        return entry if isinstance(entry, int) else None
+
+    def tuple_entry(self, expr):
+        """The entry (a value index, or a tuple of them) an item chain of a tuple parameter names."""
+        path = []
+        while isinstance(expr, relax.TupleGetItem):
+            path.append(int(expr.index))
+            expr = expr.tuple_value
+        if not path or not isinstance(expr, relax.Var) or expr not in self.leaves:
+            return None
+        entry = self.leaves[expr]
+        for k in reversed(path):
+            if not isinstance(entry, tuple) or k >= len(entry):
+                return None
+            entry = entry[k]
+        return entry
+
+    def leaf_expr(self, expr):
+        return expr
+
+    def function(self, gvar, binding):
+        function = self.mod[gvar]
+        if not isinstance(function, relax.Function):
+            raise ImportRejected(f"cannot import {self.entry}: binding {binding.var.name} calls "
+                                 f"{gvar.name_hint}, which is not a Relax function")
+        return function
+
+    def region(self, params, seq, where: str, leaf_map=None) -> dict:
+        """A function body or branch as a region over ``params`` (its parameters, or the outer
+        values a branch reads)."""
+        if isinstance(seq, relax.Function):
+            seq = seq.body
+        values = _Offset(len(params))
+        scope = {p: k for k, p in enumerate(params) if isinstance(p, relax.Var)}
+        for p in params:
+            if isinstance(p, relax.Var) and isinstance(getattr(p, "ty", None), relax.TupleType):
+                raise ImportRejected(f"cannot import {where}: a tuple parameter of a function body")
+        body = _Body(self, where, values, scope, seq, leaf_map if leaf_map is not None else {}, outputs_tuple=False)
+        body.run()
+        outputs = body.finish()
+        if len(outputs) != 1:
+            raise ImportRejected(f"cannot import {where}: a function body returns one value here")
+        return {"values": [{"op": n.op, "args": list(n.args), "attrs": n.attrs} for n in values],
+                "outputs": outputs}
+
+
+class _Offset(list):
+    """A region's value list: indices count its parameters first."""
+
+    def __init__(self, offset: int):
+        super().__init__()
+        self.offset = offset
+
+
+def import_module(mod: tvm.IRModule, *, function: str = "main", arguments: list | None = None,
+                  seed: int = 0) -> Program:
+    """The Program of ``mod[function]`` (and the functions it calls); see the module docstring.
+    ``arguments`` are the function's arguments in parameter order; without them the importer
+    chooses symbolic dims, ranges and values (deterministic in ``seed``)."""
+    program, _ = import_with_notes(mod, function=function, arguments=arguments, seed=seed)
+    return program
+
+
+def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: list | None = None,
+                      seed: int = 0) -> tuple[Program, list[str]]:
+    """``import_module`` and the notes on what the importer chose: ranges narrowed for a use,
+    clips inserted after a parameter."""
+    names = [g.name_hint for g in mod.get_global_vars()]
+    if function not in names:
+        raise ImportRejected(f"cannot import {function}: the module has no function {function}")
+    func = mod[function]
+    if not isinstance(func, relax.Function):
+        raise ImportRejected(f"cannot import {function}: it is not a Relax function")
+    _check_reachable(mod, function)
+    importer = _Importer(mod, function)
+    num_input = func.attrs.get("num_input") if func.attrs is not None and "num_input" in func.attrs else None
+    num_input = len(func.params) if num_input is None else int(num_input)
+    given = list(arguments) if arguments is not None else None
+    if given is not None and len(given) != len(func.params):
+        raise ImportRejected(f"cannot import {function}: {len(given)} arguments for {len(func.params)} parameters")
+    sizes = _symbol_sizes(func, given, function)
+    values: list = []
+    scope: dict = {}
+    shape_params, prim_params, groups = [], [], 0
+    for k, p in enumerate(func.params):
+        role = "input" if k < num_input else "weight"
+        ty = p.ty
+        where = f"cannot import {function}: parameter {p.name}"
+        if type(ty).__name__ == "PrimType":
+            if str(ty.dtype) != "int64":
+                raise ImportRejected(f"{where}: an R.Prim parameter of dtype {ty.dtype} (only int64 variables)")
+            prim_params.append(PrimParam(p.name, role))
+            sizes.setdefault(p.name, int(given[k]) if given is not None else None)
+        elif isinstance(ty, relax.ShapeType):
+            if role != "input" or not all(isinstance(v, relax.Var) for v in (ty.values or [])) or not ty.values:
+                raise ImportRejected(f"{where}: an R.Shape parameter is an input naming variables only")
+            shape_params.append(tuple(v.name for v in ty.values))
+            if given is not None:
+                for v, d in zip(ty.values, given[k]):
+                    sizes.setdefault(v.name, int(d))
+        elif isinstance(ty, relax.TupleType):
+            if role != "input":
+                raise ImportRejected(f"{where}: a tuple parameter among the weights")
+            entry = _tuple_params(ty, values, (groups,), given[k] if given is not None else None, where)
+            importer.leaves[p] = entry
+            groups += 1
+        elif isinstance(ty, relax.TensorType):
+            values.append(_tensor_param(ty, role, (), given[k] if given is not None else None, where, func, p))
+            scope[p] = len(values) - 1
+        else:
+            raise ImportRejected(f"{where}: of type {ty}, which passfuzz cannot express")
+    body = _Body(importer, function, values, scope, func.body)
+    body.run()
+    outputs = body.finish()
+    program = Program(tuple(values), tuple(outputs), tuple(shape_params), tuple(prim_params))
+    return _settle(program, sizes, given is not None, seed, function)
+
+
+def _check_reachable(mod, entry: str) -> None:
+    """Every other function of the module must be one the entry calls (else it is not imported)."""
+    reached, todo = {entry}, [mod[entry]]
+    while todo:
+        refs = []
+        _global_refs(todo.pop(), refs)
+        for g in refs:
+            if g.name_hint not in reached:
+                reached.add(g.name_hint)
+                todo.append(mod[g])
+    for g in mod.get_global_vars():
+        if g.name_hint not in reached:
+            raise ImportRejected(f"cannot import module: function {g.name_hint} is not reachable from {entry}")
+
+
+def _global_refs(expr, out: list) -> None:
+    out.extend(_references(expr, tvm.ir.GlobalVar))
+
+
+def _tuple_params(ty, values, path, given, where):
+    entries = []
+    for k, item in enumerate(ty.fields):
+        arg = given[k] if given is not None else None
+        if isinstance(item, relax.TupleType):
+            entries.append(_tuple_params(item, values, path + (k,), arg, where))
+        elif isinstance(item, relax.TensorType):
+            param = _tensor_param(item, "input", path + (k,), arg, where, None, None)
+            if param.symbolic:
+                raise ImportRejected(f"{where}: a tuple parameter holding a tensor not typed statically")
+            values.append(param)
+            entries.append(len(values) - 1)
+        else:
+            raise ImportRejected(f"{where}: a tuple parameter holding {item}")
+    return tuple(entries)
+
+
+def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
+    dtype = str(ty.dtype)
+    if dtype not in DTYPES:
+        raise ImportRejected(f"{where}: dtype {dtype or 'unknown'} is not among passfuzz's dtypes")
+    if ty.shape is None or not isinstance(ty.shape, relax.ShapeExpr):
+        if ty.ndim != -1 and ty.shape is None and ty.ndim >= 0:
+            raise ImportRejected(f"{where}: a tensor of known rank but no shape")
+        if role != "input":
+            raise ImportRejected(f"{where}: a weight of unknown rank")
+        shape = _cast_shape(func, var) if given is None else tuple(np.shape(given))
+        if shape is None:
+            raise ImportRejected(f"{where}: a tensor of unknown rank the body never match_casts to a static shape")
+        return Param(tuple(int(d) for d in shape), dtype, 0, 0, given, role, pack, (), True)
+    dims = []
+    shape = []
+    for d in ty.shape.values:
+        if isinstance(d, tvm.tirx.IntImm):
+            dims.append("")
+            shape.append(int(d.value))
+        elif isinstance(d, relax.Var):
+            dims.append(d.name)
+            shape.append(None)
+        else:
+            raise ImportRejected(f"{where}: dimension {d} is an expression, which passfuzz's parameters cannot be")
+    if given is not None:
+        actual = tuple(int(s) for s in np.shape(given.numpy() if hasattr(given, "numpy") else given))
+        if len(actual) != len(shape) or any(d is not None and d != a for d, a in zip(shape, actual)):
+            declared = "(" + ", ".join(n or str(d) for n, d in zip(dims, shape)) + ("," if len(shape) == 1 else "") + ")"
+            raise ImportRejected(f"{where}: its argument has shape {actual}, not {declared}")
+        shape = list(actual)
+    return Param(tuple(shape), dtype, 0, 0, given, role, pack, tuple(dims) if any(dims) else (), False)
+
+
+def _cast_shape(func, var):
+    """The static shape the body match_casts ``var`` to (relax_build does so before any use)."""
+    found = []
+
+    def walk(expr):
+        if isinstance(expr, relax.SeqExpr):
+            for block in expr.blocks:
+                for b in block.bindings:
+                    if isinstance(b, relax.MatchCast) and b.value.same_as(var) and \
+                            isinstance(b.ty, relax.TensorType) and isinstance(b.ty.shape, relax.ShapeExpr) and \
+                            all(isinstance(d, tvm.tirx.IntImm) for d in b.ty.shape.values):
+                        found.append(tuple(int(d.value) for d in b.ty.shape.values))
+                    walk(b.value)
+        elif isinstance(expr, relax.If):
+            walk(expr.true_branch)
+            walk(expr.false_branch)
+
+    walk(func.body)
+    return found[0] if found else None
+
+
+def _symbol_sizes(func, given, func_name: str = "main") -> dict:
+    """Sizes of symbolic variables known from the arguments or from static match_casts."""
+    sizes: dict = {}
+    if given is not None:
+        for p, arg in zip(func.params, given):
+            if isinstance(p.ty, relax.TensorType) and isinstance(p.ty.shape, relax.ShapeExpr):
+                for d, n in zip(p.ty.shape.values, np.shape(arg.numpy() if hasattr(arg, "numpy") else arg)):
+                    if isinstance(d, relax.Var):
+                        if sizes.setdefault(d.name, int(n)) != int(n):
+                            raise ImportRejected(f"cannot import {func_name}: parameter {p.name}: its argument "
+                                                 f"gives {d.name} = {int(n)}, an earlier one {sizes[d.name]}")
+        return sizes
+    for p in func.params:
+        if isinstance(p.ty, relax.TensorType) and isinstance(p.ty.shape, relax.ShapeExpr):
+            cast = _cast_shape(func, p)
+            if cast is not None:
+                for d, n in zip(p.ty.shape.values, cast):
+                    if isinstance(d, relax.Var):
+                        sizes.setdefault(d.name, n)
+    return sizes
+
+
+# -- sizes, ranges, values ----------------------------------------------------------------------------
+
+def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: str) -> tuple[Program, list[str]]:
+    """Concrete dims, declared ranges and argument values that ``graph.analyse`` accepts."""
+    rng = random.Random(seed)
+    for name in [n for _, p in program.params for n in p.dims if n] + [p.name for p in program.prim_params]:
+        if sizes.get(name) is None:
+            sizes[name] = rng.randint(2, 4)
+    values = list(program.values)
+    for i, v in enumerate(values):
+        if isinstance(v, Param) and v.dims:
+            values[i] = replace(v, shape=tuple(sizes[n] if n else d for n, d in zip(v.dims, v.shape)))
+    for i, v in enumerate(values):
+        if isinstance(v, Param):
+            if v.value is not None:
+                array = np.asarray(v.value.numpy() if hasattr(v.value, "numpy") else v.value)
+                values[i] = replace(v, value=array.astype(numpy_dtype(v.dtype)).tolist(), shape=tuple(array.shape))
+    program = replace(program, values=tuple(values))
+    notes: list[str] = []
+    params = [i for i, v in enumerate(program.values) if isinstance(v, Param)]
+    choice = {i: 0 for i in params}
+    options = {i: _ranges(program.values[i], have_values) for i in params}
+    for _ in range(len(params) * 12 + 1):
+        candidate = _with_ranges(program, {i: options[i][choice[i]] for i in params}, have_values, rng)
+        try:
+            analyse(candidate)
+            for i in params:
+                if choice[i]:
+                    notes.append(f"parameter {candidate.param_name(i)}: range narrowed to "
+                                 f"[{candidate.values[i].lo:g}, {candidate.values[i].hi:g}]")
+            return candidate, notes
+        except ProgramError as exc:  # narrow the first parameter the failure traces back to that can be
+            blamed = next((i for i in _blamed_params(candidate, exc) if choice[i] + 1 < len(options[i])), None)
+            if blamed is None:
+                break
+            choice[blamed] += 1
+    if have_values:  # every parameter declared exactly as wide as its argument
+        candidate = _with_ranges(program, {i: options[i][-1] for i in params}, have_values, rng)
+        try:
+            analyse(candidate)
+            return candidate, [f"parameter {candidate.param_name(i)}: range [{candidate.values[i].lo:g}, "
+                               f"{candidate.values[i].hi:g}], its argument's" for i in params]
+        except ProgramError:
+            pass
+    clipped = _clip_fallback(program, params, options, choice, have_values, rng)
+    if clipped is not None:
+        return clipped
+    try:
+        analyse(_with_ranges(program, {i: options[i][0] for i in params}, have_values, rng))
+    except ProgramError as exc:
+        raise ImportRejected(f"cannot import {where}: no parameter ranges make it valid: {exc}") from None
+    raise ImportRejected(f"cannot import {where}: no parameter ranges make it valid")
+
+
+def _clip_fallback(program, params, options, choice, have_values, rng):
+    """Where no range of a parameter is valid for its uses (its arguments lie outside what they
+    accept), a ``clip`` after it, read instead of it, to a range the failing use accepts."""
+    candidate = _with_ranges(program, {i: options[i][choice[i]] for i in params}, have_values, rng)
+    notes = []
+    for _ in range(len(params)):
+        try:
+            analyse(candidate)
+            return candidate, notes
+        except ProgramError as exc:
+            blamed = _blamed_param(candidate, exc, [i for i, v in enumerate(candidate.values) if isinstance(v, Param)])
+            use = _failing_index(exc)
+        if blamed is None or use is None:
+            return None
+        param = candidate.values[blamed]
+        for lo, hi in _ranges(replace(param, value=None), False)[1:]:
+            attempt = _clipped(candidate, blamed, lo, hi)
+            try:
+                analyse(attempt)
+            except ProgramError as exc:
+                if _failing_index(exc) == use + 1:
+                    continue  # this clip is not narrow enough for the use
+            candidate = attempt
+            notes.append(f"parameter {candidate.param_name(blamed)}: clip({lo:g}, {hi:g}) inserted after it")
+            break
+        else:
+            return None
+    try:
+        analyse(candidate)
+        return candidate, notes
+    except ProgramError:
+        return None
+
+
+def _clipped(program: Program, index: int, lo: float, hi: float) -> Program:
+    """``program`` with ``clip(values[index], lo, hi)`` right after that parameter, read by every
+    node instead of it."""
+    def moved(a):
+        return a + 1 if a > index else a
+
+    values = []
+    for k, v in enumerate(program.values):
+        if isinstance(v, Node):
+            v = Node(v.op, tuple(index + 1 if a == index else moved(a) for a in v.args), v.attrs)
+        values.append(v)
+        if k == index:
+            values.append(Node("clip", (index,), {"min": lo, "max": hi}))
+    return replace(program, values=tuple(values), outputs=tuple(moved(o) for o in program.outputs))
+
+
+def _ranges(param: Param, have_values: bool) -> list[tuple[float, float]]:
+    if param.dtype == "bool":
+        return [(0, 1)]
+    if have_values:
+        array = np.asarray(param.value, dtype="float64")
+        lo, hi = (float(array.min()), float(array.max())) if array.size else (0.0, 0.0)
+        wide = [r for r in (INT_RANGES if is_int(param.dtype) else FLOAT_RANGES)
+                if r[0] <= lo and hi <= r[1] and representable(param.dtype, *r)]
+        return list(dict.fromkeys(wide + [(lo, hi)]))
+    base = INT_RANGES if is_int(param.dtype) else FLOAT_RANGES
+    base = [fit(param.dtype, lo, hi) for lo, hi in base]
+    extra = [(0, n - 1) for n in range(1, 9)] if is_int(param.dtype) else []
+    return list(dict.fromkeys(base + extra))
+
+
+def _with_ranges(program, ranges, have_values, rng) -> Program:
+    values = list(program.values)
+    for i, (lo, hi) in ranges.items():
+        v = values[i]
+        value = v.value if have_values else _draw(v.shape, v.dtype, lo, hi, rng)
+        values[i] = replace(v, lo=lo, hi=hi, value=value)
+    return replace(program, values=tuple(values))
+
+
+def _draw(shape, dtype, lo, hi, rng) -> list:
+    return RandomChooser(rng).array(tuple(shape), dtype, lo, hi).astype(numpy_dtype(dtype)).tolist() \
+        if shape else RandomChooser(rng).array((), dtype, lo, hi).astype(numpy_dtype(dtype)).reshape(()).tolist()
+
+
+def _failing_index(exc: Exception):
+    text = str(exc)
+    return int(text[len("values["):text.index("]")]) if text.startswith("values[") else None
+
+
+def _blamed_param(program: Program, exc: Exception, params: list[int]):
+    """The parameter an analysis failure traces back to first (see ``_blamed_params``)."""
+    return next(iter(_blamed_params(program, exc)), None)
+
+
+def _blamed_params(program: Program, exc: Exception) -> list[int]:
+    """The parameters an analysis failure traces back to, most likely first: the failing value
+    itself, its direct operands after the first (an index, a divisor), its other direct operands,
+    then every parameter it reads, in order."""
+    failing = _failing_index(exc)
+    if failing is None:
+        return []
+    if isinstance(program.values[failing], Param):
+        return [failing]
+    reads = set()
+    todo = [failing]
+    while todo:
+        k = todo.pop()
+        v = program.values[k]
+        if isinstance(v, Param):
+            reads.add(k)
+        elif k not in reads:
+            todo.extend(v.args)
+    node = program.values[failing]
+    direct = [a for a in node.args[1:] if a in reads] + [a for a in node.args[:1] if a in reads]
+    return list(dict.fromkeys(direct + sorted(reads)))
+
+
+# -- the normal form ----------------------------------------------------------------------------------
+
+def canonical(program: Program) -> Program:
+    """``program`` as the importer gives it back (see the module docstring): parameters first in
+    ``main``'s order, each constant just before its first consumer, an If's constant operands
+    inside the branches that read them, an If's operands in the order its branches first read
+    them, and each op's attributes as the importer reads them back
+    from what they emit (a reshape's -1 resolved, an attribute left at TVM's default dropped:
+    the module cannot tell these apart)."""
+    program = _ordered(_normal_attributes(program))
+    prims = [what for _, kind, what in program.main_parameters() if kind == "prim"]
+    return replace(program, prim_params=tuple(prims))  # in the order main takes them
+
+
+def _ordered(program: Program) -> Program:
+    program = replace(program, values=tuple(_constant_operands_inlined(v, program.values)
+                                            if isinstance(v, Node) and v.op == "if" else v
+                                            for v in program.values))
+    order = [i for i, _ in program.params]
+    consts = {i for i, v in enumerate(program.values) if isinstance(v, Node) and v.op == "const"}
+    placed = set(order)
+    for i, v in enumerate(program.values):
+        if isinstance(v, Node) and v.op != "const":
+            for a in v.args:
+                if a in consts and a not in placed:
+                    order.append(a)
+                    placed.add(a)
+            order.append(i)
+            placed.add(i)
+    for o in program.outputs:
+        if o not in placed:
+            order.append(o)
+            placed.add(o)
+    # what is left is a constant nothing reads (an If operand inlined above): the module has none
+    assert all(i in consts for i in range(len(program.values)) if i not in placed)
+    renumber = {old: new for new, old in enumerate(order)}
+    values = []
+    for old in order:
+        v = program.values[old]
+        if isinstance(v, Node):
+            v = _canonical_node(Node(v.op, tuple(renumber[a] for a in v.args), v.attrs))
+        values.append(v)
+    return replace(program, values=tuple(values), outputs=tuple(renumber[o] for o in program.outputs))
+
+
+def _canonical_node(node: Node) -> Node:
+    if node.op == "call":
+        return Node("call", node.args, {**node.attrs, "body": _canonical_region(node.attrs["body"], len(node.args))})
+    if node.op == "if":
+        n = len(node.args) - 1
+        first: list[int] = []
+        for key in ("then", "else"):
+            _first_reads(node.attrs[key], n, first)
+        renumber = {old: new for new, old in enumerate(first)}
+        regions = {key: _canonical_region(_reparam(node.attrs[key], n, renumber), len(first)) for key in ("then", "else")}
+        return Node("if", (node.args[0], *(node.args[1 + k] for k in first)), regions)
+    return node
+
+
+def _constant_operands_inlined(node: Node, values) -> Node:
+    """An If whose operands include constants, with each constant moved into the branches that
+    read it. relax_build keeps constants inline, so a branch holds the constant itself, which the
+    import reads as the branch's own constant: the module cannot tell the two apart."""
+    n = len(node.args) - 1
+    inlined = [k for k, a in enumerate(node.args[1:]) if isinstance(values[a], Node) and values[a].op == "const"]
+    if not inlined:
+        return node
+    kept = [k for k in range(n) if k not in inlined]
+    regions = {}
+    for key in ("then", "else"):
+        region = node.attrs[key]
+        read = {int(a) for v in region["values"] for a in v["args"]} | {int(o) for o in region["outputs"]}
+        moved = [k for k in inlined if k in read]
+        where = {k: kept.index(k) if k in kept else len(kept) + moved.index(k) for k in range(n) if k in kept or k in moved}
+        shift = len(kept) + len(moved) - n
+
+        def renumber(a, where=where, shift=shift):
+            return where[a] if a < n else a + shift
+
+        constants = [{"op": "const", "args": [], "attrs": values[node.args[1 + k]].attrs} for k in moved]
+        regions[key] = {"values": constants + [{**v, "args": [renumber(int(a)) for a in v["args"]]}
+                                               for v in region["values"]],
+                        "outputs": [renumber(int(o)) for o in region["outputs"]]}
+    return Node("if", (node.args[0], *(node.args[1 + k] for k in kept)), regions)
+
+
+def _first_reads(region: dict, n: int, first: list) -> None:
+    for v in region["values"]:  # a nested region (if, call) reads only its operands, listed in args
+        for a in v["args"]:
+            if a < n and a not in first:
+                first.append(a)
+    for o in region["outputs"]:
+        if o < n and o not in first:
+            first.append(o)
+
+
+def _reparam(region: dict, n: int, renumber: dict) -> dict:
+    """``region`` with parameter k renamed renumber[k] (values shift by the new count)."""
+    m = len(renumber)
+    def f(a):
+        return renumber[a] if a < n else a - n + m
+    return {"values": [{**v, "args": [f(a) for a in v["args"]]} for v in region["values"]],
+            "outputs": [f(o) for o in region["outputs"]]}
+
+
+def _canonical_region(region: dict, n: int) -> dict:
+    """A region's values in canonical order (constants before their first consumer)."""
+    nodes = [Node(v["op"], tuple(v["args"]), v["attrs"]) for v in region["values"]]
+    stand_in = Program(tuple([Param((1,), "float32", 0, 0, [0.0])] * n + nodes), tuple(region["outputs"]))
+    result = _ordered(stand_in)
+    return {"values": [{"op": v.op, "args": list(v.args), "attrs": v.attrs} for v in result.values[n:]],
+            "outputs": list(result.outputs)}
+
+
+def _normal_attributes(program: Program) -> Program:
+    infos = analyse(program, check_values=False)
+    values, outputs = _read_back_all(list(program.values), program.outputs, 0, infos)
+    return replace(program, values=tuple(values), outputs=outputs)
+
+
+def _read_back_all(values: list, outputs, offset: int, infos) -> tuple[list, tuple]:
+    """Each node of ``values`` (indices from ``offset``; below it, a region's parameters) replaced
+    by what the importer reads back from its emit: the same op with its attributes as read, or
+    the pieces of a composite op (``_composite``), renumbered."""
+    new: list = []
+    where: dict = {}
+
+    def at(a):
+        return a if a < offset else where[a]
+
+    for i, v in enumerate(values):
+        if isinstance(v, Node):
+            args = tuple(at(a) for a in v.args)
+            base, n = len(new) + offset, len(args)
+            for piece in _node_pieces(v.op, v.attrs, [infos[a] for a in v.args]):
+                new.append(Node(piece.op, tuple(args[a] if a < n else base + a - n for a in piece.args), piece.attrs))
+        else:
+            new.append(v)
+        where[i + offset] = len(new) - 1 + offset
+    return new, tuple(at(o) for o in outputs)
+
+
+def _node_pieces(name: str, attrs: dict, operands: list) -> list[Node]:
+    if name in ("call", "if"):
+        params = operands if name == "call" else operands[1:]
+        attrs = {**attrs, **{key: _region_attributes(attrs[key], params) for key in ("body", "then", "else")
+                             if key in attrs}}
+        return [Node(name, tuple(range(len(operands))), attrs)]
+    return _read_back(name, attrs, operands)
+
+
+def _region_attributes(region: dict, params: list) -> dict:
+    infos = analyse_region(region, params)
+    nodes = [Node(v["op"], tuple(v["args"]), v["attrs"]) for v in region["values"]]
+    values, outputs = _read_back_all(nodes, region["outputs"], len(params), infos)
+    return {"values": [{"op": v.op, "args": list(v.args), "attrs": v.attrs} for v in values],
+            "outputs": list(outputs)}
+
+
+def _read_back(name: str, attrs: dict, operands: list) -> list[Node]:
+    """What the importer reads off what op ``name`` emits with ``attrs`` on ``operands``: nodes
+    whose arguments count the operands first, then the nodes before them."""
+    as_is = [Node(name, tuple(range(len(operands))), attrs)]
+    op = BY_NAME[name]
+    if op.emit is None or op.emit_in is not None or name == "const":
+        return as_is
+    holes = [relax.Var(f"o{k}", _type(info)) for k, info in enumerate(operands)]
+    nodes = _read_nodes(holes, op.emit(relax, holes, attrs), _Importer(tvm.IRModule({}), "f"))
+    if not nodes:
+        return as_is
+    ops = [n for n in nodes if n.op != "const"]
+    if len(ops) == len(nodes) > 1:
+        return list(nodes)
+    return [Node(name, as_is[0].args, ops[-1].attrs)] if len(ops) == 1 and ops[-1].op == name else as_is
+
+
+def _read_nodes(holes, expr, importer) -> tuple | None:
+    """The nodes ``importer`` reads ``expr`` on ``holes`` as (arguments count the holes first), or
+    None where it rejects it."""
+    bb = relax.BlockBuilder()
+    with bb.function("f", list(holes)):
+        with bb.dataflow():
+            out = bb.emit_output(expr)
+        bb.emit_func_output(out)
+    function = bb.get()["f"]
+    values = _Offset(len(holes))
+    body = _Body(importer, "f", values, {h: k for k, h in enumerate(holes)}, function.body)
+    try:
+        body.run()
+    except ImportRejected:
+        return None
+    return tuple(values)

@@ -1,0 +1,226 @@
+"""Build, transform, compile and run one side of a comparison in an isolated child -> Outcome.
+
+The original side is the Program's module compiled as is (the plain build); the optimized side
+is a fresh build with the passes applied in order, checked for well-formedness, compiled under
+the run's ``Build`` and called through the calling-convention adapter. Each side runs in its own isolated child, so a crash on the optimized
+side never loses the original's results: forked from this process for CPU targets, from the fork
+server for GPU targets (passfuzz.run.isolate says why).
+
+An optimized side whose passes left the module structurally equal to the original, under the
+plain build, is the original's module compiled the same way again: its child stops after the
+passes (which still run, so a pass that raises, crashes, hangs or leaves ill-formed IR is found
+as before) and the original side's outputs stand for its compile and run (``Outcome.reused``).
+Compiling it twice could only show TVM's nondeterminism, which no pass is to blame for.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import tvm_ffi
+from tvm import relax
+
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.passes.catalogue import info as pass_info
+from passfuzz.passes.contracts import module_violation
+from passfuzz.passes.names import PassSpec
+from passfuzz.portable.standalone import has_closures, kind_of, load, numpy_outputs, target_config, to_tvm
+from passfuzz.relax.build import build_module
+
+from . import isolate
+from .builds import PLAIN_BUILD, Build
+from .calling import PLAIN, Adapter, choose_adapter
+from .pipeline_watch import watched
+from .targets import needs_fresh_process
+from .tuning import tune
+
+TUNING_SECONDS = 30  # added to a tuning side's time limit per trial (a trial builds and runs every kernel)
+
+
+@dataclass
+class Outcome:
+    status: str  # "ok" | "error" | "crash" | "hang" | "incomparable"
+    stage: str = ""  # where it ended: "build", "pass:<p>", "well-formed:<p>", "compile:<target>", "run:<target>"
+    error: str = ""  # one line: "InternalError: ...", "SIGSEGV", "no result after 60 s"
+    outputs: dict[str, list[np.ndarray]] = field(default_factory=dict)  # per target
+    changed: bool | None = None  # did the passes change the module (optimized side only)
+    fired: tuple[str, ...] = ()  # the passes that changed the module they were given (up to a failure)
+    adapter: Adapter | None = None  # how the optimized module was called
+    outside_contract: str = ""  # the first pass that received a module its contract does not accept
+    closures: bool = False  # the optimized module had local functions, lifted before compiling
+    pipeline_pass: str = ""  # the pass of the build's Relax pipeline it failed in ("" none, or after it)
+    pipeline_changed: tuple[str, ...] = ()  # the pipeline passes that changed the module (up to a failure)
+    tune_records: tuple = ()  # with tune=N: what the tuning chose (passfuzz.portable.tuning_records)
+    log: str = ""  # the child's stderr tail and traceback, for the report
+    reused: bool = False  # the passes left the module unchanged: the original side's compile and run stand for it
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+class IllFormed(Exception):
+    """The optimized module fails relax.analysis.well_formed."""
+
+
+def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str], build: Build,
+              disabled: str = "", stop_if_unchanged: bool = False) -> dict:
+    isolate.mark("build")
+    mod = build_module(program)
+    adapter, changed, fired, outside_contract = PLAIN, None, [], ""
+    if passes is not None:
+        checking = True  # until a lowering pass, after which well_formed rejects valid modules
+        for spec in passes:
+            if not outside_contract:
+                outside_contract = module_violation(spec, mod)
+                if outside_contract:  # the parent needs it even if the pass then fails
+                    isolate.note("outside_contract", outside_contract)
+            isolate.mark(f"pass:{spec.text}")
+            before = tvm_ffi.structural_hash(mod)  # a hash: a pass may update its input in place
+            mod = spec.for_program(program).instantiate()(mod)
+            if tvm_ffi.structural_hash(mod) != before:
+                fired.append(spec.text)
+                isolate.note("fired", tuple(fired))  # known even if a later pass fails
+            checking = checking and pass_info(spec).well_formed_after
+            if checking:
+                isolate.mark(f"well-formed:{spec.text}")
+                _check_well_formed(mod)
+        reference = build_module(program)  # fresh: a pass may have mutated its input
+        changed = not tvm_ffi.structural_equal(reference, mod)
+        adapter = choose_adapter(reference, mod, program.num_input, program.symbol_values())
+        if adapter is None:
+            return {"incomparable": "main's signature changed and no calling adapter is known", "changed": changed,
+                    "fired": fired, "outside_contract": outside_contract}
+        # A reproducer of a failing compile or run must call main this way, and lift closures too.
+        isolate.note("adapter", adapter)
+        isolate.note("closures", has_closures(mod))
+        if stop_if_unchanged and not changed:
+            return {"unchanged": True, "changed": changed, "adapter": adapter, "fired": fired,
+                    "outside_contract": outside_contract, "closures": has_closures(mod)}
+    build = _tuned(mod, targets, build)
+    outputs = {}
+    args = program.arguments()
+    for target in targets:
+        isolate.mark(f"compile:{target}")
+        # load lifts local functions itself; lifted here, the build's pipeline is the first pass
+        # the watch sees (passfuzz.run.pipeline_watch), and the module compiled is the same.
+        lifted = relax.transform.LambdaLift()(mod) if has_closures(mod) else mod
+        with watched(disabled):
+            executable, device = load(lifted, target, build.as_dict())
+        isolate.mark(f"run:{target}")
+        tensors = [to_tvm(a, device) for a in args]
+        state = adapter.prepare(program, tensors)
+        vm = relax.VirtualMachine(executable, device)
+        outputs[target] = numpy_outputs(adapter.call(vm, program, tensors, state))
+    return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired,
+            "outside_contract": outside_contract, "closures": passes is not None and has_closures(mod),
+            "tune_records": build.tune_records}
+
+
+def _tuned(mod, targets: Sequence[str], build: Build) -> Build:
+    """``build`` applying what a tuning of ``mod``'s kernels chose, for the first llvm target,
+    when it tunes and has no records yet (a run replaying a finding's records tunes nothing)."""
+    llvm = [target for target in targets if kind_of(target) == "llvm"]
+    if build.tune is None or build.tune_records or not llvm:
+        return build
+    isolate.mark("tune")
+    lifted = relax.transform.LambdaLift()(mod) if has_closures(mod) else mod
+    build = build.with_tune_records(tune(lifted, target_config(llvm[0]), build.tune, build.tune_dir,
+                                         build.pipeline))
+    isolate.note("tune_records", build.tune_records)  # a failure after it reproduces with these
+    return build
+
+
+# A module whose build and compile do, once per process, what every first build and compile does:
+# the lazy imports, the ABC subclass caches FFI conversion fills, LLVM's set-up.
+_WARM_UP = Program((Param((2, 3), "float32", -1, 1, [[0.5] * 3] * 2), Node("exp", (0,)), Node("add", (1, 0))), (2,))
+_warmed: set[str] = set()
+
+
+def _warm_up(target: str) -> None:
+    """Build and compile a tiny module in this process once, before the first child is forked:
+    every child then inherits what that did once instead of redoing it (a side of a small program
+    took 420-510 ms in a child of a warmed parent, 600 ms in a child of a cold one). Compiled
+    only, never run: running a kernel could start TVM's thread pool, and a fork does not carry
+    threads over. A failure here only
+    costs the head start; the child meets it again and reports it."""
+    if target in _warmed:
+        return
+    _warmed.add(target)
+    try:
+        load(build_module(_WARM_UP), target)
+    except Exception:  # noqa: BLE001 - the side itself will say what is wrong
+        pass
+
+
+def _reusable(original: Outcome | None, passes: Sequence[PassSpec] | None, targets: Sequence[str], build: Build,
+              disabled: str) -> bool:
+    """May an optimized side stop after its passes when they leave the module unchanged? Only
+    when it would compile that module exactly as the original side did: the plain build, the
+    same targets, the whole pipeline; and when the original side ran (its outputs stand in)."""
+    return (original is not None and original.ok and passes is not None and build == PLAIN_BUILD
+            and not disabled and list(original.outputs) == list(targets))
+
+
+def fired_passes(program: Program, passes: Sequence[PassSpec]) -> list[str]:
+    """The passes that changed the module they were given, as the optimized side counts them,
+    in process and without compiling (the fire-rate benchmark and the motif tests). A pass may
+    raise: that is for the fuzzer to judge, here it propagates."""
+    mod, fired = build_module(program), []
+    for spec in passes:
+        before = tvm_ffi.structural_hash(mod)
+        mod = spec.instantiate()(mod)
+        if tvm_ffi.structural_hash(mod) != before:
+            fired.append(spec.text)
+    return fired
+
+
+def _check_well_formed(mod) -> None:
+    try:
+        relax.analysis.well_formed(mod)
+    except Exception as exc:  # noqa: BLE001 - its message names the violation
+        text = str(exc).strip()
+        raise IllFormed(text.splitlines()[-1] if text else "well_formed failed") from None
+    if not relax.analysis.check_well_formed(mod):
+        raise IllFormed("check_well_formed returned False")
+
+
+def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str],
+             timeout: float, build: Build = PLAIN_BUILD, disabled: str = "",
+             original: Outcome | None = None) -> Outcome:
+    """One side in an isolated child; ``passes=None`` is the original side (always the plain build).
+    ``disabled``: a pass of the build's Relax pipeline to leave out (passfuzz.judge.pipeline_blame).
+    ``original``: the original side's Outcome on the same program and targets; an optimized side
+    the passes left unchanged then reuses its outputs instead of compiling and running again."""
+    if passes is None:
+        build = PLAIN_BUILD
+    reuse = _reusable(original, passes, targets, build, disabled)
+    if build.tune is not None and not build.tune_records:
+        timeout += TUNING_SECONDS * build.tune  # a side's time limit is for compiling and running
+    if needs_fresh_process(targets):
+        child = isolate.run_fresh(_run_side, (program, passes, list(targets), build, disabled, reuse), timeout)
+    else:
+        _warm_up(targets[0])
+        child = isolate.run_forked(lambda: _run_side(program, passes, targets, build, disabled, reuse), timeout)
+    pipeline = {"pipeline_pass": child.notes.get("pipeline_pass", ""),
+                "pipeline_changed": child.notes.get("pipeline_changed", ())}
+    if child.status != "ok":
+        return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
+                       log=child.stderr_tail, adapter=child.notes.get("adapter"), fired=child.notes.get("fired", ()),
+                       outside_contract=child.notes.get("outside_contract", ""),
+                       closures=child.notes.get("closures", False), tune_records=child.notes.get("tune_records", ()),
+                       **pipeline)
+    value = child.value
+    if value.get("unchanged"):
+        return dataclasses.replace(original, changed=False, adapter=value["adapter"], fired=tuple(value["fired"]),
+                                   outside_contract=value["outside_contract"], closures=value["closures"],
+                                   reused=True)
+    if "incomparable" in value:
+        return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],
+                       fired=tuple(value["fired"]), outside_contract=value["outside_contract"])
+    return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"], adapter=value["adapter"],
+                   fired=tuple(value["fired"]), outside_contract=value["outside_contract"],
+                   closures=value["closures"], tune_records=value["tune_records"], **pipeline)
