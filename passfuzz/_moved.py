@@ -26,7 +26,7 @@ MOVED = {f"passfuzz.{old}": f"passfuzz.{new}" for old, new in {
     "calling": "run.calling", "tuning": "run.tuning", "speed": "run.speed", "pipeline_watch": "run.pipeline_watch",
     "focus": "reach.focus",
     "oracle": "judge.oracle", "trial": "judge.trial", "gradient": "judge.gradient",
-    "pipeline_blame": "judge.pipeline_blame", "known_cases": "judge.known_cases",
+    "pipeline_blame": "judge.pipeline_blame", "known_cases": "judge.finding",
     "corpus": "findings.corpus", "known_bugs": "findings.known_bugs", "reproducer": "findings.reproducer",
     "report": "findings.report", "reduce": "findings.reduce", "finding_store": "findings.finding_store",
     "engine": "campaign.engine", "runs": "campaign.runs", "parallel": "campaign.parallel",

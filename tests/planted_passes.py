@@ -253,7 +253,7 @@ class _TwoWrongRewrites(PyExprMutator):
 def two_wrong_rewrites(mod, ctx):
     """Two planted wrong results of one pass, on different ops: ``negative(x)`` becomes ``x``, and
     ``exp(x)`` becomes ``1 + x``. Both are "values differ" after this pass, one fingerprint: only
-    their triggers (passfuzz.judge.known_cases) tell them apart."""
+    their triggers (passfuzz.judge.finding) tell them apart."""
     for gv, func in list(mod.functions.items()):
         if isinstance(func, relax.Function):
             mod[gv] = _TwoWrongRewrites(mod).visit_expr(func)

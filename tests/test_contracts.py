@@ -14,7 +14,7 @@ from tvm.script import relax as R
 from passfuzz.campaign.engine import FuzzConfig, Fuzzer
 from passfuzz.findings.corpus import OUTSIDE_CONTRACT
 from passfuzz.ir.program import Node, Param, Program
-from passfuzz.judge.known_cases import identify
+from passfuzz.judge.finding import identify
 from passfuzz.judge.oracle import judge
 from passfuzz.judge.trial import check
 from passfuzz.passes.catalogue import CATALOGUE, PHASES, with_prerequisites

@@ -12,7 +12,7 @@ from hypothesis_jsonschema import from_schema
 from passfuzz.findings import corpus
 from passfuzz.findings.corpus import CorpusError
 from passfuzz.ir.program import Node, Param, Program
-from passfuzz.judge.known_cases import signature_key
+from passfuzz.judge.finding import signature_key
 
 PROGRAM = Program((Param((2, 2), "float32", -4, 4, [[0.0, 1.0], [2.0, 3.0]]),
                    Node("permute_dims", (0,), {"axes": None})), (1,))

@@ -21,7 +21,7 @@ from passfuzz.campaign.events import (
 from passfuzz.campaign.stats import Stats
 from passfuzz.cli.output import Console
 from passfuzz.ir.program import Node, Param, Program
-from passfuzz.judge.oracle import new_finding
+from passfuzz.judge.finding import new_finding
 from passfuzz.passes.names import PassSpec
 
 PROGRAM = Program((Param((3,), "float32", -4, 4, [0.0, 1.0, 2.0]), Node("exp", (0,))), (1,))

@@ -7,7 +7,7 @@ import pytest
 import tvm
 
 from passfuzz.findings import known_bugs
-from passfuzz.judge.oracle import fingerprint, normalize_error
+from passfuzz.judge.finding import fingerprint, normalize_error
 from passfuzz.passes.names import resolve_list
 
 from .conftest import ROOT

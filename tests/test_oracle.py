@@ -5,7 +5,8 @@ import numpy as np
 from passfuzz.ir.catalogue import ValueInfo
 from passfuzz.ir.graph import analyse, rounding_dtypes
 from passfuzz.ir.program import Node, Param, Program
-from passfuzz.judge.oracle import Verdict, compare_arrays, judge, normalize_error, reference_verdict
+from passfuzz.judge.finding import normalize_error
+from passfuzz.judge.oracle import Verdict, compare_arrays, judge, reference_verdict
 from passfuzz.passes.names import PassSpec
 from passfuzz.run.execute import Outcome
 
@@ -160,7 +161,7 @@ def test_a_float32_value_computed_from_bfloat16_carries_bfloat16_tolerance():
 
 def test_a_pass_that_failed_on_a_later_run_keeps_the_passes_before_that_run():
     # [P, LegalizeOps, P]: the stage names P, and only its run after LegalizeOps can have failed.
-    from passfuzz.judge.oracle import new_finding
+    from passfuzz.judge.finding import new_finding
     from passfuzz.passes.names import PassSpec
 
     passes = [PassSpec("tests.planted_passes:raise_after_legalize"), PassSpec("LegalizeOps"),
@@ -171,7 +172,8 @@ def test_a_pass_that_failed_on_a_later_run_keeps_the_passes_before_that_run():
 
 
 def test_a_finding_is_pinned_to_the_shortest_prefix_showing_its_kind():
-    from passfuzz.judge.oracle import new_finding, pin_to_prefix
+    from passfuzz.judge.finding import new_finding
+    from passfuzz.judge.oracle import pin_to_prefix
 
     passes = [PassSpec("FoldConstant"), PassSpec("LegalizeOps"), PassSpec("FuseOps")]
     full = Verdict(new_finding("wrong-result", passes, "values", "differs"))

@@ -15,7 +15,7 @@ from passfuzz.campaign.engine import FindingError, FuzzConfig, Fuzzer
 from passfuzz.cli.replay import replay_one
 from passfuzz.findings import corpus
 from passfuzz.ir.program import Node, Param, Program
-from passfuzz.judge.oracle import fingerprint, normalize_error
+from passfuzz.judge.finding import fingerprint, normalize_error
 from passfuzz.judge.pipeline_blame import candidates
 from passfuzz.judge.trial import check
 from passfuzz.run.builds import parse_build

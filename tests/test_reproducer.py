@@ -26,7 +26,8 @@ from passfuzz.campaign.engine import FuzzConfig, Fuzzer
 from passfuzz.findings.reproducer import module_script, module_text, render_script
 from passfuzz.ir.catalogue import ValueInfo
 from passfuzz.ir.program import Node, Param, Program
-from passfuzz.judge.oracle import Finding, compare_arrays, tolerance
+from passfuzz.judge.finding import Finding
+from passfuzz.judge.oracle import compare_arrays, tolerance
 from passfuzz.judge.trial import check
 from passfuzz.passes.catalogue import with_prerequisites
 from passfuzz.passes.names import resolve_list

@@ -236,7 +236,7 @@ def test_a_finding_in_progress_keeps_every_field_across_a_resume(tmp_path):
     """A schedule, tuned or dlight finding is its build's draw as much as its Program: a resumed
     run reduces and saves it with the steps, records and rules its first sighting had."""
     from passfuzz.ir.program import Program
-    from passfuzz.judge.oracle import Finding
+    from passfuzz.judge.finding import Finding
     from passfuzz.passes.names import PassSpec
 
     scheduled = corpus.load(ROOT / "corpus" / "compile-error-091cae066e68.json")

@@ -43,8 +43,8 @@ from passfuzz.findings.reproducer import render_script
 from passfuzz.ir.catalogue import OPS
 from passfuzz.ir.program import Program
 from passfuzz.judge import gradient, trial
-from passfuzz.judge.known_cases import identify, named_as, same_bug
-from passfuzz.judge.oracle import Finding, Verdict
+from passfuzz.judge.finding import Finding, identify, named_as, same_bug
+from passfuzz.judge.oracle import Verdict
 from passfuzz.passes.names import PassSpec
 from passfuzz.relax.build import relax_ops
 from passfuzz.run.builds import PLAIN_BUILD, Build
@@ -225,7 +225,7 @@ class Fuzzer:
                known_as: str, shrinking: bool, known: set[str]) -> Finding | None:
         """Record one example in the statistics (and as Hypothesis events, the fuzzer's coverage
         signal); return its finding if it is a new bug. ``known_as``: the known bug its finding is
-        a case of (passfuzz.judge.known_cases), or ""."""
+        a case of (passfuzz.judge.finding), or ""."""
         if optimized is not None and not shrinking:
             self._count_fired(optimized, passes)
         if verdict.generator_defect:

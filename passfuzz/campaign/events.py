@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Union
 
 if TYPE_CHECKING:  # annotations only: the console imports this module before TVM, and needs not TVM
     from passfuzz.ir.program import Program
-    from passfuzz.judge.oracle import Finding
+    from passfuzz.judge.finding import Finding
 
     from .stats import Stats
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from passfuzz.findings.corpus import atomic_write
 from passfuzz.ir.program import Program, ProgramError
-from passfuzz.judge.oracle import Finding
+from passfuzz.judge.finding import Finding
 
 RUNS = ".runs"  # inside the corpus
 ARGUMENTS = "run.json"

@@ -141,7 +141,7 @@ def redrawn(program, seed: int):
 def run(args: argparse.Namespace) -> int:
     from passfuzz.campaign.engine import FindingError, Fuzzer
     from passfuzz.findings.known_bugs import known_set
-    from passfuzz.judge.known_cases import identify
+    from passfuzz.judge.finding import identify
     from passfuzz.judge.trial import check
     from passfuzz.relax.build import relax_ops
     from passfuzz.run.builds import recorded_build

@@ -38,7 +38,7 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     finding that REPRODUCES has its files regenerated from this run (atomically), after being
     reduced again for ``reduce_seconds`` when that is given."""
     from passfuzz.findings.corpus import CorpusError, load, problem
-    from passfuzz.judge.known_cases import named_as, same_bug
+    from passfuzz.judge.finding import named_as, same_bug
     from passfuzz.judge.trial import check
     from passfuzz.passes.names import PassSpecError, resolve
     from passfuzz.run.builds import BuildError, recorded_build

@@ -27,7 +27,7 @@ import jsonschema
 
 from passfuzz.ir.graph import analyse
 from passfuzz.ir.program import Program, ProgramError
-from passfuzz.judge.known_cases import trigger_entry
+from passfuzz.judge.finding import trigger_entry
 
 FORMAT_VERSION = 1  # of the record; the schema pins it
 # Findings of passes run outside their contracts (passfuzz.passes.contracts): misuse, kept apart from bugs.
@@ -156,7 +156,7 @@ _checked: dict[Path, tuple[int, int, str, str]] = {}
 
 
 def _check(path: Path) -> tuple[str, str]:
-    """('' or why the record at ``path`` is malformed, its passfuzz.judge.known_cases trigger entry)."""
+    """('' or why the record at ``path`` is malformed, its passfuzz.judge.finding trigger entry)."""
     try:
         stat = path.stat()
     except OSError as exc:
@@ -178,7 +178,7 @@ def _check(path: Path) -> tuple[str, str]:
 
 
 def trigger_of(entry: Entry) -> str:
-    """The passfuzz.judge.known_cases trigger entry of a loaded record ("" when it is known by its
+    """The passfuzz.judge.finding trigger entry of a loaded record ("" when it is known by its
     fingerprint alone)."""
     def ops() -> list[str]:
         from passfuzz.relax.build import relax_ops  # TVM, imported only for a record that has a trigger
@@ -199,7 +199,7 @@ def malformed(directory: Path) -> list[str]:
 
 
 def known_fingerprints(directory: Path) -> set[str]:
-    """The known set of the corpus and its outside-contract findings (passfuzz.judge.known_cases): the
+    """The known set of the corpus and its outside-contract findings (passfuzz.judge.finding): the
     fingerprints of the records that load, read from their names, and the trigger entries of its
     wrong results. A malformed record makes no bug known, so one found again is saved afresh over it."""
     known = set()

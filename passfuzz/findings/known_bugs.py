@@ -17,7 +17,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from passfuzz.judge.gradient import names_one_bug
+from passfuzz.judge.finding import names_one_bug
 
 from .corpus import CorpusError, atomic_write, entries
 from .corpus import load as load_record
@@ -38,7 +38,7 @@ class KnownBug:
     passes: tuple[str, ...]
     what: str  # the corpus README's one-line description of the true trigger
     upstream: str  # "apache/tvm#20194 (open)", or "" when not filed
-    trigger: str = ""  # a wrong result's trigger entry (passfuzz.judge.known_cases); "" known by fingerprint
+    trigger: str = ""  # a wrong result's trigger entry (passfuzz.judge.finding); "" known by fingerprint
 
     def to_json(self) -> dict:
         data = {"id": self.id, "kind": self.kind, "fingerprint": self.fingerprint, "passes": list(self.passes),
@@ -47,7 +47,7 @@ class KnownBug:
 
 
 def known_set(bugs) -> tuple[str, ...]:
-    """What ``bugs`` make known to a Fuzzer: their fingerprints and triggers (passfuzz.judge.known_cases)."""
+    """What ``bugs`` make known to a Fuzzer: their fingerprints and triggers (passfuzz.judge.finding)."""
     return tuple(bug.fingerprint for bug in bugs) + tuple(bug.trigger for bug in bugs if bug.trigger)
 
 
@@ -88,7 +88,7 @@ def shipped(tvm_version: str) -> tuple[KnownBug, ...]:
 def from_corpus(directory: Path) -> list[KnownBug]:
     """The baseline a triaged corpus directory defines: each record, described by its line in the
     directory's README.md table (``| `id` | passes | what | upstream |``), a wrong result with its
-    trigger (passfuzz.judge.known_cases), except a wrong gradient: every loss program shares its final
+    trigger (passfuzz.judge.finding), except a wrong gradient: every loss program shares its final
     ``sum`` with the trigger, so known ahead it would hide every other wrong gradient."""
     lines = _readme_lines(directory / "README.md")
     bugs = []

@@ -12,7 +12,7 @@ import tvm
 
 from passfuzz import __version__
 from passfuzz.ir.program import Program
-from passfuzz.judge.oracle import Finding
+from passfuzz.judge.finding import Finding
 from passfuzz.passes.names import PassSpec
 
 from .corpus import FORMAT_VERSION, finding_id
@@ -45,7 +45,7 @@ def new_record(finding: Finding, program: Program, passes: Sequence[PassSpec], *
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "seed": seed, "shrunk": shrunk, "program": program.to_json(), **observed(finding, program, passes),
     }
-    if minimal:  # a wrong result's ops are then its trigger (passfuzz.judge.known_cases)
+    if minimal:  # a wrong result's ops are then its trigger (passfuzz.judge.finding)
         record["minimal"] = True
     for key in ("schedule", "tune_records"):
         if drawn[key]:

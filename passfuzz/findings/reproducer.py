@@ -42,7 +42,8 @@ from passfuzz.ir.catalogue import is_float
 from passfuzz.ir.graph import analyse, evaluate, output_leaves, rounding_dtypes
 from passfuzz.ir.program import Program
 from passfuzz.judge import gradient
-from passfuzz.judge.oracle import PIPELINE_KINDS, REFERENCE_SLACK, Finding, target_slack, tolerance
+from passfuzz.judge.finding import Finding
+from passfuzz.judge.oracle import PIPELINE_KINDS, REFERENCE_SLACK, target_slack, tolerance
 from passfuzz.passes.names import PassSpec
 from passfuzz.portable import (
     conventions,

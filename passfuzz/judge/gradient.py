@@ -39,7 +39,8 @@ from passfuzz.run.builds import PLAIN_BUILD, Build
 from passfuzz.run.calling import ADJOINT
 from passfuzz.run.execute import Outcome, run_side
 
-from .oracle import Verdict, judge, new_finding, pin_to_prefix
+from .finding import UNLOCALIZED, new_finding
+from .oracle import Verdict, judge, pin_to_prefix
 
 PASS_NAME = "Gradient"
 # Bound on the relative rounding error one node adds to one evaluation in float64, against the
@@ -160,18 +161,6 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str], 
         first = next(i for i, spec in enumerate(passes) if spec.name == PASS_NAME)
         return pin_to_prefix(verdict, optimized, range(first + 1, len(passes)), on_prefix)
     return verdict, optimized
-
-
-# A wrong gradient is fingerprinted by its pass list and what differs, not by the op at fault
-# (there is no per-op localization), and its trigger (passfuzz.judge.known_cases) shares the loss's final
-# sum with every loss program: one such fingerprint stands for every wrong gradient of that pass
-# list, so it must never be known ahead of a run (passfuzz.findings.known_bugs).
-UNLOCALIZED = ("loss differs", "gradient differs")
-
-
-def names_one_bug(signature: str) -> bool:
-    """Does a finding's signature tell its bug apart from other bugs of the same passes?"""
-    return not signature.endswith(UNLOCALIZED)
 
 
 def judge_gradient(program: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome,

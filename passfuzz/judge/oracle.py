@@ -36,8 +36,6 @@ split one planted bug into one finding per dtype.
 
 from __future__ import annotations
 
-import dataclasses
-import re
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence, TypeVar
 
@@ -53,10 +51,8 @@ from passfuzz.portable.timing import speed_line
 from passfuzz.run.builds import PLAIN_BUILD, Build
 from passfuzz.run.execute import Outcome
 
-from .known_cases import signature_key
+from .finding import Finding, fingerprint, new_finding, normalize_error
 
-KINDS = ("pass-error", "ill-formed", "compile-error", "runtime-error", "crash", "hang", "wrong-result",
-         "reference-mismatch", "target-mismatch", "pipeline-error", "pipeline-crash", "pipeline-hang", "slowdown")
 # The unoptimized module's plain build failed, and leaving one pass out of TVM's build pipeline
 # makes it run and match numpy (passfuzz.judge.pipeline_blame): that pass is at fault.
 PIPELINE_KINDS = {"error": "pipeline-error", "crash": "pipeline-crash", "hang": "pipeline-hang"}
@@ -74,115 +70,12 @@ TARGET_SLACK = {"llvm": 1.0, "c": 1.0, "cuda": 10.0, "rocm": 10.0, "vulkan": 10.
 
 
 @dataclass(frozen=True)
-class Finding:
-    kind: str
-    fingerprint: str  # 12 hex digits
-    signature: str  # what the fingerprint hashes, readable
-    message: str  # one line: what went wrong or what differs
-    stage: str = ""
-    log: str = ""
-    passes: tuple[PassSpec, ...] = ()  # the passes that ran up to the failure: what reproduces it
-    targets: tuple[str, ...] = ()  # the targets it shows on (for a target-mismatch: reference first); () any
-    build: str = ""  # the --build it shows under ("" plain)
-    schedule: tuple = ()  # with schedule=random: the drawn steps up to the blamed primitive (the last)
-    outside_contract: str = ""  # the pass contract the run broke (passfuzz.passes.contracts); "" when inside them
-    pipeline_pass: str = ""  # the pass of the build's Relax pipeline it names: blamed (pipeline-*) or failed in
-    tune_records: tuple = ()  # with tune=N: what the tuning chose (passfuzz.portable.tuning_records)
-    dlight_rules: tuple | None = None  # with dlight=random: the drawn rule names (passfuzz.portable.dlight_rules)
-
-    @property
-    def blamed(self) -> bool:
-        """Does it blame what the run was asked to test? A reference mismatch, a target mismatch
-        of the unoptimized module, or a pipeline finding blames no pass and no build: TVM's own
-        build is at fault, whatever passes were named."""
-        return bool(self.passes or self.build)
-
-    def to_json(self) -> dict:
-        """Every field as JSON (passes by their text, tuples as lists): what a run directory
-        keeps of a finding in progress (passfuzz.campaign.runs), read back by ``from_json``."""
-        doc = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        return {**doc, "passes": [spec.text for spec in self.passes], "targets": list(self.targets),
-                "schedule": [[name, list(choices)] for name, choices in self.schedule],
-                "tune_records": [[kernel, trace] for kernel, trace in self.tune_records],
-                "dlight_rules": None if self.dlight_rules is None else list(self.dlight_rules)}
-
-    @classmethod
-    def from_json(cls, doc: dict) -> "Finding":
-        return cls(**{**doc, "passes": tuple(PassSpec(text) for text in doc["passes"]),
-                      "targets": tuple(doc["targets"]),
-                      "schedule": tuple((name, tuple(choices)) for name, choices in doc.get("schedule", ())),
-                      "tune_records": tuple((kernel, trace) for kernel, trace in doc.get("tune_records", ())),
-                      "dlight_rules": None if doc.get("dlight_rules") is None else tuple(doc["dlight_rules"])})
-
-
-@dataclass(frozen=True)
 class Verdict:
     """Exactly one of: a finding, or a reason there is none."""
 
     finding: Finding | None = None
     generator_defect: str = ""  # the original side failed: a defect of passfuzz's generator
     incomparable: str = ""  # no equivalent call exists; nothing was compared
-
-
-def normalize_error(text: str) -> str:
-    """The stable core of an error message: no numbers, addresses, paths or names of temporaries."""
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    line = re.sub(r"\[\d\d:\d\d:\d\d\]\s*", "", line)
-    line = re.sub(r"(/[\w.\-]+)+:\d+:?", "<src>", line)
-    line = re.sub(r"0x[0-9a-fA-F]+", "<addr>", line)
-    line = re.sub(r'metadata\["[\w.]+"\]\[\d+\]', "<const>", line)
-    for call in sorted(set(re.findall(r"\bR\.[\w.]+\(", line))):  # operands and types vary with the
-        line = _elide_calls(line, call)  # program, the bug does not
-    line = re.sub(r'dtype="\w+"', 'dtype=...', line)
-    # BlockBuilder numbers its fresh names (lv, lv1, lv6, gv2): one temporary, whatever its number.
-    line = re.sub(r"\b(lv|gv)\d+\b", r"\1", line)
-    # FuseOps names its functions after the ops fused (fused_greater_logical_and): one fault.
-    line = re.sub(r"\bfused_\w+", "fused_...", line)
-    line = re.sub(r"\d+", "N", line)
-    line = re.sub(r"\s+", " ", line)
-    # The first sentence names the fault; what follows names where it surfaced (which op, which
-    # operands), and that varies with the program: keying on it split one ToMixedPrecision bug
-    # into a finding per downstream op.
-    return line.split(". ", 1)[0][:200]
-
-
-def _elide_calls(text: str, opener: str) -> str:
-    """Replace every ``opener...)`` span, nested parentheses included, by ``opener...)``."""
-    out, start = [], 0
-    while (begin := text.find(opener, start)) >= 0:
-        depth, end = 1, begin + len(opener)
-        while end < len(text) and depth:
-            depth += {"(": 1, ")": -1}.get(text[end], 0)
-            end += 1
-        out.append(text[start:begin] + opener + "...)")
-        start = end
-    return "".join(out) + text[start:]
-
-
-def fingerprint(kind: str, passes: Sequence[PassSpec], detail: str, build: Build = PLAIN_BUILD) -> tuple[str, str]:
-    """Keyed on the *last* of ``passes``, the first bad pass: the passes before it vary while a
-    sequence shrinks, and the bug is the same. A non-plain build is part of the key, and so is
-    the schedule primitive it blames (the steps before it vary as the schedule shrinks)."""
-    where = passes[-1].text if passes else "-"
-    if build.text:
-        where += f" @ {build.text}"
-    if build.blamed_primitive:
-        where += f" [{build.blamed_primitive}]"
-    signature = f"{kind} | {where} | {detail}"
-    return signature_key(signature), signature
-
-
-def new_finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str, stage: str = "",
-             log: str = "", build: Build = PLAIN_BUILD, targets: tuple[str, ...] = (),
-             pipeline_pass: str = "") -> Finding:
-    """A finding of ``kind``, keyed on the passes up to the one its stage failed in (``fingerprint``)."""
-    ran = tuple(_up_to_failing_pass(passes, stage))
-    fp, signature = fingerprint(kind, ran, detail, build)
-    head, _, where = stage.partition(":")
-    if not targets and head in ("compile", "run", "reference"):
-        targets = (where,)  # a failure on one target reproduces on that target
-    return Finding(kind, fp, signature, message, stage, log, ran, targets, build.text, build.schedule_steps,
-                   pipeline_pass=pipeline_pass, tune_records=build.tune_records, dlight_rules=build.dlight_rules)
 
 
 def pipeline_verdict(original: Outcome, blamed: str) -> Verdict:
@@ -202,19 +95,6 @@ def pipeline_verdict(original: Outcome, blamed: str) -> Verdict:
     targets = (where,) if head in ("compile", "run") else ()
     return Verdict(Finding(kind, fp, signature, message, original.stage, original.log, (), targets,
                            pipeline_pass=blamed))
-
-
-def _up_to_failing_pass(passes: Sequence[PassSpec], stage: str) -> Sequence[PassSpec]:
-    """When a pass itself failed (raised, crashed, left ill-formed IR), the passes after it never
-    ran: the bug belongs to the prefix, and is the same bug whatever follows it. The stage names
-    the pass, not which of its runs failed: the prefix ends at its last run, which holds the
-    failing one (an earlier run of it may have met a module it took, [P, LegalizeOps, P])."""
-    head, _, name = stage.partition(":")
-    if head in ("pass", "well-formed"):
-        for index in range(len(passes) - 1, -1, -1):
-            if passes[index].text == name:
-                return passes[:index + 1]
-    return passes
 
 
 def _failure_kind(stage: str, status: str) -> str:

@@ -24,7 +24,7 @@ from passfuzz.run.execute import Outcome, run_side
 from passfuzz.run.speed import SpeedCheck, time_sides
 
 from . import gradient
-from .known_cases import signature_key
+from .finding import keyed_as_misuse
 from .oracle import (
     Verdict,
     judge,
@@ -151,15 +151,6 @@ def _contract_checked(verdict: Verdict, optimized: Outcome) -> Verdict:
     if finding is None or not finding.passes:
         return verdict
     broken = sequence_violation(finding.passes) or optimized.outside_contract
-    return dataclasses.replace(verdict, finding=_keyed_as_misuse(finding, broken)) if broken else verdict
+    return dataclasses.replace(verdict, finding=keyed_as_misuse(finding, broken)) if broken else verdict
 
 
-def _keyed_as_misuse(finding, broken: str):
-    """``finding`` marked outside-contract and keyed apart from the bugs. A fingerprint is kind,
-    first bad pass and error, which a misuse can share with a real bug of the same pass (a wrong
-    result of DecomposeOpsForTraining is "values differ" for an inference-mode batch_norm and for a
-    wrongly decomposed layer_norm alike); once a misuse is saved its fingerprint counts as seen,
-    so sharing it would hide the bug."""
-    signature = f"{finding.signature} | outside contract"
-    return dataclasses.replace(finding, outside_contract=broken, signature=signature,
-                               fingerprint=signature_key(signature))

@@ -8,7 +8,7 @@ import pytest
 
 from passfuzz.findings import corpus, known_bugs
 from passfuzz.ir.program import Program
-from passfuzz.judge.known_cases import APART, identify, named_as, same_bug, signature_key, trigger_entry
+from passfuzz.judge.finding import APART, identify, named_as, same_bug, signature_key, trigger_entry
 from passfuzz.relax.build import relax_ops
 
 from .conftest import ROOT
