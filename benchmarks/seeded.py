@@ -4,7 +4,7 @@ For each pass named, and each arm, this runs the fuzzer in this process exactly 
 
     passfuzz --passes PASS --max-time T --seed S --targets llvm --corpus EMPTY [--seeds SEEDS]
 
-would (the command line's own config_from, so focus, motifs, prerequisites and dtypes are as a
+would (the run plan of passfuzz.campaign.plan, so focus, motifs, prerequisites and dtypes are as a
 user gets them), with a fresh corpus per run and the shipped known-bug baseline. The arms:
 
 - ``unseeded``: programs drawn from scratch (relax_programs, focus and motifs as usual);
@@ -23,14 +23,11 @@ ones, which are shrunk and reduced within the run), and generator defects.
 from __future__ import annotations
 
 import argparse
-import io
 import tempfile
 from pathlib import Path
 
 from passfuzz.campaign.engine import Fuzzer
-from passfuzz.cli.fuzz import config_from
-from passfuzz.cli.fuzz import parser as fuzz_parser
-from passfuzz.cli.output import Console
+from passfuzz.campaign.plan import RunOptions, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSES = "FoldConstant,EliminateCommonSubexpr,FuseTransposeMatmul,CombineParallelMatmul,ReorderTakeAfterMatmul"
@@ -51,12 +48,10 @@ class _CountingFuzzer(Fuzzer):
 
 def run_arm(pass_name: str, arm: str, args) -> dict:
     with tempfile.TemporaryDirectory() as corpus:
-        argv = ["--passes", pass_name, "--max-time", str(args.max_time), "--seed", str(args.seed),
-                "--targets", "llvm", "--corpus", corpus, "--shrink-time", "5", "--reduce-time", "15"]
-        if arm != "unseeded":
-            argv += ["--seeds", args.seeds]
-        log = io.StringIO()
-        config = config_from(fuzz_parser().parse_args(argv), Console(log))
+        options = RunOptions(passes=pass_name, max_time=args.max_time, seed=args.seed, targets="llvm",
+                             corpus=Path(corpus), shrink_time=5, reduce_time=15,
+                             seeds=None if arm == "unseeded" else args.seeds)
+        config = plan(options)
         config.fresh_too = arm == "mixed"
         fuzzer = _CountingFuzzer(config)
         stats = fuzzer.run()

@@ -306,14 +306,11 @@ def test_split_layout_rewrite_preproc_on_an_untuned_primfunc_without_child_block
 
 def _run_programs(text: str, tmp_path, count: int):
     """``count`` programs as a run of ``passfuzz --passes text`` draws them, each with its module."""
-    import io
-
-    from passfuzz.cli.fuzz import config_from, parser
-    from passfuzz.cli.output import Console
+    from passfuzz.campaign.plan import RunOptions, plan
     from passfuzz.relax.build import build_module
 
-    console = Console(io.StringIO())
-    config = config_from(parser().parse_args(["--passes", text, "--corpus", str(tmp_path)]), console)
+    notes = []
+    config = plan(RunOptions(passes=text, corpus=tmp_path), notes.append)
     drawn = []
 
     @settings(max_examples=count, deadline=None, database=None, suppress_health_check=list(HealthCheck))
@@ -322,7 +319,7 @@ def _run_programs(text: str, tmp_path, count: int):
         drawn.append((program, build_module(program)))
 
     draw()
-    return config, drawn, console.stream.getvalue()
+    return config, drawn, "\n".join(notes)
 
 
 def _ops(program) -> set:

@@ -71,21 +71,20 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _fuzz_arguments(args: argparse.Namespace, passes: str | None, build: str, record: dict | None) -> argparse.Namespace:
-    """The fuzz command's arguments that check one module as fuzzing would: its defaults, with
-    this command's options (and no focus: nothing is drawn); a slowdown record is timed again
-    at its own threshold."""
-    from . import fuzz
+def _run_options(args: argparse.Namespace, passes: str | None, build: str, record: dict | None):
+    """The options that check one module as a fuzzing run would: the run's defaults, with this
+    command's options (and no focus: nothing is drawn); a slowdown record is timed again at its
+    own threshold, on its own targets unless --targets says otherwise."""
+    from passfuzz.campaign.plan import RunOptions
 
-    namespace = fuzz.parser().parse_args([])
-    namespace.passes, namespace.build, namespace.pipeline = passes, build, args.pipeline
+    options = RunOptions(passes=passes, build=build, pipeline=args.pipeline, corpus=args.corpus,
+                         known_bugs=args.known_bugs, timeout=args.timeout, reduce_time=args.reduce_time, focus="none",
+                         targets=args.targets if args.targets is not None or not record else ",".join(record["targets"]))
     slowdown = record is not None and record["kind"] == "slowdown"
-    namespace.check_speed = args.check_speed or slowdown
+    options.check_speed = args.check_speed or slowdown
     if args.slowdown_threshold is not None or slowdown:
-        namespace.slowdown_threshold = args.slowdown_threshold or record["slowdown_threshold"]
-    namespace.targets, namespace.corpus, namespace.known_bugs = args.targets, args.corpus, args.known_bugs
-    namespace.timeout, namespace.reduce_time, namespace.focus = args.timeout, args.reduce_time, "none"
-    return namespace
+        options.slowdown_threshold = args.slowdown_threshold or record["slowdown_threshold"]
+    return options
 
 
 def _subjects(args: argparse.Namespace):
@@ -146,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     from passfuzz.relax.build import relax_ops
     from passfuzz.run.builds import recorded_build
 
-    from .fuzz import config_from
+    from passfuzz.campaign.plan import PlanError, plan
 
     if args.draws < 1:
         raise UsageError(f"--draws must be at least 1, got {args.draws}")
@@ -156,10 +155,10 @@ def run(args: argparse.Namespace) -> int:
     passes = args.passes or (",".join(record["passes"]) if record else None)
     if not passes and not (record and build):  # a record of a build alone (a schedule, say) has no passes
         raise UsageError("give --passes (the passes whose effect on FILE is checked)")
-    fuzz_args = _fuzz_arguments(args, passes or None, build, record)
-    if args.targets is None and record:
-        fuzz_args.targets = ",".join(record["targets"])
-    config = config_from(fuzz_args, console)
+    try:
+        config = plan(_run_options(args, passes or None, build, record), console.note)
+    except PlanError as exc:
+        raise UsageError(str(exc)) from None
     if record and args.build is None:  # what the record's example drew for its kernels: schedule steps, ...
         config = dataclasses.replace(config, build=recorded_build(record))
     baseline = _baseline(args.known_bugs)

@@ -1,0 +1,281 @@
+"""The run plan: a fuzzing run's options, as typed values, checked and resolved into the engine's
+configuration (``FuzzConfig``) before the first example: passes resolved with their prerequisites
+and held against their contracts, pass arguments tried in a child, targets this machine runs, the
+build, focus, the known-bug baseline and seeds loaded. The command line (passfuzz.cli.fuzz) turns
+its arguments into ``RunOptions``; ``passfuzz reduce`` and the benchmarks build them directly.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from passfuzz.portable.timing import THRESHOLD as DEFAULT_THRESHOLD
+
+if TYPE_CHECKING:  # the engine imports TVM; --help reads this module's defaults without it
+    from .engine import FuzzConfig
+
+DEFAULT_MAX_EXAMPLES = 200
+
+
+class PlanError(ValueError):
+    """Options a run cannot start with; the message is one line, naming the option."""
+
+
+@dataclass
+class RunOptions:
+    """What a fuzzing run is asked for: the command line's options, with its defaults."""
+
+    passes: str | None = None  # P[,P...], "random", or None (a build path on its own)
+    pass_pool: str | None = None
+    max_passes: int = 4
+    pipeline: str | None = None
+    build: str = ""
+    ops: str | None = None
+    focus: str = "auto"
+    seeds: str | None = None
+    max_examples: int | None = None
+    max_time: float | None = None
+    strict_time: bool = False
+    seed: int | None = None
+    corpus: Path = Path("corpus")
+    known_bugs: str = "default"
+    targets: str | None = None
+    exitfirst: bool = False
+    workers: int = 1
+    scheduler: str | None = None
+    timeout: float = 60.0
+    max_nodes: int = 10
+    shrink_time: float = 10.0
+    reduce_time: float = 50.0
+    check_speed: bool = False
+    slowdown_threshold: float = DEFAULT_THRESHOLD
+
+    @classmethod
+    def of(cls, namespace) -> "RunOptions":
+        """The options an argument namespace holds (one attribute per field)."""
+        return cls(**{f.name: getattr(namespace, f.name) for f in fields(cls)})
+
+
+def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> FuzzConfig:
+    """The runs configuration from its options, checked: PlanError (one line) for anything the user
+    must fix. ``note`` gets the lines a user is told before the run (warnings, what is left out)."""
+    import tvm
+
+    from .engine import FuzzConfig
+
+    from passfuzz.findings.corpus import OUTSIDE_CONTRACT, malformed
+    from passfuzz.findings.known_bugs import BaselineError, known_set, load
+    from passfuzz.ir.catalogue import BY_NAME, DTYPES
+    from passfuzz.passes.catalogue import fuzzable_pool
+    from passfuzz.passes.catalogue import info as pass_info
+    from passfuzz.passes.catalogue import with_prerequisites
+    from passfuzz.passes.contracts import generation, sequence_violation
+    from passfuzz.passes.names import PassSpecError, resolve_list
+    from passfuzz.reach.focus import FocusError
+    from passfuzz.reach.focus import resolve as resolve_focus
+    from passfuzz.run.builds import BuildError, parse_build
+    from passfuzz.run.targets import (
+        GPU_KINDS,
+        TargetError,
+        default_targets,
+        drawable_dtypes,
+        kind_of,
+        parse_targets,
+        unavailable_reason,
+    )
+
+    for name in ("max_examples", "workers", "max_nodes"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise PlanError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+    for name in ("max_time", "timeout", "shrink_time", "reduce_time"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            raise PlanError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
+    if args.scheduler is not None:
+        from .cluster import available
+        if not available():
+            raise PlanError('--scheduler needs Dask distributed: pip install "passfuzz[distributed]" '
+                             '(from a checkout: pip install ".[distributed]")')
+        if args.workers != 1:
+            raise PlanError("--workers is for this machine; with --scheduler every worker of the cluster fuzzes")
+    if args.strict_time and args.max_time is None:
+        raise PlanError("--strict-time bounds --max-time: give --max-time too")
+    if args.slowdown_threshold <= 1:
+        raise PlanError(f"--slowdown-threshold must be above 1 (a ratio optimized/original), "
+                         f"got {args.slowdown_threshold:g}")
+    if args.slowdown_threshold != DEFAULT_THRESHOLD and not args.check_speed:
+        raise PlanError("--slowdown-threshold goes with --check-speed")
+    if args.max_passes < 1:
+        raise PlanError(f"--max-passes must be at least 1, got {args.max_passes}")
+    try:
+        requested = parse_targets(args.targets) if args.targets else None
+    except TargetError as exc:
+        raise PlanError(str(exc)) from None
+    if args.pipeline == "llvm" and requested and any(kind_of(t) != "llvm" for t in requested):
+        raise PlanError("--pipeline llvm needs llvm targets; use --pipeline target")
+    spec = args.build
+    if args.pipeline:  # --pipeline is short for one --build item
+        spec += ",pipeline=" + ("default" if args.pipeline == "default" else "target")
+    try:
+        build = parse_build(spec)
+    except BuildError as exc:
+        raise PlanError(str(exc)) from None
+    if build.codegen == "c" and unavailable_reason("c"):
+        raise PlanError(f"--build codegen=c: {unavailable_reason('c')}")
+    if args.passes is None and not build.text:
+        raise PlanError("give --passes, or --build/--pipeline to fuzz a build path on its own")
+    ops = None
+    if args.ops:
+        ops = [name.strip() for name in args.ops.split(",") if name.strip()]
+        unknown = [name for name in ops if name not in BY_NAME or BY_NAME[name].propose is None]
+        if unknown or not ops:
+            raise PlanError(f"--ops: unknown or not drawable: {', '.join(unknown) or '(none given)'} "
+                             "(`passfuzz ops` lists the catalogue)")
+    passes, pool, named = None, [], None
+    try:
+        if args.passes is None:
+            passes, named = [], []
+        elif args.passes.strip() == "random":
+            pool = [spec.text for spec in resolve_list(args.pass_pool)] if args.pass_pool else fuzzable_pool()
+        else:
+            named = resolve_list(args.passes)
+            for spec in named:
+                if pass_info(spec).skip:
+                    note(f"warning: {spec.name} is not fuzzable here: {pass_info(spec).skip}")
+            passes = with_prerequisites(named)
+            if len(passes) > len(named):
+                note("running prerequisites as well: " + ",".join(p.text for p in passes))
+            broken = sequence_violation(passes)
+            if broken:
+                note(f"warning: outside the pass contracts: {broken}; what this run finds is saved "
+                             f"apart in {args.corpus / OUTSIDE_CONTRACT} and never counted as a bug")
+    except PassSpecError as exc:
+        raise PlanError(str(exc)) from None
+    try:
+        plan = resolve_focus(args.focus, named, pool)
+    except FocusError as exc:
+        raise PlanError(str(exc)) from None
+    focus, focus_reason = list(plan.ops), plan.reason
+    if ops and set(focus) - set(ops):
+        focus_reason += f"; outside --ops, left out: {','.join(f for f in focus if f not in ops)}"
+        focus = [f for f in focus if f in ops]
+    from passfuzz.judge.gradient import involved, loss_ops
+    from passfuzz.run.speed import SpeedCheck
+    if passes and involved(passes) and not loss_ops(ops):
+        raise PlanError("--ops: Gradient needs at least one smooth op with a registered gradient: "
+                         + ",".join(loss_ops()))
+    if requested:
+        targets = []
+        for target in requested:
+            reason = unavailable_reason(target)
+            if reason is None:
+                targets.append(target)
+            else:
+                note(f"skipping target {target}: {reason}")
+        if not targets:
+            raise PlanError(f"none of the requested targets can run on this machine ({len(requested)} skipped)")
+    else:
+        targets = default_targets()
+        if not targets:
+            raise PlanError("this TVM build can run no target on this machine")
+    if "c" in map(kind_of, targets) and (build.pipeline == "target" or build.exec_mode == "compiled"):
+        # as for --build codegen=c (builds.parse_build): TVM cannot compile these for the c target
+        raise PlanError("the c target takes neither pipeline=target (TVM has no default pipeline for it) nor "
+                         "exec-mode=compiled (gcc rejects the generated VM code)")
+    if build.dlight is not None and not any(kind_of(target) in GPU_KINDS for target in targets):
+        raise PlanError("--build dlight=random schedules GPU kernels, and no GPU target runs here "
+                         f"(targets: {', '.join(targets)})")
+    if build.tune is not None and "llvm" not in map(kind_of, targets):
+        raise PlanError(f"--build tune=N tunes for llvm, which is not among the targets ({', '.join(targets)})")
+    _check_arguments(named or [], "--passes", targets, args.timeout)
+    if args.pass_pool:
+        _check_arguments(resolve_list(args.pass_pool), "--pass-pool", targets, args.timeout)
+    kept = generation(passes or [])
+    dtypes = kept.dtypes
+    if kept.left_out or not kept.match_cast:
+        note("drawing no " + " and no ".join([*kept.left_out, *([] if kept.match_cast else ["match_cast"])])
+                     + ": the named passes' contracts do not accept them")
+    if drawable_dtypes(targets, DTYPES) != DTYPES:
+        dtypes = drawable_dtypes(targets, dtypes or DTYPES)
+        note(f"drawing {','.join(dtypes)} only: a target cannot compute the others")
+    if args.corpus.exists() and not args.corpus.is_dir():
+        raise PlanError(f"--corpus {args.corpus} is not a directory")
+    try:  # fail now, not at the first finding
+        args.corpus.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PlanError(f"cannot create --corpus {args.corpus}: {exc.strerror}") from None
+    if not os.access(args.corpus, os.W_OK):
+        raise PlanError(f"--corpus {args.corpus} is not writable")
+    for why in malformed(args.corpus):  # said once; such a record makes no bug known
+        note(f"warning: skipping a malformed record in --corpus: {' '.join(why.split())}")
+    try:
+        known = load(args.known_bugs, tvm.__version__)
+    except BaselineError as exc:
+        raise PlanError(f"--known-bugs: {exc}") from None
+    if args.known_bugs == "default" and not known:
+        note(f"no known-bug baseline for TVM {tvm.__version__}: only {args.corpus}'s bugs count as known")
+    seeds = seed_programs(args.seeds, passes, dtypes, kept.left_out, note) if args.seeds else ()
+    max_examples = args.max_examples
+    if max_examples is None and args.max_time is None:
+        max_examples = DEFAULT_MAX_EXAMPLES
+    return FuzzConfig(passes=passes, targets=targets, corpus_dir=args.corpus, max_examples=max_examples,
+                      max_time=args.max_time, seed=args.seed, exitfirst=args.exitfirst, timeout=args.timeout,
+                      shrink_seconds=args.shrink_time, reduce_seconds=args.reduce_time, max_nodes=args.max_nodes,
+                      shrink_grace=0.0 if args.strict_time else FuzzConfig.shrink_grace,
+                      pass_pool=pool, max_passes=args.max_passes, build=build, ops=ops,
+                      known_bugs=known_set(known), dtypes=dtypes,
+                      focus=tuple(focus), focus_reason=focus_reason, focus_constants=plan.constants,
+                      focus_dtypes=tuple(d for d in plan.dtypes if d in (dtypes or DTYPES)),
+                      focus_feeds=tuple(f for f in plan.feeds if {f[0], f[1]} <= set(focus)),
+                      left_out=kept.left_out, match_cast=kept.match_cast,
+                      motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []),
+                      seeds=seeds,
+                      speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None)
+
+
+def seed_programs(text: str, passes, dtypes, left_out, note: Callable[[str], None]) -> tuple:
+    """--seeds: the Programs found and imported, after one line saying how many; PlanError when
+    no path exists or no seed can be imported. Seeds outside ``dtypes`` or holding an op of
+    ``left_out`` are rejected, as drawn programs avoid them."""
+    from .seeds import SeedError, find_seeds, seed_files, seed_paths
+    from passfuzz.judge.gradient import involved
+
+    if passes and involved(passes):
+        raise PlanError("--seeds: Gradient differentiates loss programs drawn for it, which seeds are not")
+    try:
+        paths = seed_paths(text)
+        scripts = sum(file.suffix == ".py" for file, _ in seed_files(paths))
+        if scripts:
+            note(f"seeds: executing {scripts} Python file(s), each in a child process")
+        found = find_seeds(paths)
+    except SeedError as exc:
+        raise PlanError(str(exc)) from None
+    for warning in found.warnings:
+        note(f"warning: seeds: {warning}")
+    if dtypes:
+        found = found.within_dtypes(dtypes)
+    if left_out:
+        found = found.without_ops(left_out)
+    note(f"seeds: {found.summary()}")
+    if not found.programs:
+        raise PlanError(f"--seeds: no seed could be imported ({found.summary()})")
+    return tuple(found.programs)
+
+
+# A pass whose arguments TVM takes runs a tiny module in well under a second; a hang there is the
+# fuzzer's to report, not worth the whole --timeout before the run starts.
+ARGUMENT_CHECK_TIMEOUT = 20.0
+
+
+def _check_arguments(specs, option: str, targets: list[str], timeout: float) -> None:
+    """PlanError for a pass whose arguments TVM rejects (passfuzz.campaign.pass_arguments)."""
+    from .pass_arguments import rejection
+
+    for spec in specs:
+        refused = rejection(spec, targets, min(timeout, ARGUMENT_CHECK_TIMEOUT))
+        if refused:
+            raise PlanError(f"{option}: {spec.text}: TVM rejects it: {refused}")
