@@ -15,6 +15,14 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_collection_modifyitems(items):
+    """Tests by cost: a test running the real command line (the run_cli fixture) is marked ``cli``,
+    so ``-m "not cli and not slow"`` is the quick loop of unit and property tests."""
+    for item in items:
+        if "run_cli" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.cli)
+
+
 @pytest.fixture
 def run_cli(tmp_path):
     """Run the real `passfuzz` command in a subprocess from the repository root."""

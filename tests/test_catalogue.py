@@ -78,3 +78,26 @@ def test_float_references_keep_bfloat16_fractions(op, attrs, want):
     x = np.array([0.5, 0.25, 0.25], dtype=numpy_dtype("bfloat16"))
     out = BY_NAME[op].reference([x], attrs)
     assert out.dtype == x.dtype and out.astype("float64").tolist() == want
+
+
+def test_every_public_opdef_of_a_family_module_is_in_its_ops():
+    """An op defined but left out of its module's OPS is never drawn, imported or documented:
+    a silent hole in the catalogue. (A private OpDef, ``_ANY_MEDIAN``, is a building block.)"""
+    import ast
+    import importlib
+    import inspect
+    import pkgutil
+
+    import passfuzz.ir.catalogue as catalogue
+    from passfuzz.ir.catalogue.base import OpDef
+
+    left_out = []
+    for info in pkgutil.iter_modules(catalogue.__path__):
+        module = importlib.import_module(f"{catalogue.__name__}.{info.name}")
+        imported = {alias.asname or alias.name for node in ast.parse(inspect.getsource(module)).body
+                    if isinstance(node, ast.ImportFrom) for alias in node.names}
+        defined = {name: value for name, value in vars(module).items()
+                   if isinstance(value, OpDef) and not name.startswith("_") and name not in imported}
+        drawn = {id(op) for op in getattr(module, "OPS", ())}
+        left_out += [f"{info.name}.{name}" for name, op in defined.items() if id(op) not in drawn]
+    assert not left_out, f"defined but not in their module's OPS: {left_out}"

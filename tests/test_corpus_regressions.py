@@ -22,11 +22,15 @@ def test_corpus_records_load():
 
 
 @pytest.mark.skipif(not RECORDS, reason="the corpus holds no reproducer")
-def test_corpus_replays_and_scripts_reproduce(run_cli):
+def test_corpus_replays(run_cli):
     result = run_cli("replay", "corpus")
     assert result.returncode == 1, result.stdout + result.stderr
     assert result.stdout.count("REPRODUCES") == len(RECORDS)
-    for path in RECORDS:
-        script = subprocess.run([sys.executable, str(path.with_suffix(".py"))], cwd=ROOT, capture_output=True,
-                                text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-        assert script.returncode == 1 and script.stdout.startswith("BUG REPRODUCES"), (path, script.stdout)
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=[path.stem for path in RECORDS])
+def test_script_reproduces(record):
+    """Each script alone (one test per record, so the workers share them)."""
+    script = subprocess.run([sys.executable, str(record.with_suffix(".py"))], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert script.returncode == 1 and script.stdout.startswith("BUG REPRODUCES"), (record, script.stdout)

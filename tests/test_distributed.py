@@ -167,7 +167,7 @@ def test_workers_running_another_passfuzz_or_tvm_stop_the_run_in_one_line_before
                                                                                            tmp_path):
     older = tmp_path / "older"  # a passfuzz from before workers were asked: it cannot answer
     shutil.copytree(other_source, older)
-    (older / "passfuzz" / "installation.py").unlink()
+    (older / "passfuzz" / "campaign" / "installation.py").unlink()
     old_tvm = scheduler.workdir / "old_tvm.py"  # a preload runs in the worker before it joins
     old_tvm.write_text("import tvm\n\ntvm.__version__ = '0.26.0'\n")
     scheduler.worker("same")

@@ -224,7 +224,7 @@ def keyed_by_trigger(kind: str, outside_contract: bool) -> bool:
     return kind in VALUE_KINDS and not outside_contract
 
 
-Ops = Callable[[], Iterable[str]]  # the Relax ops of a program (relax_build.relax_ops), asked for when needed
+Ops = Callable[[], Iterable[str]]  # the Relax ops of a program (passfuzz.relax.build.relax_ops), asked for when needed
 
 
 def trigger_entry(record: dict, ops: Ops) -> str:
