@@ -103,3 +103,19 @@ def test_no_module_imports_another_ones_private_names():
                if name.rsplit(".", 1)[-1].startswith("_") and not name.rsplit(".", 1)[-1].startswith("__")
                and source_of(name.rsplit(".", 1)[0]) not in (None, str(path.relative_to(ROOT)))]
     assert not private, "\n".join(private)
+
+
+def test_the_distribution_ships_every_folder():
+    """``pip install .`` must install every layer folder (a new folder missing from the package
+    list would import in a checkout and fail in an installed passfuzz)."""
+    import ast as syntax
+
+    from setuptools import find_packages
+
+    text = (ROOT / "pyproject.toml").read_text()
+    include = syntax.literal_eval(re.search(r"^include = (\[.*?\])", text, re.M).group(1))
+    shipped = set(find_packages(str(ROOT), include=include))
+    folders = {".".join(p.parent.relative_to(ROOT).parts) for source in SOURCES
+               for p in (ROOT / source).rglob("__init__.py")}
+    assert folders and folders <= shipped, f"not installed: {sorted(folders - shipped)}"
+    assert not {name for name in shipped if name.split(".")[0] not in SOURCES}, shipped
