@@ -11,7 +11,7 @@ from pathlib import Path
 
 from passfuzz.campaign.plan import DEFAULT_MAX_EXAMPLES, DEFAULT_THRESHOLD  # no TVM: the help needs none
 
-from . import Parser, UsageError
+from . import USAGE, Parser, UsageError, VersionAction, commands_text
 from .output import Console
 
 
@@ -19,127 +19,137 @@ def parser() -> argparse.ArgumentParser:
     from passfuzz.campaign.engine import FuzzConfig
 
     p = Parser(
-        prog="passfuzz",
+        prog="passfuzz", usage=USAGE[len("usage: "):],
         description="Fuzz TVM Relax passes: generate random well-typed Relax programs, apply the passes, "
                     "compile and run the original and the optimized module on each target, and shrink every "
                     "divergence (wrong result, crash, hang, ill-formed IR, compile error) into a minimal "
-                    "reproducer saved to the corpus. `passfuzz replay` re-checks saved reproducers.",
-        epilog="Exit status: 0 no new finding, 1 at least one new finding that blames a named pass (or build), 2 "
-               "usage or input error. New bugs of TVM's plain build (a reference mismatch) are saved and listed "
+                    "reproducer saved to the corpus.",
+        epilog=commands_text() + "\n\n"
+               "Exit status: 0 no new finding, 1 at least one new finding that blames a named pass (or build), 2 "
+               "usage or input error, 130 interrupted (Ctrl-C; the summary says what `passfuzz --resume RUN_DIR` "
+               "finishes). New bugs of TVM's plain build (a reference mismatch) are saved and listed "
                "apart and do not change the status. "
                "Without --max-examples or --max-time, runs %d examples." % DEFAULT_MAX_EXAMPLES)
-    p.add_argument("--passes", metavar="P[,P...]",
-                   help="comma-separated passes applied in order: names in tvm.relax.transform "
-                        "(e.g. FoldConstant), with arguments as Python literals where needed "
-                        "(ToMixedPrecision(out_dtype=float16)), or module.path:attr naming a tvm.transform.Pass "
-                        "or a callable returning one. Prerequisites a pass needs (LegalizeOps before FuseOps, ...) "
-                        "are inserted; `passfuzz passes` lists what is known of each pass. `random` draws a "
-                        "sequence for every example from --pass-pool; a failing sequence shrinks to the fewest "
-                        "passes that still fail, and the finding names the first bad pass. A pass given arguments "
-                        "is first run on a few tiny modules: arguments TVM rejects there are a usage error. "
-                        "Required unless --build or --pipeline gives something else to compare")
-    p.add_argument("--pass-pool", metavar="P[,P...]",
-                   help="with --passes random: the passes to draw from (default: every pass `passfuzz passes` "
-                        "marks fuzzable)")
-    p.add_argument("--max-passes", type=int, default=4, metavar="N",
-                   help="with --passes random: most passes in one drawn sequence (default 4)")
-    p.add_argument("--pipeline", choices=["default", "target", "llvm"],
-                   help="Relax pipeline that compiles the optimized side, after the passes: default (tvm.compile's, "
-                        "as the original), or target: the target's own default pipeline "
-                        "(relax.get_default_pipeline, which fuses); llvm is the same as target with llvm targets. "
-                        "Short for --build pipeline=...")
-    p.add_argument("--build", default="", metavar="SPEC",
-                   help="how the optimized side is compiled, while the original always uses the plain build "
-                        "(llvm, default pipeline, bytecode VM, in memory): comma-separated of pipeline=default|target, "
-                        "opt-level=0..3, mcpu=host|NAME (llvm), codegen=c (the C codegen for llvm targets), "
-                        "exec-mode=compiled (VM bytecode compiled to native code), export (export_library and load "
-                        "back). E.g. --build exec-mode=compiled,export; with no --passes, the build alone is fuzzed")
-    p.add_argument("--ops", metavar="OP[,OP...]",
-                   help="draw programs from these ops only (names as `passfuzz ops` lists them; default: all)")
-    p.add_argument("--focus", default="auto", metavar="auto|none|OP[,OP...]",
-                   help="the ops most programs are built around, each wired to the one before it (feeding it at "
-                        "each operand, sharing an operand with it, one value read twice), the rest of the catalogue "
-                        "drawn at a lower rate: auto (default) takes the ops the named passes match (`passfuzz "
-                        "passes` lists them for TVM's passes; for your own pass, the Relax ops its Python source "
-                        "names, and how its patterns nest them, else those a quick probe finds it changes); no focus when every pass looks at every "
-                        "op (FoldConstant) or with --passes random; none; or ops as `passfuzz ops` lists them. Unless none, the "
-                        "motifs built for the named passes (the patterns they rewrite, in every form they branch on) "
-                        "are drawn more often than the others")
-    p.add_argument("--seeds", metavar="PATH[,PATH...]",
-                   help="draw half the programs as mutations of existing modules, the other half from scratch: "
-                        "Python/TVMScript files or directories (searched recursively) in which every tvm.IRModule "
-                        "defined at module level, inside a class (as TVM's tests write `class TestX: class Before / "
-                        "class Expected`) or inside an argument-less test function is imported, and corpus .json "
-                        "records. Files are executed, each in a child process, as modules (not under pytest); their "
-                        "test functions are called until they first apply a pass. A seeded example is a seed after "
-                        "a few mutations (shapes, dtypes, attributes; ops inserted, deleted, replaced; subgraphs "
-                        "spliced in from other seeds), which shrink back to the unmutated seed; --ops and the "
-                        "dtypes limit what mutations add. Glob patterns are matched: "
-                        "--seeds '~/tvm/tests/python/relax/test_transform_*.py'")
-    p.add_argument("--max-examples", type=int, metavar="N",
-                   help="stop after N generated examples (shrinking runs are not counted)")
-    p.add_argument("--max-time", type=float, metavar="SECONDS",
-                   help="stop generating after SECONDS; findings seen by then are still shrunk and reduced, for "
-                        "up to %d s more (the run's first line says when it ends at the latest)"
-                        % FuzzConfig.shrink_grace)
-    p.add_argument("--strict-time", action="store_true",
-                   help="with --max-time: end the whole run within SECONDS (give or take the example in "
-                        "progress): shrinking and reduction stop then, and each finding is saved as far as it "
-                        "was shrunk")
-    p.add_argument("--seed", type=int, metavar="N", help="seed of the run: the same seed generates the same examples")
-    p.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR",
-                   help="where findings are saved and known bugs are read from (default: ./corpus); findings of "
-                        "passes run outside their contracts go to DIR/outside-contract/")
-    p.add_argument("--known-bugs", default="default", metavar="default|none|PATH",
-                   help="TVM bugs that never count as new, besides those in --corpus: default, the baseline "
-                        "passfuzz ships for the installed TVM release (`passfuzz known` lists it); none; or a "
-                        "baseline file or corpus directory")
-    p.add_argument("--targets", metavar="T[,T...]",
-                   help="comma-separated targets to compile and run on: a kind (llvm, c, cuda, rocm, vulkan, opencl, "
-                        "metal) with options as -name=value, e.g. --targets 'llvm,llvm -mcpu=skylake -opt-level=0,"
-                        "cuda -arch=sm_80'; a list option takes commas too (-mattr=+avx2,+fma): a comma starts a new "
-                        "target only before a kind. Default: every target this machine can run (not c). A target "
-                        "that cannot run here (no runtime in this TVM build, no device, a CPU without the "
-                        "instructions -mcpu needs) is skipped with the reason. With two or more, outputs are also "
-                        "compared across targets (a target-mismatch finding). GPU sides run in children of a "
-                        "fork server that never touches a device, since CUDA breaks in children forked after its "
-                        "initialisation")
-    p.add_argument("-x", "--exitfirst", action="store_true",
-                   help="stop after the first new finding has been shrunk and saved")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="fuzzing processes on this machine (default 1); they share the corpus")
-    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                   help="fuzz on the workers of this Dask distributed cluster instead, one fuzzer per worker process "
-                        "(start workers with --nthreads 1); findings come back here and are written to --corpus. "
-                        "Needs the extra: pip install \"passfuzz[distributed]\"")
-    p.add_argument("--resume", type=Path, metavar="RUN_DIR",
-                   help="continue a run stopped by Ctrl-C or killed: every run keeps its arguments, its position "
-                        "in the seed stream (per worker), its statistics and its findings in progress in a run "
-                        "directory, by default CORPUS/.runs/<UTC time>-<suffix>/, printed when it starts. The "
-                        "resumed run skips the rounds already done, counts the bugs it saved as known, reduces a "
-                        "finding whose shrinking was cut off from its simplest example saved, and runs within what "
-                        "is left of --max-examples and --max-time. Takes no other option: the run's own are used")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="time limit for building, optimizing, compiling and running one side of one example; "
-                        "past it the side counts as hung (default 60)")
-    p.add_argument("--max-nodes", type=int, default=10, metavar="N",
-                   help="most ops drawn per program, helper nodes aside (default 10)")
-    p.add_argument("--shrink-time", type=float, default=10.0, metavar="SECONDS",
-                   help="time for Hypothesis' shrinking of each new finding, before its reduction (default 10)")
-    p.add_argument("--reduce-time", type=float, default=50.0, metavar="SECONDS",
-                   help="time for reducing each finding's passes and program after Hypothesis has shrunk it "
-                        "(default 50)")
-    p.add_argument("--check-speed", action="store_true",
-                   help="also report optimizations that make a module slower (a slowdown finding): when both sides "
-                        "ran and matched and the passes changed the module (or --build differs), compile both in "
-                        "one process and time "
-                        "them interleaved (A B, B A, ...) until the ratio optimized/original is known with 99%% "
-                        "confidence or 2 s per target have passed; a slowdown is saved when the ratio's lower "
-                        "confidence bound exceeds --slowdown-threshold. Off by default: timing costs up to 2 s per "
-                        "changed example and target")
-    p.add_argument("--slowdown-threshold", type=float, default=DEFAULT_THRESHOLD, metavar="X",
-                   help="with --check-speed: how many times slower the optimized module must be, beyond timing "
-                        "noise, to be a slowdown (default %g)" % DEFAULT_THRESHOLD)
+    p.add_argument("-V", "--version", action=VersionAction,
+                   help="print the versions of passfuzz, TVM, Hypothesis and Python, and exit")
+    what = p.add_argument_group("what to fuzz")
+    targets = p.add_argument_group("targets and builds")
+    generation = p.add_argument_group("generation")
+    budget = p.add_argument_group("budget")
+    output = p.add_argument_group("output and corpus")
+    cluster = p.add_argument_group("workers and cluster")
+    what.add_argument("--passes", metavar="P[,P...]",
+                      help="comma-separated passes applied in order: names in tvm.relax.transform "
+                           "(e.g. FoldConstant), with arguments as Python literals where needed "
+                           "(ToMixedPrecision(out_dtype=float16)), or module.path:attr naming a tvm.transform.Pass "
+                           "or a callable returning one. Prerequisites a pass needs (LegalizeOps before FuseOps, ...) "
+                           "are inserted; `passfuzz passes` lists what is known of each pass. `random` draws a "
+                           "sequence for every example from --pass-pool; a failing sequence shrinks to the fewest "
+                           "passes that still fail, and the finding names the first bad pass. A pass given arguments "
+                           "is first run on a few tiny modules: arguments TVM rejects there are a usage error. "
+                           "Required unless --build or --pipeline gives something else to compare")
+    what.add_argument("--pass-pool", metavar="P[,P...]",
+                      help="with --passes random: the passes to draw from (default: every pass `passfuzz passes` "
+                           "marks fuzzable)")
+    what.add_argument("--max-passes", type=int, default=4, metavar="N",
+                      help="with --passes random: most passes in one drawn sequence (default 4)")
+    targets.add_argument("--targets", metavar="T[,T...]",
+                         help="comma-separated targets to compile and run on: a kind (llvm, c, cuda, rocm, vulkan, opencl, "
+                              "metal) with options as -name=value, e.g. --targets 'llvm,llvm -mcpu=skylake -opt-level=0,"
+                              "cuda -arch=sm_80'; a list option takes commas too (-mattr=+avx2,+fma): a comma starts a new "
+                              "target only before a kind. Default: every target this machine can run (not c). A target "
+                              "that cannot run here (no runtime in this TVM build, no device, a CPU without the "
+                              "instructions -mcpu needs) is skipped with the reason. With two or more, outputs are also "
+                              "compared across targets (a target-mismatch finding). GPU sides run in children of a "
+                              "fork server that never touches a device, since CUDA breaks in children forked after its "
+                              "initialisation")
+    targets.add_argument("--pipeline", choices=["default", "target", "llvm"],
+                         help="Relax pipeline that compiles the optimized side, after the passes: default (tvm.compile's, "
+                              "as the original), or target: the target's own default pipeline "
+                              "(relax.get_default_pipeline, which fuses); llvm is the same as target with llvm targets. "
+                              "Short for --build pipeline=...")
+    targets.add_argument("--build", default="", metavar="SPEC",
+                         help="how the optimized side is compiled, while the original always uses the plain build "
+                              "(llvm, default pipeline, bytecode VM, in memory): comma-separated of pipeline=default|target, "
+                              "opt-level=0..3, mcpu=host|NAME (llvm), codegen=c (the C codegen for llvm targets), "
+                              "exec-mode=compiled (VM bytecode compiled to native code), export (export_library and load "
+                              "back). E.g. --build exec-mode=compiled,export; with no --passes, the build alone is fuzzed")
+    generation.add_argument("--ops", metavar="OP[,OP...]",
+                            help="draw programs from these ops only (names as `passfuzz ops` lists them; default: all)")
+    generation.add_argument("--focus", default="auto", metavar="auto|none|OP[,OP...]",
+                            help="the ops most programs are built around, each wired to the one before it (feeding it at "
+                                 "each operand, sharing an operand with it, one value read twice), the rest of the catalogue "
+                                 "drawn at a lower rate: auto (default) takes the ops the named passes match (`passfuzz "
+                                 "passes` lists them for TVM's passes; for your own pass, the Relax ops its Python source "
+                                 "names, and how its patterns nest them, else those a quick probe finds it changes); no focus when every pass looks at every "
+                                 "op (FoldConstant) or with --passes random; none; or ops as `passfuzz ops` lists them. Unless none, the "
+                                 "motifs built for the named passes (the patterns they rewrite, in every form they branch on) "
+                                 "are drawn more often than the others")
+    generation.add_argument("--seeds", metavar="PATH[,PATH...]",
+                            help="draw half the programs as mutations of existing modules, the other half from scratch: "
+                                 "Python/TVMScript files or directories (searched recursively) in which every tvm.IRModule "
+                                 "defined at module level, inside a class (as TVM's tests write `class TestX: class Before / "
+                                 "class Expected`) or inside an argument-less test function is imported, and corpus .json "
+                                 "records. Files are executed, each in a child process, as modules (not under pytest); their "
+                                 "test functions are called until they first apply a pass. A seeded example is a seed after "
+                                 "a few mutations (shapes, dtypes, attributes; ops inserted, deleted, replaced; subgraphs "
+                                 "spliced in from other seeds), which shrink back to the unmutated seed; --ops and the "
+                                 "dtypes limit what mutations add. Glob patterns are matched: "
+                                 "--seeds '~/tvm/tests/python/relax/test_transform_*.py'")
+    budget.add_argument("--max-examples", type=int, metavar="N",
+                        help="stop after N generated examples (shrinking runs are not counted)")
+    budget.add_argument("--max-time", type=float, metavar="SECONDS",
+                        help="stop generating after SECONDS; findings seen by then are still shrunk and reduced, for "
+                             "up to %d s more (the run's first line says when it ends at the latest)"
+                             % FuzzConfig.shrink_grace)
+    budget.add_argument("--strict-time", action="store_true",
+                        help="with --max-time: end the whole run within SECONDS (give or take the example in "
+                             "progress): shrinking and reduction stop then, and each finding is saved as far as it "
+                             "was shrunk")
+    generation.add_argument("--seed", type=int, metavar="N", help="seed of the run: the same seed generates the same examples")
+    output.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR",
+                        help="where findings are saved and known bugs are read from (default: ./corpus); findings of "
+                             "passes run outside their contracts go to DIR/outside-contract/")
+    output.add_argument("--known-bugs", default="default", metavar="default|none|PATH",
+                        help="TVM bugs that never count as new, besides those in --corpus: default, the baseline "
+                             "passfuzz ships for the installed TVM release (`passfuzz known` lists it); none; or a "
+                             "baseline file or corpus directory")
+    budget.add_argument("-x", "--exitfirst", action="store_true",
+                        help="stop after the first new finding has been shrunk and saved")
+    cluster.add_argument("--workers", type=int, default=1, metavar="N",
+                         help="fuzzing processes on this machine (default 1); they share the corpus")
+    cluster.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                         help="fuzz on the workers of this Dask distributed cluster instead, one fuzzer per worker process "
+                              "(start workers with --nthreads 1); findings come back here and are written to --corpus. "
+                              "Needs the extra: pip install \"passfuzz[distributed]\"")
+    output.add_argument("--resume", type=Path, metavar="RUN_DIR",
+                        help="continue a run stopped by Ctrl-C or killed: every run keeps its arguments, its position "
+                             "in the seed stream (per worker), its statistics and its findings in progress in a run "
+                             "directory, by default CORPUS/.runs/<UTC time>-<suffix>/, printed when it starts. The "
+                             "resumed run skips the rounds already done, counts the bugs it saved as known, reduces a "
+                             "finding whose shrinking was cut off from its simplest example saved, and runs within what "
+                             "is left of --max-examples and --max-time. Takes no other option: the run's own are used")
+    budget.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="time limit for building, optimizing, compiling and running one side of one example; "
+                             "past it the side counts as hung (default 60)")
+    generation.add_argument("--max-nodes", type=int, default=10, metavar="N",
+                            help="most ops drawn per program, helper nodes aside (default 10)")
+    budget.add_argument("--shrink-time", type=float, default=10.0, metavar="SECONDS",
+                        help="time for Hypothesis' shrinking of each new finding, before its reduction (default 10)")
+    budget.add_argument("--reduce-time", type=float, default=50.0, metavar="SECONDS",
+                        help="time for reducing each finding's passes and program after Hypothesis has shrunk it "
+                             "(default 50)")
+    targets.add_argument("--check-speed", action="store_true",
+                         help="also report optimizations that make a module slower (a slowdown finding): when both sides "
+                              "ran and matched and the passes changed the module (or --build differs), compile both in "
+                              "one process and time "
+                              "them interleaved (A B, B A, ...) until the ratio optimized/original is known with 99%% "
+                              "confidence or 2 s per target have passed; a slowdown is saved when the ratio's lower "
+                              "confidence bound exceeds --slowdown-threshold. Off by default: timing costs up to 2 s per "
+                              "changed example and target")
+    targets.add_argument("--slowdown-threshold", type=float, default=DEFAULT_THRESHOLD, metavar="X",
+                         help="with --check-speed: how many times slower the optimized module must be, beyond timing "
+                              "noise, to be a slowdown (default %g)" % DEFAULT_THRESHOLD)
     return p
 
 
