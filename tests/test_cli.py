@@ -53,9 +53,9 @@ def test_help_explains_every_option(run_cli):
     assert replay.returncode == 0 and "still reproduces" in replay.stdout
 
 
-def test_replay_of_an_empty_corpus_is_fine(run_cli, tmp_path):
+def test_replay_of_an_empty_corpus_has_nothing_to_replay(run_cli, tmp_path):
     result = run_cli("replay", str(tmp_path), timeout=120)
-    assert result.returncode == 0 and "no reproducers" in result.stderr
+    assert result.returncode == 4 and "nothing to replay" in result.stderr
 
 
 def test_passes_command_lists_the_catalogue(run_cli):

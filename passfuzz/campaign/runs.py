@@ -66,6 +66,24 @@ def read_arguments(run_dir: Path) -> dict:
                           f"{type(exc).__name__}: {exc})") from None
 
 
+def findings_in_progress(run_dir: Path, seed: int) -> set[str]:
+    """The fingerprints of the findings the run's workers left in progress (saved unshrunk, their
+    shrinking or reduction cut off): what ``--resume`` finishes. A worker file that cannot be read
+    says nothing."""
+    found: set[str] = set()
+    for path in run_dir.glob("worker-*.json"):
+        number = path.stem.split("-", 1)[1]
+        if not number.isdigit():
+            continue
+        try:
+            progress = read_progress(run_dir, int(number), seed)
+        except RunDirError:
+            continue
+        if progress is not None:
+            found.update(progress.in_progress)
+    return found
+
+
 @dataclass
 class Progress:
     """One worker's position, its statistics there (``stats.Stats`` as a dict), its findings

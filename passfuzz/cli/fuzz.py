@@ -11,7 +11,7 @@ from pathlib import Path
 
 from passfuzz.campaign.plan import DEFAULT_MAX_EXAMPLES, DEFAULT_THRESHOLD  # no TVM: the help needs none
 
-from . import USAGE, Parser, UsageError, VersionAction, commands_text
+from . import FOUND, INTERRUPTED, OK, USAGE, Parser, UsageError, VersionAction, commands_text
 from .output import Console
 
 
@@ -229,8 +229,13 @@ def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, conso
         finally:
             console.close()
         log.finish(stats)
+    if stats.stop_reason == "interrupted":
+        # a cluster run keeps no worker positions: nothing to resume (see passfuzz.campaign.runs)
+        unshrunk = runs.findings_in_progress(run_dir, args.seed) if cluster is None else set()
+        console.summary(stats, config, unshrunk=unshrunk, resume=run_dir if cluster is None else None)
+        return INTERRUPTED
     console.summary(stats, config)
-    return 1 if stats.findings else 0
+    return FOUND if stats.findings else OK
 
 
 def _stored(args: argparse.Namespace) -> dict:

@@ -25,6 +25,11 @@ _REFRESH_SECONDS = 0.25  # live display on a terminal
 _LOG_SECONDS = 30.0  # progress line when stderr is a file or a pipe (CI logs)
 
 
+def counted(count: int, noun: str) -> str:
+    """'1 example', '2 examples'."""
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
 def clock(seconds: float) -> str:
     seconds = int(seconds)
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
@@ -133,7 +138,10 @@ class Console:
         self._write(f"{clock(elapsed)}  {stats.examples} examples  {stats.examples / max(elapsed, 1e-9):.1f}/s  "
                     f"findings {len(stats.findings)}  known {stats.known}  generator defects {stats.generator_defects}")
 
-    def summary(self, stats, config) -> None:
+    def summary(self, stats, config, unshrunk: set[str] = frozenset(), resume=None) -> None:
+        """The run's summary. Of a run interrupted (Ctrl-C): ``unshrunk``, the fingerprints of the
+        findings left in progress (saved as first seen), and ``resume``, the run directory that
+        ``passfuzz --resume`` continues (None: a cluster run, which cannot be resumed)."""
         self.close()
         elapsed = max(time.monotonic() - self.started, stats.elapsed)  # a resumed run's includes the time before
         rate = stats.examples / max(elapsed, 1e-9)
@@ -161,17 +169,38 @@ class Console:
             lines.append("examples by worker: " + ", ".join(f"{name} {count}"
                                                            for name, count in stats.examples_by_worker.items()))
         lines += [f"  generator defect: {sample}" for sample in stats.defect_samples]
+
+        def listed(findings: dict[str, str]) -> list[str]:
+            return [f"  {path}    reproduce: python {path[:-5]}.py"
+                    + ("    (unshrunk)" if fid.rsplit("-", 1)[-1] in unshrunk else "")
+                    for fid, path in sorted(findings.items())]
+
         if stats.findings:
             lines.append(f"{len(stats.findings)} new finding{'s' * (len(stats.findings) > 1)}:")
-            lines += [f"  {path}    reproduce: python {path[:-5]}.py" for _, path in sorted(stats.findings.items())]
+            lines += listed(stats.findings)
         else:
             lines.append("no new finding")
         if stats.unblamed:
             lines.append(f"{len(stats.unblamed)} new bug{'s' * (len(stats.unblamed) > 1)} of TVM's plain build, "
                          "blaming no pass (the unoptimized module is already wrong, against numpy or across targets):")
-            lines += [f"  {path}    reproduce: python {path[:-5]}.py" for _, path in sorted(stats.unblamed.items())]
+            lines += listed(stats.unblamed)
         if stats.outside_contract:
             lines.append(f"{len(stats.outside_contract)} finding{'s' * (len(stats.outside_contract) > 1)} outside the "
                          "pass contracts (misuse, not bugs), saved apart:")
             lines += [f"  {path}" for _, path in sorted(stats.outside_contract.items())]
+        if stats.stop_reason == "interrupted":
+            lines.append(_interrupted(stats, unshrunk, resume))
         self._write("\n".join(f"passfuzz: {line}" if i == 0 else line for i, line in enumerate(lines)))
+
+
+def _interrupted(stats, unshrunk: set[str], resume) -> str:
+    """The summary's last line for a run stopped by Ctrl-C: what is left unshrunk, and how to finish."""
+    left = [fid for fid in (*stats.findings, *stats.unblamed) if fid.rsplit("-", 1)[-1] in unshrunk]
+    if resume is None:
+        return "interrupted: a cluster run cannot be resumed; a finding saved unshrunk stays as first seen " \
+               "(passfuzz replay --rewrite --reduce RECORD reduces it)"
+    if left:
+        return (f"interrupted: {counted(len(left), 'finding')} marked (unshrunk) {'is' if len(left) == 1 else 'are'} "
+                f"saved as first seen, not yet shrunk; passfuzz --resume {resume} finishes shrinking "
+                f"{'it' if len(left) == 1 else 'them'} and the run")
+    return f"interrupted: passfuzz --resume {resume} continues the run"

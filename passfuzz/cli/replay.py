@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import Parser, UsageError
+from . import FOUND, NOTHING_TO_REPLAY, OK, USAGE_ERROR, Parser, UsageError
 
 
 def parser() -> argparse.ArgumentParser:
@@ -15,9 +15,11 @@ def parser() -> argparse.ArgumentParser:
                description="Re-run each saved finding (its .json record) and say whether it still reproduces "
                            "(same fingerprint), is fixed, or changed into a different finding.",
                epilog="Exit status: 0 nothing reproduces, 1 at least one reproducer still reproduces (or changed), "
-                      "2 a record could not be replayed, or was malformed (a warning names it, and the others are replayed).")
+                      "2 a record could not be replayed, or was malformed (a warning names it, and the others are "
+                      "replayed), or a usage error; 4 nothing to replay (no record in the paths given).")
     p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
-                   help="records (.json) or directories of them (default: ./corpus)")
+                   help="records (.json) or directories of them (default: ./corpus); a finding's reproducer script "
+                        "(.py) or report (.md) stands for the record beside it")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time limit for one side of one replay (default 60)")
     p.add_argument("--rewrite", action="store_true",
@@ -120,12 +122,13 @@ def run(args: argparse.Namespace) -> int:
     if args.reduce_time <= 0:
         raise UsageError(f"--reduce-time must be positive, got {args.reduce_time:g}")
     try:
-        paths = entries(args.paths or [Path("corpus")])
+        paths = entries([_record_of(path) for path in args.paths] or [Path("corpus")])
     except CorpusError as exc:
         raise UsageError(str(exc)) from None
     if not paths:
-        print("passfuzz replay: no reproducers found", file=sys.stderr)
-        return 0
+        print(f"passfuzz replay: nothing to replay: no record (.json) in {', '.join(map(str, args.paths or ['corpus']))}",
+              file=sys.stderr)
+        return NOTHING_TO_REPLAY
     counts: dict[str, int] = {}
     for path in paths:
         status, detail = replay_one(path, args.timeout, args.rewrite,
@@ -138,5 +141,18 @@ def run(args: argparse.Namespace) -> int:
             print(f"{status:<10} {path}: {detail[:300]}", flush=True)
     print("passfuzz replay: " + ", ".join(f"{n} {s.lower()}" for s, n in sorted(counts.items())))
     if counts.get("REPRODUCES") or counts.get("CHANGED"):
-        return 1
-    return 2 if counts.get("ERROR") or counts.get("SKIPPED") else 0
+        return FOUND
+    return USAGE_ERROR if counts.get("ERROR") or counts.get("SKIPPED") else OK
+
+
+def _record_of(path: Path) -> Path:
+    """The record a path names: a finding's script (X.py) or report (X.md) stands for X.json
+    beside it; UsageError for one with no record beside it."""
+    if path.suffix not in (".py", ".md") or path.is_dir():
+        return path
+    record = path.with_suffix(".json")
+    if record.is_file():
+        return record
+    if path.exists():
+        raise UsageError(f"{path}: no record {record.name} beside it to replay (replay reads a finding's .json)")
+    return path  # entries() says it does not exist
