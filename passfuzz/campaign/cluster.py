@@ -40,7 +40,7 @@ from pathlib import Path
 
 from passfuzz.findings import corpus
 
-from .engine import FuzzConfig, Fuzzer
+from .engine import FuzzConfig, Fuzzer, hypothesis_cache, keep_hypothesis_files_in
 from .events import ClusterJoined, Event, ExampleChecked, Notify, WorkerLost, WorkerRefused
 from .installation import identity, identity_in_a_thread
 from .parallel import example_share, total_stats
@@ -103,6 +103,7 @@ def fuzz_task(config: FuzzConfig, index: int, run: str) -> None:
             last[0] = now
         events.put(pickle.dumps(("event", index, event)))
 
+    keep_hypothesis_files_in(hypothesis_cache())  # not .hypothesis/ in the worker's working directory
     store = ClusterStore(config.corpus_dir, index, events, Variable(f"{run}-known", client=client))
     fuzzer = Fuzzer(config, forward, worker=index, store=store)
     worker, key, done = get_worker(), thread_state.key, threading.Event()

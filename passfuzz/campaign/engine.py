@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import os
 import random
 import signal
 import sys
@@ -93,6 +94,29 @@ class FuzzConfig:
     seeds: tuple[Program, ...] = ()  # --seeds: programs are drawn as mutations of these (strategies.seeded_programs)
     fresh_too: bool = True  # with seeds, half the examples are drawn from scratch (benchmarks/seeded.py measured it)
     speed: SpeedCheck | None = None  # --check-speed: time the sides that match (passfuzz.run.speed)
+
+
+def keep_hypothesis_files_in(directory: Path) -> None:
+    """Where Hypothesis keeps files of its own, in this process and the processes it starts:
+    ``directory`` rather than ``.hypothesis/`` in the working directory. Rounds use no example
+    database (``database=None``), but Hypothesis also caches the constants of local source files
+    it draws from (``.hypothesis/constants/``, under its storage directory)."""
+    from hypothesis import configuration
+
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = str(directory)  # spawned workers read it at their start
+    configuration.set_hypothesis_home_dir(directory)  # this process, whatever Hypothesis read already
+
+
+def hypothesis_cache() -> Path:
+    """Hypothesis' storage directory for a Fuzzer with no run directory (a worker of a cluster):
+    passfuzz's own in the user's cache directory."""
+    try:
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except RuntimeError:  # no home directory to be found
+        import tempfile
+
+        cache = Path(tempfile.gettempdir())
+    return cache / "passfuzz" / "hypothesis"
 
 
 class _StopFuzzing(KeyboardInterrupt):

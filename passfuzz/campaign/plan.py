@@ -202,14 +202,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
     if drawable_dtypes(targets, DTYPES) != DTYPES:
         dtypes = drawable_dtypes(targets, dtypes or DTYPES)
         note(f"drawing {','.join(dtypes)} only: a target cannot compute the others")
-    if args.corpus.exists() and not args.corpus.is_dir():
-        raise PlanError(f"--corpus {args.corpus} is not a directory")
-    try:  # fail now, not at the first finding
-        args.corpus.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise PlanError(f"cannot create --corpus {args.corpus}: {exc.strerror}") from None
-    if not os.access(args.corpus, os.W_OK):
-        raise PlanError(f"--corpus {args.corpus} is not writable")
+    _check_corpus(args.corpus)
     for why in malformed(args.corpus):  # said once; such a record makes no bug known
         note(f"warning: skipping a malformed record in --corpus: {' '.join(why.split())}")
     try:
@@ -264,6 +257,29 @@ def seed_programs(text: str, passes, dtypes, left_out, note: Callable[[str], Non
     if not found.programs:
         raise PlanError(f"--seeds: no seed could be imported ({found.summary()})")
     return tuple(found.programs)
+
+
+def _check_corpus(corpus: Path) -> None:
+    """PlanError unless ``corpus`` is a writable directory or can be created. A corpus that does
+    not exist is created to be sure, and removed again: the run creates it once every option has
+    been checked (a usage error leaves no directory behind)."""
+    if corpus.exists():
+        if not corpus.is_dir():
+            raise PlanError(f"--corpus {corpus} is not a directory")
+        if not os.access(corpus, os.W_OK):
+            raise PlanError(f"--corpus {corpus} is not writable")
+        return
+    missing = [path for path in (corpus, *corpus.parents) if not path.exists()]  # the deepest first
+    try:  # fail now, not at the first finding
+        corpus.mkdir(parents=True)
+    except OSError as exc:
+        raise PlanError(f"cannot create --corpus {corpus}: {exc.strerror}") from None
+    finally:
+        for path in missing:
+            try:
+                path.rmdir()
+            except OSError:  # not created (mkdir failed below it), or no longer empty
+                continue
 
 
 # A pass whose arguments TVM takes runs a tiny module in well under a second; a hang there is the

@@ -165,7 +165,7 @@ class RunLog:
                 "recent_examples_per_second": round(max(recent, 0.0), 4), **memory(),
             }
             data = (json.dumps(line, separators=(",", ":")) + "\n").encode()
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)  # less the umask
             try:
                 os.write(fd, data)  # one write per line: a kill leaves whole lines and at most one cut
             finally:

@@ -7,7 +7,9 @@ A run writes ``<corpus>/.runs/<run id>/`` (the run id is the UTC start time and 
 - ``worker-<i>.json``, one per fuzzing process: its *position* in its seed stream (the next round
   to run: round ``r`` of worker ``w`` is seeded from ``"{seed}:{w}:{r}"``, so the position is all
   a resumed worker needs to generate what the run would have), its statistics at that position
-  (the budgets left are the run's budgets minus them), and its findings in progress.
+  (the budgets left are the run's budgets minus them), and its findings in progress;
+- ``hypothesis/``: Hypothesis' own files (its cache of the constants in local source files),
+  kept here rather than in ``.hypothesis/`` of the working directory.
 
 A round is the unit of progress: a round cut off is run again from its start, with the statistics
 as they were before it. A finding in progress is one saved unshrunk whose shrinking or reduction
@@ -34,6 +36,7 @@ from passfuzz.judge.finding import Finding
 
 RUNS = ".runs"  # inside the corpus
 ARGUMENTS = "run.json"
+HYPOTHESIS = "hypothesis"  # Hypothesis' storage directory (passfuzz.campaign.engine.keep_hypothesis_files_in)
 FORMAT_VERSION = 1
 
 

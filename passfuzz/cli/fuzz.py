@@ -195,6 +195,7 @@ def _cluster(address: str | None):
 
 def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, console: Console) -> int:
     from passfuzz.campaign import runs
+    from passfuzz.campaign.engine import keep_hypothesis_files_in
     from passfuzz.campaign.events import Event
     from passfuzz.campaign.parallel import fuzz_in_workers
     from passfuzz.campaign.run_log import LOG_NAME, RunLog
@@ -211,6 +212,7 @@ def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, conso
     for directory in (config.corpus_dir, config.corpus_dir / corpus.OUTSIDE_CONTRACT, run_dir):
         corpus.remove_orphaned_temporaries(directory)
     config = dataclasses.replace(config, seed=args.seed, run_dir=run_dir)
+    keep_hypothesis_files_in(run_dir / runs.HYPOTHESIS)  # not .hypothesis/ in the working directory
     console.start(config, args.workers if cluster is None else len(cluster.admitted))  # admitted at connect
     console.note(f"run directory {run_dir}; resume with: passfuzz --resume {run_dir}")
     with RunLog(config.run_dir / LOG_NAME) as log:  # a resumed run appends to its log

@@ -58,10 +58,30 @@ def finding_id(kind: str, fingerprint: str) -> str:
     return f"{kind}-{fingerprint}"
 
 
+def file_mode() -> int:
+    """The mode a new file gets: 0o666 less the process's umask, as ``open`` would give it
+    (``mkstemp`` creates its files 0o600 whatever the umask)."""
+    return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    try:  # Linux says it without changing it (another thread may be creating a file meanwhile)
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # elsewhere, reading the umask sets it: set it back at once
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     try:
+        os.fchmod(fd, file_mode())
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
