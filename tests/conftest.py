@@ -23,14 +23,21 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.cli)
 
 
+# `python -m passfuzz ARGS` with the modules named in its first argument missing, as an
+# interpreter without them sees them (an import fails, importlib.util.find_spec finds nothing).
+_WITHOUT = ("import runpy, sys; sys.modules.update(dict.fromkeys(sys.argv.pop(1).split(','))); "
+            "runpy.run_module('passfuzz', run_name='__main__', alter_sys=True)")
+
+
 @pytest.fixture
 def run_cli(tmp_path):
-    """Run the real `passfuzz` command in a subprocess from the repository root."""
+    """Run the real `passfuzz` command in a subprocess from the repository root; ``without``:
+    Python packages it must run as if they were not installed."""
     import subprocess
 
-    def run(*args, timeout=900, cwd=ROOT):
+    def run(*args, timeout=900, cwd=ROOT, without=()):
         env = dict(os.environ, PYTHONPATH=str(ROOT))
-        return subprocess.run([sys.executable, "-m", "passfuzz", *args], cwd=cwd, env=env, capture_output=True,
-                              text=True, timeout=timeout)
+        command = [sys.executable, "-c", _WITHOUT, ",".join(without)] if without else [sys.executable, "-m", "passfuzz"]
+        return subprocess.run([*command, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
     return run

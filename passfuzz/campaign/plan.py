@@ -96,10 +96,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
         if value is not None and value <= 0:
             raise PlanError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
     if args.scheduler is not None:
-        from .cluster import available
-        if not available():
-            raise PlanError('--scheduler needs Dask distributed: pip install "passfuzz[distributed]" '
-                             '(from a checkout: pip install ".[distributed]")')
+        _needs_extra("--scheduler", "distributed", ("dask", "distributed"), "Dask distributed")
         if args.workers != 1:
             raise PlanError("--workers is for this machine; with --scheduler every worker of the cluster fuzzes")
     if args.strict_time and args.max_time is None:
@@ -124,6 +121,8 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
         build = parse_build(spec)
     except BuildError as exc:
         raise PlanError(str(exc)) from None
+    if build.tune is not None:
+        _needs_extra("--build tune=N", "tune", TUNING_NEEDS)
     if build.codegen == "c" and unavailable_reason("c"):
         raise PlanError(f"--build codegen=c: {unavailable_reason('c')}")
     if args.passes is None and not build.text:
@@ -257,6 +256,25 @@ def seed_programs(text: str, passes, dtypes, left_out, note: Callable[[str], Non
     if not found.programs:
         raise PlanError(f"--seeds: no seed could be imported ({found.summary()})")
     return tuple(found.programs)
+
+
+# What MetaSchedule's tuning imports, beyond TVM's own requirements: its LocalRunner's pool of
+# workers (tvm.support.popen_pool) pickles with cloudpickle and counts cores and ends its workers
+# with psutil (as does TuneContext). pyproject.toml's `tune` extra lists them.
+TUNING_NEEDS = ("psutil", "cloudpickle")
+
+
+def _needs_extra(option: str, extra: str, modules: tuple[str, ...], called: str = "") -> None:
+    """PlanError naming the extra to install when a module ``option`` needs is missing: found
+    now (``find_spec`` imports nothing), not as a failure of every example. ``called``: what to
+    call the missing modules (default: their names)."""
+    from importlib.util import find_spec
+
+    missing = [name for name in modules if find_spec(name) is None]
+    if missing:
+        raise PlanError(f"{option} needs {called or ' and '.join(missing)}, not installed: "
+                        f"pip install \"passfuzz[{extra}]\" "
+                        f"(from a checkout: pip install \".[{extra}]\")")
 
 
 def _check_corpus(corpus: Path) -> None:
