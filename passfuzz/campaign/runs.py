@@ -58,7 +58,10 @@ def write_arguments(run_dir: Path, arguments: dict) -> None:
 
 def read_arguments(run_dir: Path) -> dict:
     if not run_dir.is_dir():
-        raise RunDirError(f"{run_dir}: no such run directory")
+        raise RunDirError(f"{run_dir}: " + ("not a directory" if run_dir.exists() else "no such run directory"))
+    if not (run_dir / ARGUMENTS).is_file():
+        raise RunDirError(f"{run_dir}: not a run directory passfuzz can resume: it holds no {ARGUMENTS}"
+                          f"{_runs_hint(run_dir)}")
     try:
         doc = json.loads((run_dir / ARGUMENTS).read_text(encoding="utf-8"))
         if doc["format_version"] != FORMAT_VERSION or not isinstance(doc["arguments"], dict):
@@ -67,6 +70,19 @@ def read_arguments(run_dir: Path) -> dict:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise RunDirError(f"{run_dir}: not a run directory passfuzz can resume ({ARGUMENTS}: "
                           f"{type(exc).__name__}: {exc})") from None
+
+
+def _runs_hint(directory: Path) -> str:
+    """'; the latest run in it is DIR' when ``directory`` is a corpus or its .runs/ (a user giving the
+    corpus for the run); else a word on where run directories are."""
+    runs = directory / RUNS if (directory / RUNS).is_dir() else directory
+    try:
+        latest = sorted((path for path in runs.iterdir() if (path / ARGUMENTS).is_file()), key=lambda p: p.name)
+    except OSError:
+        latest = []
+    if latest:
+        return f"; the latest run in it is {latest[-1]}"
+    return f" (a run directory is <corpus>/{RUNS}/<run id>/, printed when the run starts)"
 
 
 def findings_in_progress(run_dir: Path, seed: int) -> set[str]:

@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 
 from . import Parser, UsageError
+from .output import counted
 
 
 def parser() -> argparse.ArgumentParser:
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         bugs = known_bugs.from_corpus(args.write_baseline)
         path = known_bugs.shipped_path(tvm.__version__)
         known_bugs.write(bugs, path, tvm.__version__)
-        print(f"passfuzz known: wrote {len(bugs)} bugs to {path}")
+        print(f"passfuzz known: wrote {counted(len(bugs), 'bug')} to {path}")
         return 0
     try:
         bugs = known_bugs.load(args.known_bugs, tvm.__version__)
@@ -49,5 +50,5 @@ def run(args: argparse.Namespace) -> int:
         where = ",".join(bug.passes) or "(no pass: the unoptimized module)"
         upstream = f" [{bug.upstream}]" if bug.upstream else ""
         print(f"{bug.id}  {where}{upstream}\n    {bug.what}")
-    print(f"passfuzz known: {len(bugs)} known bugs for TVM {known_bugs.release(tvm.__version__)}")
+    print(f"passfuzz known: {counted(len(bugs), 'known bug')} for TVM {known_bugs.release(tvm.__version__)}")
     return 0

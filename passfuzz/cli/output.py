@@ -7,6 +7,7 @@ logs), a plain progress line every 30 s, which scripts and tests read.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -70,7 +71,7 @@ class Console:
     def start(self, config, workers: int) -> None:
         budget = []
         if config.max_examples is not None:
-            budget.append(f"{config.max_examples} examples")
+            budget.append(counted(config.max_examples, "example"))
         if config.max_time is not None and config.shrink_grace:
             budget.append(f"{config.max_time:g} s, then up to {config.shrink_grace:g} s to shrink and reduce what it "
                           f"found: at most {config.max_time + config.shrink_grace:g} s in all")
@@ -84,8 +85,8 @@ class Console:
         if config.ops:
             what += f" (ops: {','.join(config.ops)})"
         self.note(f"fuzzing {what} on {','.join(config.targets)} "
-                  f"({' or '.join(budget) or 'until interrupted'}, {workers} worker{'s' * (workers > 1)}{seed}); "
-                  f"corpus {config.corpus_dir}")
+                  f"({' or '.join(budget) or 'until interrupted'}, {counted(workers, 'worker')}{seed}); "
+                  f"findings go to {config.corpus_dir}{os.sep}")
         if config.seeds:
             self.note(f"half the programs are mutations of {len(config.seeds)} seed(s), half drawn from scratch"
                       if config.fresh_too else f"programs are mutations of {len(config.seeds)} seed(s)")
