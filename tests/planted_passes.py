@@ -261,3 +261,31 @@ def two_wrong_rewrites(mod, ctx):
 
 
 MINIMAL_OPS["two_wrong_rewrites"] = 1  # negative of a parameter (or exp of one)
+
+
+def _named(call, *parts: str) -> bool:
+    """Is ``call`` a call of the Relax op whose name ``parts`` spell? (A name composed at run time:
+    no "relax.<op>" literal for a reader of the source to find.)"""
+    return isinstance(call.op, tvm.ir.Op) and call.op.name == ".".join(["relax", "".join(parts)])
+
+
+@mutator
+class _SigmoidAsExp(PyExprMutator):
+    def visit_call_(self, call):
+        call = super().visit_call_(call)
+        if _named(call, "sig", "moid"):
+            return relax.op.exp(call.args[0])  # wrong: sigmoid(x) is 1 / (1 + exp(-x))
+        return call
+
+
+@tvm.transform.module_pass(opt_level=0, name="SigmoidAsExp")
+def sigmoid_as_exp(mod, ctx):
+    """Planted wrong rewrite whose source misleads a reader: the only op it names is the one it
+    builds (``relax.op.exp``); the op it matches, sigmoid, is a name composed at run time."""
+    for gv, func in list(mod.functions.items()):
+        if isinstance(func, relax.Function):
+            mod[gv] = _SigmoidAsExp(mod).visit_expr(func)
+    return mod
+
+
+MINIMAL_OPS["sigmoid_as_exp"] = 1  # sigmoid of a parameter

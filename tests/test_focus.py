@@ -15,7 +15,6 @@ from passfuzz.reach.focus import (
     operand_hints,
     pass_source,
     pattern_feeds,
-    probe,
     resolve,
 )
 from strategies import relax_programs
@@ -150,10 +149,12 @@ def test_operand_hints_make_the_wanted_operands_and_pattern_common():
 
 def test_the_probe_keeps_the_ops_an_opaque_pass_acts_on():
     # segfault_on_negative crashes on any module holding a negative: the probe survives it.
+    from passfuzz.reach.probe import probe_pass
+
     spec = resolve_list("tests.planted_passes:segfault_on_negative")[0]
-    assert probe(spec, ops=["add", "negative", "exp", "matmul"]) == ["negative"]
+    assert probe_pass(spec, ["add", "negative", "exp", "matmul"], budget=20).ops == ("negative",)
     unchanged = resolve_list("tests.planted_passes:leave_unchanged")[0]
-    assert probe(unchanged, ops=["add", "negative"]) == []
+    assert probe_pass(unchanged, ["add", "negative"], budget=5).ops == ()
 
 
 def _share_meeting(focus, a, b, n=150):

@@ -42,11 +42,12 @@ from passfuzz.findings.reduce import Reducer, complexity
 from passfuzz.findings.report import render_report
 from passfuzz.findings.reproducer import render_script
 from passfuzz.ir.catalogue import OPS
-from passfuzz.ir.program import Program
+from passfuzz.ir.program import Node, Program
 from passfuzz.judge import gradient, trial
 from passfuzz.judge.finding import Finding, identify, named_as, same_bug
 from passfuzz.judge.oracle import Verdict
 from passfuzz.passes.names import PassSpec
+from passfuzz.reach.behaviours import BehaviourStore, observed
 from passfuzz.relax.build import relax_ops
 from passfuzz.run.builds import PLAIN_BUILD, Build
 from passfuzz.run.execute import Outcome
@@ -54,7 +55,7 @@ from passfuzz.run.speed import SpeedCheck
 from strategies import dlight_rule_sequences, pass_sequences, relax_programs, schedule_steps, seeded_programs
 
 from . import runs
-from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, OutsideContract
+from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, OutsideContract, Replanned
 from .stats import Stats
 
 if sys.version_info < (3, 11):  # Hypothesis raises the backport's groups there (pyproject.toml lists it)
@@ -88,11 +89,19 @@ class FuzzConfig:
     focus_dtypes: tuple[str, ...] = ()  # the dtypes the focused rewrite checks for
     focus_feeds: tuple[tuple[str, str, int], ...] = ()  # (producer, consumer, operand) the focused pattern nests
     motifs_for: tuple[str, ...] = ()  # passes whose motifs are drawn first (the named passes, unless --focus none)
+    named: tuple[str, ...] = ()  # the passes the user named (their text), without the prerequisites added
+    min_fire_rate: float | None = None  # below it a named pass counts as untested (--min-fire-rate)
+    probe_time: float = 30.0  # per pass, what a probe may take (a re-plan's: twice that)
+    replan: bool = False  # re-plan the focus for a named pass that stays untested (--focus auto)
     left_out: tuple[str, ...] = ()  # ops not drawn: the named passes' contracts reject them (contracts.generation)
     match_cast: bool = True  # may programs bind a match_cast (False: a named pass's contract rejects one)
     run_dir: Path | None = None
     seeds: tuple[Program, ...] = ()  # --seeds: programs are drawn as mutations of these (strategies.seeded_programs)
     fresh_too: bool = True  # with seeds, half the examples are drawn from scratch (benchmarks/seeded.py measured it)
+    # the behaviour corpus (passfuzz.reach.behaviours): its programs when the run started, which a
+    # share of examples mutate, and whether new behaviours are kept in the corpus for the next run
+    behaviours: tuple[Program, ...] = ()
+    keep_behaviours: bool = False
     speed: SpeedCheck | None = None  # --check-speed: time the sides that match (passfuzz.run.speed)
 
 
@@ -175,6 +184,13 @@ class Fuzzer:
                 fields = {f.name for f in dataclasses.fields(Stats)}
                 self.stats = Stats(**{name: value for name, value in saved.stats.items() if name in fields})
                 self.started -= self.stats.elapsed
+                if saved.focus is not None:  # a re-plan chose it before the run stopped
+                    self.config = dataclasses.replace(self.config, focus=saved.focus)
+        # per named pass: op -> [examples it changed, examples], over the programs holding the op
+        self.op_counts: dict[str, dict[str, list[int]]] = {}
+        self.behaviours = BehaviourStore(config.corpus_dir) if config.keep_behaviours and config.named else None
+        if self.behaviours is not None:
+            self.behaviours.load(config.named)  # what is kept already is not new
 
     # -- budget -----------------------------------------------------------------------------
     def _out_of_time(self, grace: float = 0.0) -> bool:
@@ -252,6 +268,8 @@ class Fuzzer:
         a case of (passfuzz.judge.finding), or ""."""
         if optimized is not None and not shrinking:
             self._count_fired(optimized, passes)
+            self._tally_ops(program, optimized)
+            self._keep_behaviours(program, verdict, optimized)
         if verdict.generator_defect:
             self.stats.generator_defects += 1
             if len(self.stats.defect_samples) < 5:
@@ -296,6 +314,45 @@ class Fuzzer:
             event(f"{name} changed the module")
         target(float(len(optimized.fired)), label="passes that changed the module")
 
+    def _tally_ops(self, program: Program, optimized: Outcome) -> None:
+        """What the run's own programs say of where each named pass fires (passfuzz.reach.replan)."""
+        if optimized.status not in ("ok", "incomparable"):
+            return
+        held = {v.op for v in program.values if isinstance(v, Node)}
+        for name in self.config.named:
+            counts = self.op_counts.setdefault(name, {})
+            for op in held:
+                tally = counts.setdefault(op, [0, 0])
+                tally[0] += name in optimized.fired
+                tally[1] += 1
+
+    def _keep_behaviours(self, program: Program, verdict: Verdict, optimized: Outcome) -> None:
+        """What the named passes did in this example, kept when new (passfuzz.reach.behaviours)."""
+        if self.behaviours is None or not optimized.changes:
+            return
+        ending = verdict.finding.kind if verdict.finding is not None else \
+            "incomparable" if verdict.incomparable else "defect" if verdict.generator_defect else "ok"
+        for behaviour in observed(optimized.changes, self.config.named, ending):
+            if self.behaviours.offer(behaviour, program):
+                self.stats.behaviours += 1
+                self.stats.last_new_behaviour = time.monotonic() - self.started
+
+    def _replan_if_untested(self) -> None:
+        """Between rounds: a named pass that stays under passfuzz.reach.replan.FLOOR gets a new plan."""
+        from passfuzz.reach.focus import Probing
+        from passfuzz.reach.replan import replan, untested
+
+        for name, rate, runs_ in untested(self.stats.pass_runs, self.stats.pass_fired, self.config.named,
+                                          self.progress.replanned):
+            spec = next(spec for spec in self.config.passes or [] if spec.text == name)
+            probing = Probing(budget=self.config.probe_time, match_cast=self.config.match_cast,
+                              dtypes=tuple(self.config.dtypes or ()))
+            plan = replan(spec, rate, runs_, self.config.focus, self.op_counts.get(name, {}), probing)
+            self.config = dataclasses.replace(self.config, focus=plan.focus, focus_reason=plan.reason)
+            self.progress.focus = plan.focus
+            self.progress.replanned.append(name)
+            self.notify(Replanned(plan.focus, plan.reason))
+
     def programs(self):
         """The strategy examples are drawn from: mutations of the seeds, loss programs for
         Gradient, or programs drawn as the focus and motifs say."""
@@ -309,9 +366,13 @@ class Fuzzer:
                                focus_constants=self.config.focus_constants, focus_dtypes=self.config.focus_dtypes,
                                focus_feeds=self.config.focus_feeds,
                                motifs_for=self.config.motifs_for, match_cast=self.config.match_cast, **dtypes)
-        if not self.config.seeds:
+        if not self.config.seeds and not self.config.behaviours:
             return fresh
-        seeded = seeded_programs(self.config.seeds, ops=ops, **dtypes)  # mutations add no left-out op either
+        if not self.config.seeds:  # a share mutates the kept behaviours, one program each: rare ones gain
+            kept = seeded_programs(self.config.behaviours, ops=ops, **dtypes)
+            return st.one_of(fresh, fresh, kept)
+        seeds = (*self.config.seeds, *self.config.behaviours)
+        seeded = seeded_programs(seeds, ops=ops, **dtypes)  # mutations add no left-out op either
         # seeded first: a finding of either kind shrinks toward a seed where one still shows it
         return st.one_of(seeded, fresh) if self.config.fresh_too else seeded
 
@@ -491,6 +552,8 @@ class Fuzzer:
                 if self._out_of_time():
                     self.stats.stop_reason = "max time reached"
                     break
+                if self.config.replan:
+                    self._replan_if_untested()
                 round_seed = random.Random(f"{self.seed}:{self.worker}:{round_number}").randrange(2**32)
                 cut_short = frozenset(fp for fp, seen in self.progress.first_seen.items() if seen == round_number)
                 round_number += 1

@@ -69,6 +69,14 @@ class WorkerLost:
     why: str
 
 
-Event = Union[ExampleChecked, FindingSeen, OutsideContract, FindingSaved, ClusterJoined, WorkerRefused, WorkerLost]
+@dataclass(frozen=True)
+class Replanned:
+    """A named pass stayed untested (passfuzz.reach.replan): the run now draws with a new focus."""
+    focus: tuple[str, ...]
+    reason: str  # one line: the fire rate, what was found, the new focus
+
+
+Event = Union[ExampleChecked, FindingSeen, OutsideContract, FindingSaved, ClusterJoined, WorkerRefused, WorkerLost,
+              Replanned]
 Notify = Callable[[Event], None]
 

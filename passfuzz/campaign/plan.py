@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # the engine imports TVM; --help reads this module's defaults
     from .engine import FuzzConfig
 
 DEFAULT_MAX_EXAMPLES = 200
+DEFAULT_PROBE_SECONDS = 30.0
+PROBES = Path(".reach") / "probes"  # in the corpus: probe results, by the pass's identity
 
 
 class PlanError(ValueError):
@@ -51,6 +53,8 @@ class RunOptions:
     shrink_time: float = 10.0
     reduce_time: float = 50.0
     check_speed: bool = False
+    probe_time: float = DEFAULT_PROBE_SECONDS
+    min_fire_rate: str | None = None  # a fraction (0.01) or a percentage (1%)
     slowdown_threshold: float = DEFAULT_THRESHOLD
 
     @classmethod
@@ -74,7 +78,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
     from passfuzz.passes.catalogue import with_prerequisites
     from passfuzz.passes.contracts import generation, sequence_violation
     from passfuzz.passes.names import PassSpecError, resolve_list
-    from passfuzz.reach.focus import FocusError
+    from passfuzz.reach.focus import FocusError, Probing
     from passfuzz.reach.focus import resolve as resolve_focus
     from passfuzz.run.builds import BuildError, parse_build
     from passfuzz.run.targets import (
@@ -154,14 +158,13 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                              f"apart in {args.corpus / OUTSIDE_CONTRACT} and never counted as a bug")
     except PassSpecError as exc:
         raise PlanError(str(exc)) from None
-    try:
-        plan = resolve_focus(args.focus, named, pool)
+    try:  # a --focus naming no op is refused now; custom passes are probed once the corpus is checked
+        resolve_focus(args.focus, named, pool)
     except FocusError as exc:
         raise PlanError(str(exc)) from None
-    focus, focus_reason = list(plan.ops), plan.reason
-    if ops and set(focus) - set(ops):
-        focus_reason += f"; outside --ops, left out: {','.join(f for f in focus if f not in ops)}"
-        focus = [f for f in focus if f in ops]
+    min_fire_rate = fire_rate_floor(args.min_fire_rate) if args.min_fire_rate is not None else None
+    if args.probe_time < 0:
+        raise PlanError(f"--probe-time must be 0 or more, got {args.probe_time:g}")
     from passfuzz.judge.gradient import involved, loss_ops
     from passfuzz.run.speed import SpeedCheck
     if passes and involved(passes) and not loss_ops(ops):
@@ -211,6 +214,20 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
     if args.known_bugs == "default" and not known:
         note(f"no known-bug baseline for TVM {tvm.__version__}: only {args.corpus}'s bugs count as known")
     seeds = seed_programs(args.seeds, passes, dtypes, kept.left_out, note) if args.seeds else ()
+    behaviours = kept_behaviours(args.corpus, [spec.text for spec in named or []], dtypes, kept.left_out, note) \
+        if not (passes and involved(passes)) else ()
+    # Last, once every option holds: the probe's cache is the first thing written into the corpus.
+    custom = [spec for spec in named or [] if not spec.is_builtin]
+    if custom and args.probe_time and args.focus == "auto":
+        note(f"probing {', '.join(spec.name for spec in custom)}: what the pass changes, for up to "
+             f"{args.probe_time:g} s each (cached in {args.corpus / PROBES})")
+    probing = Probing(budget=args.probe_time, cache=args.corpus / PROBES, match_cast=kept.match_cast,
+                      dtypes=tuple(dtypes or ()))
+    plan = resolve_focus(args.focus, named, pool, probing)
+    focus, focus_reason = list(plan.ops), plan.reason
+    if ops and set(focus) - set(ops):
+        focus_reason += f"; outside --ops, left out: {','.join(f for f in focus if f not in ops)}"
+        focus = [f for f in focus if f in ops]
     max_examples = args.max_examples
     if max_examples is None and args.max_time is None:
         max_examples = DEFAULT_MAX_EXAMPLES
@@ -225,8 +242,41 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       focus_feeds=tuple(f for f in plan.feeds if {f[0], f[1]} <= set(focus)),
                       left_out=kept.left_out, match_cast=kept.match_cast,
                       motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []),
-                      seeds=seeds,
+                      named=tuple(spec.text for spec in named or []), min_fire_rate=min_fire_rate,
+                      probe_time=args.probe_time, replan=args.focus == "auto" and args.probe_time > 0,
+                      seeds=seeds, behaviours=behaviours, keep_behaviours=bool(named),
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None)
+
+
+def kept_behaviours(corpus: Path, named: list[str], dtypes, left_out, note: Callable[[str], None]) -> tuple:
+    """The behaviour corpus's programs for the named passes (passfuzz.reach.behaviours), within the
+    run's dtypes and contracts, as a share of examples mutates them; one line says how many."""
+    from passfuzz.reach.behaviours import DIRECTORY, BehaviourStore
+
+    from .seeds import Seed, SeedSet
+
+    found = BehaviourStore(corpus).load(named)
+    if not found:
+        return ()
+    kept = SeedSet([Seed(name, program) for name, program in found.items()])
+    if dtypes:
+        kept = kept.within_dtypes(dtypes)
+    if left_out:
+        kept = kept.without_ops(left_out)
+    note(f"behaviours: {len(kept.programs)} kept in {corpus / DIRECTORY} for these passes, mutated by a third of "
+         "the examples")
+    return tuple(kept.programs)
+
+
+def fire_rate_floor(text: str) -> float:
+    """--min-fire-rate: a fraction (0.01) or a percentage (1%), between 0 and 1."""
+    try:
+        value = float(text[:-1]) / 100 if text.strip().endswith("%") else float(text)
+    except ValueError:
+        raise PlanError(f"--min-fire-rate takes a fraction (0.01) or a percentage (1%), got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise PlanError(f"--min-fire-rate must be between 0 and 1 (0% and 100%), got {text!r}")
+    return value
 
 
 def seed_programs(text: str, passes, dtypes, left_out, note: Callable[[str], None]) -> tuple:

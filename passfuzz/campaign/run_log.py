@@ -27,7 +27,7 @@ FORMAT_VERSION = 1  # of a line; the schema pins it
 LOG_NAME = "log.jsonl"
 INTERVAL_SECONDS = 5.0
 
-_COUNTS = ("examples", "shrink_runs", "known", "generator_defects", "incomparable", "fired")
+_COUNTS = ("examples", "shrink_runs", "known", "generator_defects", "incomparable", "fired", "behaviours")
 _SETS = ("findings", "unblamed", "outside_contract")
 
 

@@ -37,6 +37,7 @@ from passfuzz.judge.finding import Finding
 RUNS = ".runs"  # inside the corpus
 ARGUMENTS = "run.json"
 HYPOTHESIS = "hypothesis"  # Hypothesis' storage directory (passfuzz.campaign.engine.keep_hypothesis_files_in)
+BEHAVIOURS = "behaviours.json"  # the behaviour corpus's programs the run started with
 FORMAT_VERSION = 1
 
 
@@ -103,6 +104,22 @@ def findings_in_progress(run_dir: Path, seed: int) -> set[str]:
     return found
 
 
+def write_behaviours(run_dir: Path, programs) -> None:
+    """The behaviour corpus's programs as the run found it: a resumed run mutates these, not what
+    the corpus holds by then, so it draws what the uninterrupted run would."""
+    atomic_write(run_dir / BEHAVIOURS, json.dumps([program.to_json() for program in programs]) + "\n")
+
+
+def read_behaviours(run_dir: Path) -> tuple[Program, ...] | None:
+    """What ``write_behaviours`` kept; None for a run directory without it (an older passfuzz's)."""
+    try:
+        return tuple(Program.from_json(doc) for doc in json.loads((run_dir / BEHAVIOURS).read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, TypeError, KeyError, ProgramError) as exc:
+        raise RunDirError(f"{run_dir / BEHAVIOURS}: cannot resume from it: {type(exc).__name__}: {exc}") from None
+
+
 @dataclass
 class Progress:
     """One worker's position, its statistics there (``stats.Stats`` as a dict), its findings
@@ -114,6 +131,8 @@ class Progress:
     stats: dict = field(default_factory=dict)
     in_progress: dict[str, tuple[Finding, Program]] = field(default_factory=dict)
     first_seen: dict[str, int] = field(default_factory=dict)  # fingerprint -> the round that first saw it
+    focus: tuple[str, ...] | None = None  # the focus a re-plan chose (passfuzz.reach.replan); None: the run's own
+    replanned: list[str] = field(default_factory=list)  # the passes re-planned for, once each
 
 
 def _worker_file(run_dir: Path, worker: int) -> Path:
@@ -123,6 +142,7 @@ def _worker_file(run_dir: Path, worker: int) -> Path:
 def write_progress(run_dir: Path, worker: int, seed: int, progress: Progress) -> None:
     doc = {"format_version": FORMAT_VERSION, "seed": seed, "next_round": progress.next_round,
            "stats": progress.stats, "first_seen": progress.first_seen,
+           "focus": None if progress.focus is None else list(progress.focus), "replanned": progress.replanned,
            "in_progress": [{"finding": {**finding.to_json(), "log": finding.log[-4000:]},
                             "program": program.to_json()} for finding, program in progress.in_progress.values()]}
     atomic_write(_worker_file(run_dir, worker), json.dumps(doc) + "\n")
@@ -142,6 +162,8 @@ def read_progress(run_dir: Path, worker: int, seed: int) -> Progress | None:
             finding = Finding.from_json(entry["finding"])
             in_progress[finding.fingerprint] = (finding, Program.from_json(entry["program"]))
         first_seen = {str(fp): int(number) for fp, number in doc["first_seen"].items()}
-        return Progress(int(doc["next_round"]), dict(doc["stats"]), in_progress, first_seen)
+        focus = doc.get("focus")
+        return Progress(int(doc["next_round"]), dict(doc["stats"]), in_progress, first_seen,
+                        None if focus is None else tuple(focus), list(doc.get("replanned", [])))
     except (OSError, ValueError, KeyError, TypeError, ProgramError) as exc:
         raise RunDirError(f"{path}: cannot resume from it: {type(exc).__name__}: {exc}") from None

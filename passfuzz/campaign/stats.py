@@ -19,6 +19,8 @@ class Stats:
     pass_runs: dict[str, int] = field(default_factory=dict)  # per pass: examples it ran in
     pass_fired: dict[str, int] = field(default_factory=dict)  # per pass: examples where it changed the module
     known: int = 0  # examples that hit an already known bug
+    behaviours: int = 0  # behaviours of the named passes first seen in this run (passfuzz.reach.behaviours)
+    last_new_behaviour: float = 0.0  # seconds into the run when the last of them was seen
     known_hits: dict[str, int] = field(default_factory=dict)  # per known bug's fingerprint: examples that hit it
     seconds_generating: float = 0.0  # spent checking fresh examples
     seconds_shrinking: float = 0.0  # spent checking examples while shrinking or reducing
@@ -33,7 +35,8 @@ class Stats:
     workers_lost: list[str] = field(default_factory=list)  # workers that died or left mid-run
 
     def merge(self, other: "Stats") -> None:
-        for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known",
+        self.last_new_behaviour = max(self.last_new_behaviour, other.last_new_behaviour)
+        for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known", "behaviours",
                      "seconds_generating", "seconds_shrinking"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in ("findings", "unblamed", "outside_contract", "examples_by_worker"):
@@ -44,3 +47,11 @@ class Stats:
                 mine[key] = mine.get(key, 0) + value
         self.defect_samples.extend(other.defect_samples[: 5 - len(self.defect_samples)])
         self.workers_lost.extend(other.workers_lost)
+
+    def rarely_fired(self, names, floor: float) -> list[tuple[str, float, int]]:
+        """(name, fire rate, examples it ran in) of each pass of ``names`` that changed the module
+        in no example (``floor`` 0) or in fewer than ``floor`` of those it ran in: what the run
+        tested of it is less than asked."""
+        rates = [(name, self.pass_fired.get(name, 0) / runs if (runs := self.pass_runs.get(name, 0)) else 0.0,
+                  self.pass_runs.get(name, 0)) for name in names]
+        return [(name, rate, runs) for name, rate, runs in rates if rate == 0 or rate < floor]

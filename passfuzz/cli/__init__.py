@@ -13,6 +13,8 @@ Exit statuses (the constants below; README's "Exit statuses" has them per comman
 - 2 ``USAGE_ERROR``: a usage or input error, reported in one line (a missing optional package
   included: it names the extra to install);
 - 4 ``NOTHING_TO_REPLAY``: ``passfuzz replay`` found no record in the paths given;
+- 5 ``UNTESTED``: a fuzzing run with ``--min-fire-rate`` found nothing new, and a named pass
+  changed the module in fewer of its examples than that rate: it tested too little to say "clean";
 - 130 ``INTERRUPTED``: Ctrl-C (SIGINT), after the summary of what was done by then (a fuzzing
   run: ``passfuzz --resume DIR`` continues it and exits with the run's own status).
 """
@@ -27,8 +29,9 @@ import sys
 OK = 0
 FOUND = 1
 USAGE_ERROR = 2
-# 3 is unused; 5 is taken elsewhere (a run that tested too little); keep both free.
+# 3 is unused: keep it free.
 NOTHING_TO_REPLAY = 4
+UNTESTED = 5  # as pytest's 'no tests collected': the run checked too little to say 'clean'
 INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C stopped
 
 # name -> (module of this package, one line for `passfuzz --help`); fuzzing is the default command

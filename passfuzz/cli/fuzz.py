@@ -9,9 +9,13 @@ import os
 import random
 from pathlib import Path
 
-from passfuzz.campaign.plan import DEFAULT_MAX_EXAMPLES, DEFAULT_THRESHOLD  # no TVM: the help needs none
+from passfuzz.campaign.plan import (  # no TVM: the help needs none
+    DEFAULT_MAX_EXAMPLES,
+    DEFAULT_PROBE_SECONDS,
+    DEFAULT_THRESHOLD,
+)
 
-from . import FOUND, INTERRUPTED, OK, USAGE, Parser, UsageError, VersionAction, commands_text
+from . import FOUND, INTERRUPTED, OK, UNTESTED, USAGE, Parser, UsageError, VersionAction, commands_text
 from .output import Console
 
 
@@ -77,14 +81,26 @@ def parser() -> argparse.ArgumentParser:
     generation.add_argument("--ops", metavar="OP[,OP...]",
                             help="draw programs from these ops only (names as `passfuzz ops` lists them; default: all)")
     generation.add_argument("--focus", default="auto", metavar="auto|none|OP[,OP...]",
-                            help="the ops most programs are built around, each wired to the one before it (feeding it at "
-                                 "each operand, sharing an operand with it, one value read twice), the rest of the catalogue "
-                                 "drawn at a lower rate: auto (default) takes the ops the named passes match (`passfuzz "
-                                 "passes` lists them for TVM's passes; for your own pass, the Relax ops its Python source "
-                                 "names, and how its patterns nest them, else those a quick probe finds it changes); no focus when every pass looks at every "
-                                 "op (FoldConstant) or with --passes random; none; or ops as `passfuzz ops` lists them. Unless none, the "
-                                 "motifs built for the named passes (the patterns they rewrite, in every form they branch on) "
-                                 "are drawn more often than the others")
+                            help="the ops most programs are built around, each wired to the one before it (feeding it "
+                                 "at each operand, sharing an operand with it, one value read twice), the rest of the "
+                                 "catalogue drawn at a lower rate: auto (default) takes the ops the named passes match "
+                                 "(`passfuzz passes` lists them for TVM's passes; for your own pass, those a probe sees it "
+                                 "change, the ops its source names probed first: see --probe-time); no focus when every "
+                                 "pass looks at every op (FoldConstant) or with --passes random; none; or ops as "
+                                 "`passfuzz ops` lists them. Unless none, the motifs built for the named passes (the "
+                                 "patterns they rewrite, in every form they branch on) are drawn more often than the "
+                                 "others")
+    generation.add_argument("--probe-time", type=float, default=DEFAULT_PROBE_SECONDS, metavar="SECONDS",
+                            help="with --focus auto, how long each pass of your own is probed before fuzzing: applied "
+                                 "in child processes to small programs around each op (on its own, in pairs, with "
+                                 "constants, one value used twice), so focus follows what it changes rather than what "
+                                 "its source names; cached in the corpus by the pass's source and TVM version; 0 "
+                                 "trusts the source (default %g)" % DEFAULT_PROBE_SECONDS)
+    output.add_argument("--min-fire-rate", metavar="RATE",
+                        help="a named pass that changed the module in fewer examples than RATE (a fraction, 0.01, or "
+                             "a percentage, 1%%%%) was not tested: the summary says so and, unless there is a new "
+                             "finding, the run exits %d, so CI can tell 'tested and clean' from 'tested nothing'. "
+                             "Without it a pass that never fired is only warned about" % UNTESTED)
     generation.add_argument("--seeds", metavar="PATH[,PATH...]",
                             help="draw half the programs as mutations of existing modules, the other half from scratch: "
                                  "Python/TVMScript files or directories (searched recursively) in which every tvm.IRModule "
@@ -206,9 +222,15 @@ def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, conso
             args.seed = random.SystemRandom().randrange(2**32)
         run_dir = runs.new_run_dir(args.corpus)
         runs.write_arguments(run_dir, {"cwd": os.getcwd(), "options": _stored(args)})
+        runs.write_behaviours(run_dir, config.behaviours)
     else:
         run_dir = run_dir.resolve()
         console.note(f"resuming the run in {run_dir}: {_position(run_dir, args)}")
+        try:
+            started_with = runs.read_behaviours(run_dir)
+        except runs.RunDirError as exc:
+            raise UsageError(f"--resume {exc}") from None
+        config = dataclasses.replace(config, behaviours=started_with or ())
     for directory in (config.corpus_dir, config.corpus_dir / corpus.OUTSIDE_CONTRACT, run_dir):
         corpus.remove_orphaned_temporaries(directory)
     config = dataclasses.replace(config, seed=args.seed, run_dir=run_dir)
@@ -225,7 +247,9 @@ def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, conso
                 from passfuzz.campaign.cluster import fuzz_on_cluster
 
                 # the run directory stays here: the workers' positions are not kept (no --resume)
-                stats = fuzz_on_cluster(dataclasses.replace(config, run_dir=None), cluster, notify)
+                # nor are behaviours kept: the workers' corpus paths are theirs
+                stats = fuzz_on_cluster(dataclasses.replace(config, run_dir=None, keep_behaviours=False), cluster,
+                                        notify)
             else:
                 stats = fuzz_in_workers(config, args.workers, notify)
         finally:
@@ -237,7 +261,10 @@ def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, conso
         console.summary(stats, config, unshrunk=unshrunk, resume=run_dir if cluster is None else None)
         return INTERRUPTED
     console.summary(stats, config)
-    return FOUND if stats.findings else OK
+    if stats.findings:
+        return FOUND
+    untested = config.min_fire_rate is not None and stats.rarely_fired(config.named, config.min_fire_rate)
+    return UNTESTED if untested else OK
 
 
 def _stored(args: argparse.Namespace) -> dict:

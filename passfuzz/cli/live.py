@@ -77,6 +77,9 @@ class LiveDisplay:
         if stats.unblamed:
             counts.append(f"  plain-build bugs {len(stats.unblamed)}")
         parts.append(counts)
+        if stats.behaviours:  # the saturation curve, in words: is the run still seeing new things?
+            parts.append(Text(f"behaviours first seen {stats.behaviours}, the last "
+                              f"{clock(max(0.0, elapsed - stats.last_new_behaviour))} ago"))
         rates = sorted(((stats.pass_fired.get(name, 0) / runs, name, runs)
                         for name, runs in stats.pass_runs.items() if runs), key=lambda r: (-r[0], r[1]))
         if rates:

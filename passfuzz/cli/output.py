@@ -18,6 +18,7 @@ from passfuzz.campaign.events import (
     FindingSaved,
     FindingSeen,
     OutsideContract,
+    Replanned,
     WorkerLost,
     WorkerRefused,
 )
@@ -124,6 +125,8 @@ class Console:
             case FindingSaved(program=program, path=path):
                 self._write(f"shrunk to {program.summary()}\n  saved {path}\n"
                             f"  reproduce: python {str(path)[:-5]}.py")
+            case Replanned(reason=reason):
+                self._write(f"re-planned: {reason}")
             case _:
                 raise TypeError(f"not an event: {event!r}")
 
@@ -162,6 +165,14 @@ class Console:
             shown = ", ".join(f"{name} {100 * rate:.0f}% of {runs}" for rate, name, runs in rates[:12])
             lines.append(f"fire rate (examples where the pass changed the module): {shown}"
                          + (f", and {len(rates) - 12} more" if len(rates) > 12 else ""))
+        floor = config.min_fire_rate or 0.0
+        for name, rate, runs in stats.rarely_fired(config.named, floor) if stats.examples else ():
+            lines.append(f"warning: {name} changed the module in {100 * rate:.1f}% of {runs} examples"
+                         + (f", below --min-fire-rate {100 * floor:g}%" if floor else "")
+                         + ": what it does was barely tested (--focus, --seeds or your own --ops may reach it)")
+        if stats.behaviours:
+            lines.append(f"behaviours of the named passes first seen: {stats.behaviours}, the last "
+                         f"{clock(stats.last_new_behaviour)} into the run")
         if stats.known_hits:  # which ones, so a run's known hits can be looked up without running it again
             hits = sorted(stats.known_hits.items(), key=lambda item: (-item[1], item[0]))
             lines.append("known bugs hit, by fingerprint (passfuzz known names them): "

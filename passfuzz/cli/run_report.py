@@ -46,6 +46,13 @@ def figure(lines: list[dict], title: str = "") -> Figure:
     progress.set(title=f"examples ({_count(last['findings'], 'finding')}, {_count(last['known'], 'known hit')}, "
                        f"{_count(last['generator_defects'], 'generator defect')})", xlabel="minutes", ylabel="count")
     progress.legend(loc="upper left")
+    if any(line.get("behaviours") for line in lines):  # the behaviour corpus's saturation curve
+        saturation = progress.twinx()
+        saturation.plot(minutes, [line.get("behaviours", 0) for line in lines], color="green", linestyle=":",
+                        label="behaviours first seen")
+        saturation.set_ylabel("behaviours first seen")
+        saturation.set_ylim(bottom=0)
+        saturation.legend(loc="lower right")
 
     # the most-run passes (a rate of 1 run says little), highest rate on top
     most_run = sorted(last["passes"].items(), key=lambda item: (-item[1]["runs"], item[0]))[:_PASSES_SHOWN]

@@ -2,15 +2,14 @@
 two of them meeting.
 
 For TVM's passes the pass catalogue records the ops each one matches (``PassInfo.matches``, read
-off its source). For a user's own pass they are inferred: first from its Python source (the Relax
-op names it mentions: ``relax.op.X``, ``R.X``, ``Op.get("relax.X")``, pattern-language
-``is_op("relax.X")``, any string ``"relax.X"``), following the module-level definitions the pass
-refers to, with the feeds its patterns nest (``is_op("relax.f")(is_op("relax.g")(x), y)``: g's
-value is f's operand 0); and when the source names none (a pass built in C++, or one that finds ops another
-way), by a probe: the pass is applied, in a forked child, to a few one-op programs per catalogue
-op, and the ops whose programs it changes (or fails on) are kept.
-
-TVM is reached only through ``execute`` and ``isolate`` (the probe).
+off its source; ``benchmarks/probe_catalogue.py`` holds it against the probe). For a user's own
+pass they are observed (``observed_ops``): its Python source is read for hints (the Relax op
+names it looks for in strings: ``is_op("relax.X")``, ``Op.get("relax.X")``, a comparison with
+``call.op.name``; the ops it calls, ``relax.op.X`` or ``R.X``, mostly what it builds; the feeds
+its patterns nest; the dtypes and constants its operands want), and the pass is then applied in
+forked children to programs drawn around those ops and, unless they fire, around every op
+(``passfuzz.reach.probe``). What fires decides; the source only orders the probe, and stands
+alone only when nothing fired.
 """
 
 from __future__ import annotations
@@ -19,14 +18,13 @@ import ast
 import functools
 import importlib
 import inspect
-import random
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Sequence
 
-from passfuzz.ir.catalogue import BY_NAME, OPS, OpError
-from passfuzz.ir.catalogue.base import FLOATS, INTS, RandomChooser
-from passfuzz.ir.graph import ProgramSketch
+from passfuzz.ir.catalogue import OPS
+from passfuzz.ir.catalogue.base import FLOATS, INTS
 from passfuzz.ir.program import Node, Program
 
 # The Relax op a catalogue op is built around when it is not the op of its own name (linear is
@@ -35,16 +33,13 @@ EMITS: dict[str, str] = {"masked_fill": "where", "relu6": "clip", "linear": "mat
                          "batch_norm_training": "batch_norm"}
 # Catalogue entries that are structure, not Relax ops: a mention of "relax.Tuple" names none.
 _STRUCTURE = {"const", "tuple", "tuple_get_item", "call", "if"}
-# A probe that finds more than this share of the catalogue found a pass that rewrites anything
-# (or fails on anything): focusing would narrow generation for nothing.
-_EVERYTHING = 0.5
 # Op names in strings ("relax.nn.conv2d" in is_op, Op.get, a comparison with call.op.name) are
 # what a pass looks for; calls (relax.op.add(...), R.add(...)) are mostly what it builds, so they
 # count only when the source names no op in a string.
 _LOOKED_FOR = re.compile(r"""["']relax\.((?:[a-z_][a-z0-9_]*\.)*[a-z_][a-z0-9_]*)["']""")
 _BUILT = re.compile(r"""(?:\brelax\.op\.|\bR\.)((?:[a-z_][a-z0-9_]*\.)*[a-z_][a-z0-9_]*)""")
 # A pattern that wants a constant operand: the pattern language's is_const, or a Constant test.
-_WANTS_CONSTANT = re.compile(r"\bis_const\s*\(|\bConstant\b")
+_WANTS_CONSTANT = re.compile(r"\bis_const\s*\(|\b(?:Generic)?Const(?:ant)?\b")
 # A dtype in a string literal is what a rewrite checks its operands against ("int" in dtype).
 _DTYPE_LITERAL = re.compile(r"""["'](u?int(?:8|16|32|64)?|b?float(?:16|32|64)?|bool)["']""")
 _DTYPE_FAMILIES = {"int": INTS, "uint": ("uint8",), "float": FLOATS}
@@ -192,75 +187,65 @@ def _bound_names(statement: ast.stmt) -> list[str]:
     return []
 
 
-def inferred_ops(spec, probe_timeout: float = 5.0) -> tuple[list[str], str]:
-    """The ops a custom pass matches, and how they were found ('source' or 'probe'); ([], why)
-    when neither finds a focus."""
-    module_name, attr = spec.name.split(":", 1)
-    found = mentioned_ops(pass_source(module_name, attr))
-    if found:
-        return found, "source"
-    changed = probe(spec, timeout=probe_timeout)
-    if changed and len(changed) <= _EVERYTHING * len(drawable()):
-        return changed, "probe"
-    return [], ("its source names no Relax op and the probe finds it changes every op" if changed else
-                "its source names no Relax op and the probe finds it changes no one-op program")
+def source_hints(spec) -> tuple[list[str], list[str]]:
+    """(the ops a custom pass's source looks for, in strings; the ops it calls, which are mostly
+    what it builds): hints that order the probe, never a verdict."""
+    source = pass_source(*spec.name.split(":", 1))
+    return ops_named(_LOOKED_FOR.findall(source)), ops_named(_BUILT.findall(source))
 
 
-def probe_programs(op_name: str, count: int = 3, seed: int = 0) -> list[Program]:
-    """Up to ``count`` small programs holding op ``op_name`` on fresh parameters (of assorted
-    dtypes and ranks, so that an op wanting integers or a rank finds its operand)."""
-    rng, programs = random.Random(f"{op_name}/{seed}"), []
-    op = BY_NAME[op_name]
-    for attempt in range(8 * count):
-        if len(programs) == count:
-            break
-        sketch = ProgramSketch(RandomChooser(rng))
-        dtype = ("float32", "int32", "bool", "int64", "float16")[attempt % 5]
-        shape = tuple(rng.randint(1, 4) for _ in range(rng.choice([2, 3, 1, 4, 0])))
-        lo, hi = (0, 1) if dtype == "bool" else (-4, 4)
-        sketch.add_param(shape, dtype, lo, hi, "input")
-        if not op.applicable(sketch) or not sketch.attempt(lambda: op.propose(sketch, sketch.chooser)):
-            continue
-        if any(isinstance(v, Node) and v.op == op_name for v in sketch.values):
-            programs.append(sketch.finish(sketch.sinks() or [len(sketch.values) - 1]))
-    return programs
+@dataclass(frozen=True)
+class Probing:
+    """How a run probes its custom passes: the time each may take (0: not at all, the source
+    decides as before), where results are cached, and the contract's limits on probe programs."""
+
+    budget: float = 30.0
+    cache: Path | None = None
+    match_cast: bool = True
+    dtypes: tuple[str, ...] = ()
 
 
-# A pass that changes (or fails on, or hangs on) each of the first ops probed most likely does so
-# to every op: stop there rather than wait out a hang per op.
-_GIVE_UP_AFTER = 4
+def observed_ops(spec, probing: Probing) -> tuple[list[str], str, bool]:
+    """The ops a custom pass matches, from evidence: (ops, how they were found, constants
+    wanted). When its source looks for ops (in strings), those are probed for a few seconds, on
+    their own and in pairs, and stand whether they fire or not (a rare form of the pattern, which
+    the run's re-plan catches if the pass stays untested); when it names only what it builds, or
+    nothing, the whole catalogue is probed (``reach.probe``), and the ops it builds stand only
+    when nothing fires."""
+    from passfuzz import __version__
+    from passfuzz.reach import probe as probing_
 
+    looked_for, built = source_hints(spec)
+    hints = list(dict.fromkeys(looked_for + built))
+    source = pass_source(*spec.name.split(":", 1))
+    wanted, nested = operand_hints(source), pattern_feeds(source)
+    if probing.budget <= 0:
+        return (looked_for or built), "source" if (looked_for or built) else "its source names no Relax op", False
+    import tvm
 
-def probe(spec, timeout: float = 5.0, ops: Sequence[str] | None = None) -> list[str]:
-    """The catalogue ops whose probe programs ``spec`` changes, fails on, crashes or hangs on;
-    each op's programs run in one forked child. When the first ``_GIVE_UP_AFTER`` ops probed
-    all count, every op is taken to (the whole list comes back)."""
-    from passfuzz.run import execute, isolate  # TVM lives there
-
-    def changes(programs: list[Program]) -> bool:
-        for program in programs:
-            try:
-                if execute.fired_passes(program, [spec]):
-                    return True
-            except Exception:  # noqa: BLE001 - a pass failing on the op is looking at it
-                return True
-        return False
-
-    found, probed, names = [], 0, list(ops or drawable())
-    for name in names:
-        try:
-            programs = probe_programs(name)
-        except OpError:
-            continue
-        if not programs:
-            continue
-        result = isolate.run_forked(lambda: changes(programs), timeout)
-        probed += 1
-        if result.status != "ok" or result.value:
-            found.append(name)
-        if len(found) == probed == _GIVE_UP_AFTER:
-            return names
-    return found
+    scope = f"{','.join(probing.dtypes)}|{probing.match_cast}|{len(drawable())}"
+    key = probing_.identity(spec, source, tvm.__version__, __version__, scope)
+    result = probing_.cached(probing.cache, key) if probing.cache else None
+    if result is None:
+        kwargs = dict(match_cast=probing.match_cast, dtypes=probing.dtypes or None,
+                      hinted_dtypes=wanted.dtypes, feeds=nested)
+        if looked_for:  # the ops the source looks for, confirmed in a few seconds: any of them firing
+            result = probing_.probe_pass(spec, drawable(), budget=min(10.0, probing.budget), hints=looked_for,
+                                         alone=looked_for, share=0.0, **kwargs)
+        else:  # the source names only what it builds, or nothing: the whole catalogue
+            result = probing_.probe_pass(spec, drawable(), budget=probing.budget, hints=hints, **kwargs)
+        if probing.cache:
+            probing.cache.mkdir(parents=True, exist_ok=True)
+            probing_.store(probing.cache, key, result)
+    if result.ops:
+        return list(result.ops), f"probe: {result.line()}", result.constants
+    if result.everything:
+        return [], f"the probe finds it {result.line()}", False
+    if looked_for:  # a rare form of them, or a wrong hint: the re-plan is the safety net
+        return looked_for, f"source; the probe of them {result.line()}", False
+    if built:
+        return built, f"source; the probe {result.line()}", False
+    return [], f"its source names no Relax op and the probe {result.line()}", False
 
 
 def meeting(program: Program, a: str, b: str) -> bool:
@@ -276,7 +261,7 @@ def meeting(program: Program, a: str, b: str) -> bool:
     return False
 
 
-def resolve(text: str, passes, pool: Sequence[str] = ()) -> FocusPlan:
+def resolve(text: str, passes, pool: Sequence[str] = (), probing: Probing = Probing(budget=0)) -> FocusPlan:
     """The focus for ``--focus text``.
 
     ``auto``: the union of what the named passes match (``PassInfo.matches``, inferred for a
@@ -284,7 +269,8 @@ def resolve(text: str, passes, pool: Sequence[str] = ()) -> FocusPlan:
     of them looks at every op (a pass that does still sees the focused programs and the
     unfocused steps among them); with ``--passes random`` (``passes`` None), none, since a drawn
     sequence may hold any pass of ``pool``. ``none``: none. Otherwise a comma-separated list of
-    catalogue ops (FocusError for an unknown one)."""
+    catalogue ops (FocusError for an unknown one). ``probing``: how custom passes are probed
+    (``observed_ops``); by default not at all."""
     from passfuzz.passes.catalogue import CATALOGUE
 
     text = text.strip()
@@ -308,14 +294,15 @@ def resolve(text: str, passes, pool: Sequence[str] = ()) -> FocusPlan:
             info = CATALOGUE.get(spec.name)
             found, how = (list(info.matches) if info else []), "pass catalogue"
         else:
-            found, how = inferred_ops(spec)
+            found, how, seen_constants = observed_ops(spec, probing)
             if found:
                 source = pass_source(*spec.name.split(":", 1))
-                hints, nested = operand_hints(source), [f for f in pattern_feeds(source) if f not in feeds]
-                constants = constants or hints.constants
+                hints = operand_hints(source)
+                nested = [f for f in pattern_feeds(source) if f not in feeds and {f[0], f[1]} <= set(found)]
+                constants = constants or hints.constants or seen_constants
                 dtypes += [d for d in hints.dtypes if d not in dtypes]
                 feeds += nested
-                how += "".join([", constants" if hints.constants else "",
+                how += "".join([", constants" if hints.constants or seen_constants else "",
                                 f", {'/'.join(hints.dtypes)}" if hints.dtypes else "",
                                 "".join(f", {p} into {c}[{k}]" for p, c, k in nested)])
         if found:

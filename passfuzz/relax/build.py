@@ -18,6 +18,8 @@ analysis knows.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import tvm
 from tvm import relax
 
@@ -72,16 +74,22 @@ def build_module(program: Program) -> tvm.IRModule:
 def relax_ops(program: Program) -> list[str]:
     """The Relax ops ``program``'s module calls (``relax.permute_dims``, ...): what a pass sees. A
     catalogue op may emit several (``linear`` is a permute_dims and a matmul)."""
-    names: set[str] = set()
+    return sorted(op_counts(build_module(program)))
+
+
+def op_counts(mod: tvm.IRModule) -> Counter:
+    """How many calls of each Relax op the Relax functions of ``mod`` hold (what a pass removed or
+    added is the difference of two of these)."""
+    counts: Counter = Counter()
 
     def note(expr) -> None:
         if isinstance(expr, relax.Call) and isinstance(expr.op, tvm.ir.Op):
-            names.add(expr.op.name)
+            counts[expr.op.name] += 1
 
-    for func in build_module(program).functions.values():
+    for func in mod.functions.values():
         if isinstance(func, relax.Function):
             relax.analysis.post_order_visit(func.body, note)
-    return sorted(names)
+    return counts
 
 
 def _needs_facts(program: Program) -> bool:

@@ -28,7 +28,7 @@ from passfuzz.passes.catalogue import info as pass_info
 from passfuzz.passes.contracts import module_violation
 from passfuzz.passes.names import PassSpec
 from passfuzz.portable.standalone import has_closures, kind_of, load, numpy_outputs, target_config, to_tvm
-from passfuzz.relax.build import build_module
+from passfuzz.relax.build import op_counts, build_module
 
 from . import isolate
 from .builds import PLAIN_BUILD, Build
@@ -48,6 +48,8 @@ class Outcome:
     outputs: dict[str, list[np.ndarray]] = field(default_factory=dict)  # per target
     changed: bool | None = None  # did the passes change the module (optimized side only)
     fired: tuple[str, ...] = ()  # the passes that changed the module they were given (up to a failure)
+    # per pass that fired: (pass, Relax ops it removed, ops it added), each op once (up to a failure)
+    changes: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
     adapter: Adapter | None = None  # how the optimized module was called
     outside_contract: str = ""  # the first pass that received a module its contract does not accept
     closures: bool = False  # the optimized module had local functions, lifted before compiling
@@ -70,7 +72,7 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
               disabled: str = "", stop_if_unchanged: bool = False) -> dict:
     isolate.mark("build")
     mod = build_module(program)
-    adapter, changed, fired, outside_contract = PLAIN, None, [], ""
+    adapter, changed, fired, outside_contract, changes = PLAIN, None, [], "", []
     if passes is not None:
         checking = True  # until a lowering pass, after which well_formed rejects valid modules
         for spec in passes:
@@ -80,10 +82,14 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
                     isolate.note("outside_contract", outside_contract)
             isolate.mark(f"pass:{spec.text}")
             before = tvm_ffi.structural_hash(mod)  # a hash: a pass may update its input in place
+            ops_before = op_counts(mod)
             mod = spec.for_program(program).instantiate()(mod)
             if tvm_ffi.structural_hash(mod) != before:
                 fired.append(spec.text)
                 isolate.note("fired", tuple(fired))  # known even if a later pass fails
+                ops_after = op_counts(mod)  # what it did, in ops: a behaviour (passfuzz.reach.behaviours)
+                changes.append((spec.text, tuple(sorted(ops_before - ops_after)), tuple(sorted(ops_after - ops_before))))
+                isolate.note("changes", tuple(changes))
             checking = checking and pass_info(spec).well_formed_after
             if checking:
                 isolate.mark(f"well-formed:{spec.text}")
@@ -207,20 +213,21 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
         child = isolate.run_forked(lambda: _run_side(program, passes, targets, build, disabled, reuse), timeout)
     pipeline = {"pipeline_pass": child.notes.get("pipeline_pass", ""),
                 "pipeline_changed": child.notes.get("pipeline_changed", ())}
+    changes = tuple(child.notes.get("changes", ()))
     if child.status != "ok":
         return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
                        log=child.stderr_tail, adapter=child.notes.get("adapter"), fired=child.notes.get("fired", ()),
                        outside_contract=child.notes.get("outside_contract", ""),
                        closures=child.notes.get("closures", False), tune_records=child.notes.get("tune_records", ()),
-                       **pipeline)
+                       changes=changes, **pipeline)
     value = child.value
     if value.get("unchanged"):
         return dataclasses.replace(original, changed=False, adapter=value["adapter"], fired=tuple(value["fired"]),
                                    outside_contract=value["outside_contract"], closures=value["closures"],
-                                   reused=True)
+                                   reused=True, changes=changes)
     if "incomparable" in value:
         return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],
-                       fired=tuple(value["fired"]), outside_contract=value["outside_contract"])
+                       fired=tuple(value["fired"]), outside_contract=value["outside_contract"], changes=changes)
     return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"], adapter=value["adapter"],
                    fired=tuple(value["fired"]), outside_contract=value["outside_contract"],
-                   closures=value["closures"], tune_records=value["tune_records"], **pipeline)
+                   closures=value["closures"], tune_records=value["tune_records"], changes=changes, **pipeline)

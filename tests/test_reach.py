@@ -1,0 +1,124 @@
+"""Reach grounded in evidence: the probe decides what a pass matches (its source only orders the
+probe), a run re-plans when a named pass stays untested, and a run that tested too little says so
+(--min-fire-rate)."""
+
+import pytest
+
+from passfuzz.campaign.engine import FuzzConfig, Fuzzer
+from passfuzz.campaign.events import Replanned
+from passfuzz.passes.names import resolve_list
+from passfuzz.reach import replan
+from passfuzz.reach.focus import Probing, resolve, source_hints
+from passfuzz.reach.probe import cached, probe_pass
+
+MISLEADING = "tests.planted_passes:sigmoid_as_exp"
+
+
+def test_the_source_of_the_misleading_pass_names_only_what_it_builds():
+    looked_for, built = source_hints(resolve_list(MISLEADING)[0])
+    assert looked_for == [] and built == ["exp"]  # what a reader of the source alone would focus on
+    assert resolve("auto", resolve_list(MISLEADING)).ops == ("exp",)  # no probe: the source decides
+
+
+def test_the_probe_finds_what_the_pass_changes_not_what_its_source_names(tmp_path):
+    plan = resolve("auto", resolve_list(MISLEADING), probing=Probing(budget=30, cache=tmp_path))
+    assert plan.ops == ("sigmoid",), plan
+    assert "probe: changes sigmoid" in plan.reason, plan.reason
+    [stored] = tmp_path.glob("*.json")  # cached: the next run reads it back
+    assert cached(tmp_path, stored.stem).ops == ("sigmoid",)
+
+
+def test_the_probe_finds_two_ops_meeting_where_neither_alone_fires():
+    # neg_into_subtract rewrites subtract(a, negative(b)): a one-op program never shows it.
+    spec = resolve_list("benchmarks.planted_focus.passes:neg_into_subtract")[0]
+    seen = probe_pass(spec, ["add", "negative", "subtract", "exp", "multiply"], budget=20,
+                      hints=["negative", "subtract"])
+    assert seen.stage == 2 and {"negative", "subtract"} <= set(seen.ops), seen
+
+
+def test_a_pass_left_untested_is_planned_for_again_from_evidence(tmp_path):
+    spec = resolve_list(MISLEADING)[0]
+    config = FuzzConfig(passes=[spec], targets=["llvm"], corpus_dir=tmp_path, focus=("exp",), named=(spec.text,),
+                        probe_time=10, replan=True)
+    events = []
+    fuzzer = Fuzzer(config, notify=events.append)
+    fuzzer.stats.pass_runs[spec.text] = replan.AFTER
+    fuzzer.stats.pass_fired[spec.text] = 0
+    fuzzer._replan_if_untested()
+    assert "sigmoid" in fuzzer.config.focus and "exp" in fuzzer.config.focus, fuzzer.config.focus
+    [event] = events
+    assert isinstance(event, Replanned) and "0.0% of 100 examples" in event.reason, event
+    assert fuzzer.progress.focus == fuzzer.config.focus and fuzzer.progress.replanned == [spec.text]
+    fuzzer._replan_if_untested()  # once per pass
+    assert len(events) == 1
+
+
+def test_a_pass_that_fires_often_enough_is_left_alone():
+    assert replan.untested({"P": 100, "Q": 99}, {"P": 1, "Q": 0}, ["P", "Q"], []) == []
+    assert replan.untested({"P": 100}, {"P": 0}, ["P"], []) == [("P", 0.0, 100)]
+    assert replan.untested({"P": 100}, {"P": 0}, ["P"], ["P"]) == []
+
+
+@pytest.mark.slow
+def test_a_run_that_tested_nothing_says_so_and_exits_5_with_min_fire_rate(run_cli, tmp_path):
+    common = ("--passes", "tests.planted_passes:leave_unchanged", "--max-examples", "3", "--corpus", str(tmp_path),
+              "--seed", "1")
+    strict = run_cli(*common, "--min-fire-rate", "1%", timeout=600)
+    assert strict.returncode == 5, strict.stderr
+    assert "warning: tests.planted_passes:leave_unchanged changed the module in 0.0% of 3 examples, below " \
+           "--min-fire-rate 1%" in strict.stderr, strict.stderr
+    lenient = run_cli(*common, timeout=600)
+    assert lenient.returncode == 0, lenient.stderr
+    assert "warning: tests.planted_passes:leave_unchanged changed the module in 0.0% of 3 examples:" in lenient.stderr
+    bad = run_cli(*common, "--min-fire-rate", "150%", timeout=600)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--min-fire-rate must be between" in bad.stderr
+
+
+# -- the behaviour corpus --------------------------------------------------------------------------
+
+def _program(nodes: int):
+    from passfuzz.ir.program import Node, Param, Program
+
+    values = [Param((2,), "float32", -1.0, 1.0, "input")] + [Node("negative", (i,)) for i in range(nodes)]
+    return Program(tuple(values), (len(values) - 1,))
+
+
+def test_a_behaviour_is_what_a_named_pass_removed_and_added_and_how_the_example_ended():
+    from passfuzz.reach.behaviours import observed
+
+    changes = [("P", ("relax.add",), ("relax.multiply",)), ("Prerequisite", ("relax.exp",), ())]
+    assert observed(changes, ["P"], "ok") == ["P: -relax.add +relax.multiply -> ok"]
+    assert observed(changes, ["P"], "wrong-result") != observed(changes, ["P"], "ok")
+
+
+def test_the_store_keeps_the_smallest_program_of_each_behaviour_across_stores(tmp_path):
+    from passfuzz.reach.behaviours import BehaviourStore
+
+    store = BehaviourStore(tmp_path)
+    assert store.offer("P: -a +b -> ok", _program(3)) is True
+    assert store.offer("P: -a +b -> ok", _program(4)) is False  # larger: the kept one stays
+    assert store.offer("P: -a +b -> ok", _program(1)) is False  # smaller: kept, but not a new behaviour
+    assert store.offer("Q: -a + -> ok", _program(2)) is True
+    other = BehaviourStore(tmp_path)  # another worker, or the next run
+    assert {k: len(p.values) for k, p in other.load(["P"]).items()} == {"P: -a +b -> ok": 2}
+    assert other.offer("P: -a +b -> ok", _program(1)) is False  # known from disk
+    assert not list((tmp_path / ".reach" / "behaviours").glob(".*.tmp"))
+
+
+@pytest.mark.slow
+def test_a_second_run_starts_from_the_behaviours_the_first_kept(run_cli, tmp_path):
+    import json
+
+    common = ("--passes", "tests.planted_passes:permute_as_reshape_fixed", "--max-examples", "15", "--corpus",
+              str(tmp_path), "--seed", "3", "--probe-time", "0")
+    first = run_cli(*common, timeout=900)
+    assert first.returncode == 0, first.stderr
+    kept = list((tmp_path / ".reach" / "behaviours").glob("*.json"))
+    assert kept, first.stderr
+    assert f"behaviours of the named passes first seen: {len(kept)}," in first.stderr, first.stderr
+    second = run_cli(*common, timeout=900)
+    assert second.returncode == 0, second.stderr
+    assert f"passfuzz: behaviours: {len(kept)} kept in " in second.stderr, second.stderr
+    runs_ = sorted((tmp_path / ".runs").iterdir())
+    assert len(json.loads((runs_[-1] / "behaviours.json").read_text())) == len(kept)  # what --resume mutates
+    assert json.loads((runs_[0] / "behaviours.json").read_text()) == []
