@@ -15,6 +15,7 @@ from passfuzz.campaign.events import (
     FindingSaved,
     FindingSeen,
     OutsideContract,
+    Replanned,
     WorkerLost,
     WorkerRefused,
 )
@@ -33,7 +34,8 @@ def every_event():
     return [ExampleChecked(Stats(examples=3, pass_runs={"FoldConstant": 3})), FindingSeen(FINDING, PATH),
             OutsideContract(dataclasses.replace(FINDING, outside_contract="FoldConstant after LegalizeOps"), PATH),
             FindingSaved(FINDING, PATH, PROGRAM), ClusterJoined("tcp://127.0.0.1:8786", ("w1", "w2"), ("w2",)),
-            WorkerRefused("w3", "worker w3 runs TVM 0.26.0, the client TVM 0.27.0"), WorkerLost("w1", "it left the cluster")]
+            WorkerRefused("w3", "worker w3 runs TVM 0.26.0, the client TVM 0.27.0"), WorkerLost("w1", "it left the cluster"),
+            Replanned(("exp", "sigmoid"), "P changed the module in 0.0% of 100 examples: focus widened to exp,sigmoid")]
 
 
 def test_every_kind_is_listed_frozen_and_survives_pickling():

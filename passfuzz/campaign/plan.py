@@ -7,6 +7,7 @@ its arguments into ``RunOptions``; ``passfuzz reduce`` and the benchmarks build 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -214,13 +215,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
     if args.known_bugs == "default" and not known:
         note(f"no known-bug baseline for TVM {tvm.__version__}: only {args.corpus}'s bugs count as known")
     seeds = seed_programs(args.seeds, passes, dtypes, kept.left_out, note) if args.seeds else ()
-    behaviours = kept_behaviours(args.corpus, [spec.text for spec in named or []], dtypes, kept.left_out, note) \
-        if not (passes and involved(passes)) else ()
     # Last, once every option holds: the probe's cache is the first thing written into the corpus.
-    custom = [spec for spec in named or [] if not spec.is_builtin]
-    if custom and args.probe_time and args.focus == "auto":
-        note(f"probing {', '.join(spec.name for spec in custom)}: what the pass changes, for up to "
-             f"{args.probe_time:g} s each (cached in {args.corpus / PROBES})")
     probing = Probing(budget=args.probe_time, cache=args.corpus / PROBES, match_cast=kept.match_cast,
                       dtypes=tuple(dtypes or ()))
     plan = resolve_focus(args.focus, named, pool, probing)
@@ -244,13 +239,23 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []),
                       named=tuple(spec.text for spec in named or []), min_fire_rate=min_fire_rate,
                       probe_time=args.probe_time, replan=args.focus == "auto" and args.probe_time > 0,
-                      seeds=seeds, behaviours=behaviours, keep_behaviours=bool(named),
+                      seeds=seeds, keep_behaviours=bool(named),
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None)
 
 
-def kept_behaviours(corpus: Path, named: list[str], dtypes, left_out, note: Callable[[str], None]) -> tuple:
-    """The behaviour corpus's programs for the named passes (passfuzz.reach.behaviours), within the
-    run's dtypes and contracts, as a share of examples mutates them; one line says how many."""
+def with_kept_behaviours(config: FuzzConfig, note: Callable[[str], None] = lambda line: None) -> FuzzConfig:
+    """``config`` with the behaviour corpus's programs for its named passes (passfuzz.reach.behaviours),
+    within the run's dtypes and contracts, for a share of examples to mutate; one line says how
+    many. For a new run only: a resumed one mutates those its run directory kept."""
+    from passfuzz.judge.gradient import involved
+
+    if not config.named or (config.passes and involved(config.passes)):
+        return config
+    return dataclasses.replace(config, behaviours=_kept_behaviours(config.corpus_dir, config.named, config.dtypes,
+                                                                   config.left_out, note))
+
+
+def _kept_behaviours(corpus: Path, named, dtypes, left_out, note: Callable[[str], None]) -> tuple:
     from passfuzz.reach.behaviours import DIRECTORY, BehaviourStore
 
     from .seeds import Seed, SeedSet

@@ -214,14 +214,17 @@ def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, conso
     from passfuzz.campaign.engine import keep_hypothesis_files_in
     from passfuzz.campaign.events import Event
     from passfuzz.campaign.parallel import fuzz_in_workers
+    from passfuzz.campaign.plan import PROBES, with_kept_behaviours
     from passfuzz.campaign.run_log import LOG_NAME, RunLog
     from passfuzz.findings import corpus
+    from passfuzz.reach.behaviours import DIRECTORY as BEHAVIOURS
 
     if run_dir is None:
         if args.seed is None:  # drawn here, so that the run directory can repeat it
             args.seed = random.SystemRandom().randrange(2**32)
         run_dir = runs.new_run_dir(args.corpus)
         runs.write_arguments(run_dir, {"cwd": os.getcwd(), "options": _stored(args)})
+        config = with_kept_behaviours(config, console.note)
         runs.write_behaviours(run_dir, config.behaviours)
     else:
         run_dir = run_dir.resolve()
@@ -231,7 +234,8 @@ def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, conso
         except runs.RunDirError as exc:
             raise UsageError(f"--resume {exc}") from None
         config = dataclasses.replace(config, behaviours=started_with or ())
-    for directory in (config.corpus_dir, config.corpus_dir / corpus.OUTSIDE_CONTRACT, run_dir):
+    for directory in (config.corpus_dir, config.corpus_dir / corpus.OUTSIDE_CONTRACT, run_dir,
+                      config.corpus_dir / PROBES, config.corpus_dir / BEHAVIOURS):
         corpus.remove_orphaned_temporaries(directory)
     config = dataclasses.replace(config, seed=args.seed, run_dir=run_dir)
     keep_hypothesis_files_in(run_dir / runs.HYPOTHESIS)  # not .hypothesis/ in the working directory

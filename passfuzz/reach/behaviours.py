@@ -67,7 +67,7 @@ class BehaviourStore:
             return False
         self.sizes[behaviour] = _size(program)
         self.directory.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        partial = path.with_name(f".{path.name}.{os.getpid()}.partial.tmp")  # as corpus.atomic_write names them
         partial.write_text(json.dumps({"behaviour": behaviour, "pass": behaviour.split(": ", 1)[0],
                                        "size": _size(program), "program": program.to_json()}) + "\n",
                            encoding="utf-8")

@@ -303,6 +303,6 @@ def cached(directory: Path, key: str) -> ProbeResult | None:
 def store(directory: Path, key: str, result: ProbeResult) -> None:
     """Written whole or not at all (a cache: a lost entry is only probed again)."""
     path = directory / f"{key}.json"
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial.tmp")  # as corpus.atomic_write names them
     partial.write_text(json.dumps(asdict(result)) + "\n", encoding="utf-8")
     os.replace(partial, path)
