@@ -212,8 +212,11 @@ def observed_ops(spec, probing: Probing) -> tuple[list[str], str, bool]:
     the run's re-plan catches if the pass stays untested); when it names only what it builds, or
     nothing, the whole catalogue is probed (``reach.probe``), and the ops it builds stand only
     when nothing fires."""
+    import tvm
+
     from passfuzz import __version__
-    from passfuzz.reach import probe as probing_
+
+    from . import probe
 
     looked_for, built = source_hints(spec)
     hints = list(dict.fromkeys(looked_for + built))
@@ -221,22 +224,20 @@ def observed_ops(spec, probing: Probing) -> tuple[list[str], str, bool]:
     wanted, nested = operand_hints(source), pattern_feeds(source)
     if probing.budget <= 0:
         return (looked_for or built), "source" if (looked_for or built) else "its source names no Relax op", False
-    import tvm
-
     scope = f"{','.join(probing.dtypes)}|{probing.match_cast}|{len(drawable())}"
-    key = probing_.identity(spec, source, tvm.__version__, __version__, scope)
-    result = probing_.cached(probing.cache, key) if probing.cache else None
+    key = probe.identity(spec, source, tvm.__version__, __version__, scope)
+    result = probe.cached(probing.cache, key) if probing.cache else None
     if result is None:
         kwargs = dict(match_cast=probing.match_cast, dtypes=probing.dtypes or None,
                       hinted_dtypes=wanted.dtypes, feeds=nested)
         if looked_for:  # the ops the source looks for, confirmed in a few seconds: any of them firing
-            result = probing_.probe_pass(spec, drawable(), budget=min(10.0, probing.budget), hints=looked_for,
+            result = probe.probe_pass(spec, drawable(), budget=min(10.0, probing.budget), hints=looked_for,
                                          alone=looked_for, share=0.0, **kwargs)
         else:  # the source names only what it builds, or nothing: the whole catalogue
-            result = probing_.probe_pass(spec, drawable(), budget=probing.budget, hints=hints, **kwargs)
+            result = probe.probe_pass(spec, drawable(), budget=probing.budget, hints=hints, **kwargs)
         if probing.cache:
             probing.cache.mkdir(parents=True, exist_ok=True)
-            probing_.store(probing.cache, key, result)
+            probe.store(probing.cache, key, result)
     if result.ops:
         return list(result.ops), f"probe: {result.line()}", result.constants
     if result.everything:
