@@ -23,7 +23,7 @@ from passfuzz.passes.catalogue import CATALOGUE, fuzzable_pool  # noqa: E402
 from passfuzz.passes.contracts import generation  # noqa: E402
 from passfuzz.passes.names import resolve_list  # noqa: E402
 from passfuzz.reach.focus import drawable  # noqa: E402
-from passfuzz.reach.probe import probe_pass  # noqa: E402
+from passfuzz.reach.probe import STRUCTURE, probe_pass  # noqa: E402
 
 
 def main() -> None:
@@ -39,7 +39,7 @@ def main() -> None:
     for name in names:
         [spec] = resolve_list(name)
         kept = generation([spec])
-        listed = list(CATALOGUE[name].matches)
+        listed = [op for op in CATALOGUE[name].matches if op not in STRUCTURE]  # structure is never probed
         seen = probe_pass(spec, [op for op in drawable() if op not in kept.left_out], budget=args.budget,
                           hints=listed, match_cast=kept.match_cast, dtypes=kept.dtypes or None)
         missing = [op for op in listed if op not in seen.ops]

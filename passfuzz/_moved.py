@@ -36,15 +36,24 @@ MOVED = {f"passfuzz.{old}": f"passfuzz.{new}" for old, new in {
 }.items()}
 
 
+def _new_path(old: str) -> str | None:
+    """Where the module ``old`` is now: itself moved, or inside a moved package
+    (passfuzz.catalogue.excluded is passfuzz.ir.catalogue.excluded)."""
+    for moved, new in MOVED.items():
+        if old == moved or old.startswith(moved + "."):
+            return new + old[len(moved):]
+    return None
+
+
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path=None, target=None):
-        if fullname in MOVED:
+        if _new_path(fullname):
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
     def create_module(self, spec):
-        warnings.warn(f"{spec.name} moved to {MOVED[spec.name]}", DeprecationWarning, stacklevel=2)
-        return importlib.import_module(MOVED[spec.name])  # the module itself, under both names
+        warnings.warn(f"{spec.name} moved to {_new_path(spec.name)}", DeprecationWarning, stacklevel=2)
+        return importlib.import_module(_new_path(spec.name))  # the module itself, under both names
 
     def exec_module(self, module):
         pass

@@ -216,7 +216,7 @@ def test_run_files_honour_the_umask_and_hypothesis_leaves_the_working_directory_
     assert result.stderr.splitlines()[0].endswith("; findings go to corpus/"), result.stderr
     [run_dir] = (tmp_path / "corpus" / runs.RUNS).iterdir()
     assert {path.name: oct(mode(path)) for path in run_dir.iterdir() if path.is_file()} == \
-        dict.fromkeys(["run.json", "behaviours.json", "worker-0.json", "log.jsonl"], "0o664")
+        dict.fromkeys(["run.json", "started.json", "worker-0.json", "log.jsonl"], "0o664")
     assert sorted(path.name for path in tmp_path.iterdir()) == ["corpus"]  # no .hypothesis/
     assert (run_dir / runs.HYPOTHESIS).is_dir()
 

@@ -119,3 +119,18 @@ def test_the_distribution_ships_every_folder():
                for p in (ROOT / source).rglob("__init__.py")}
     assert folders and folders <= shipped, f"not installed: {sorted(folders - shipped)}"
     assert not {name for name in shipped if name.split(".")[0] not in SOURCES}, shipped
+
+
+def test_the_old_module_paths_still_import_the_moved_modules_with_a_warning():
+    import importlib
+    import warnings
+
+    for old, new in (("passfuzz.relax_build", "passfuzz.relax.build"),
+                     ("passfuzz.catalogue.excluded", "passfuzz.ir.catalogue.excluded")):
+        sys.modules.pop(old, None)  # imported afresh, so the warning is given
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module = importlib.import_module(old)
+        assert module is importlib.import_module(new), old
+        assert module.__name__ == new  # one module under both names, not a second copy
+        assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught), old

@@ -79,7 +79,7 @@ def test_a_run_that_tested_nothing_says_so_and_exits_5_with_min_fire_rate(run_cl
 def _program(nodes: int):
     from passfuzz.ir.program import Node, Param, Program
 
-    values = [Param((2,), "float32", -1.0, 1.0, "input")] + [Node("negative", (i,)) for i in range(nodes)]
+    values = [Param((2,), "float32", -1.0, 1.0, [0.0, 0.5])] + [Node("negative", (i,)) for i in range(nodes)]
     return Program(tuple(values), (len(values) - 1,))
 
 
@@ -87,7 +87,7 @@ def test_a_behaviour_is_what_a_named_pass_removed_and_added_and_how_the_example_
     from passfuzz.reach.behaviours import observed
 
     changes = [("P", ("relax.add",), ("relax.multiply",)), ("Prerequisite", ("relax.exp",), ())]
-    assert observed(changes, ["P"], "ok") == ["P: -relax.add +relax.multiply -> ok"]
+    assert observed(changes, ["P"], "ok") == [("P", "P: -relax.add +relax.multiply -> ok")]
     assert observed(changes, ["P"], "wrong-result") != observed(changes, ["P"], "ok")
 
 
@@ -95,13 +95,13 @@ def test_the_store_keeps_the_smallest_program_of_each_behaviour_across_stores(tm
     from passfuzz.reach.behaviours import BehaviourStore
 
     store = BehaviourStore(tmp_path)
-    assert store.offer("P: -a +b -> ok", _program(3)) is True
-    assert store.offer("P: -a +b -> ok", _program(4)) is False  # larger: the kept one stays
-    assert store.offer("P: -a +b -> ok", _program(1)) is False  # smaller: kept, but not a new behaviour
-    assert store.offer("Q: -a + -> ok", _program(2)) is True
+    assert store.offer("P: -a +b -> ok", _program(3), "P") is True
+    assert store.offer("P: -a +b -> ok", _program(4), "P") is False  # larger: the kept one stays
+    assert store.offer("P: -a +b -> ok", _program(1), "P") is False  # smaller: kept, but not a new behaviour
+    assert store.offer("Q: -a + -> ok", _program(2), "Q") is True
     other = BehaviourStore(tmp_path)  # another worker, or the next run
     assert {k: len(p.values) for k, p in other.load(["P"]).items()} == {"P: -a +b -> ok": 2}
-    assert other.offer("P: -a +b -> ok", _program(1)) is False  # known from disk
+    assert other.offer("P: -a +b -> ok", _program(1), "P") is False  # known from disk
     assert not list((tmp_path / ".reach" / "behaviours").glob(".*.tmp"))
 
 
@@ -120,5 +120,19 @@ def test_a_second_run_starts_from_the_behaviours_the_first_kept(run_cli, tmp_pat
     assert second.returncode == 0, second.stderr
     assert f"passfuzz: behaviours: {len(kept)} kept in " in second.stderr, second.stderr
     runs_ = sorted((tmp_path / ".runs").iterdir())
-    assert len(json.loads((runs_[-1] / "behaviours.json").read_text())) == len(kept)  # what --resume mutates
-    assert json.loads((runs_[0] / "behaviours.json").read_text()) == []
+    assert len(json.loads((runs_[-1] / "started.json").read_text())["behaviours"]) == len(kept)  # what --resume uses
+    assert json.loads((runs_[0] / "started.json").read_text())["behaviours"] == []
+
+
+def test_a_behaviour_kept_by_another_catalogue_is_skipped(tmp_path):
+    import json
+
+    from passfuzz.reach.behaviours import BehaviourStore
+
+    store = BehaviourStore(tmp_path)
+    store.offer("P: -a +b -> ok", _program(1), "P")
+    [path] = (tmp_path / ".reach" / "behaviours").glob("*.json")
+    doc = json.loads(path.read_text())
+    doc["program"]["values"][1]["op"] = "an_op_no_catalogue_has"  # what an upgrade can leave behind
+    path.write_text(json.dumps(doc))
+    assert BehaviourStore(tmp_path).load(["P"]) == {}

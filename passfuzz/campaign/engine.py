@@ -48,6 +48,7 @@ from passfuzz.judge.finding import Finding, identify, named_as, same_bug
 from passfuzz.judge.oracle import Verdict
 from passfuzz.passes.names import PassSpec
 from passfuzz.reach.behaviours import BehaviourStore, observed
+from passfuzz.reach.probe import STRUCTURE
 from passfuzz.relax.build import relax_ops
 from passfuzz.run.builds import PLAIN_BUILD, Build
 from passfuzz.run.execute import Outcome
@@ -185,7 +186,8 @@ class Fuzzer:
                 self.stats = Stats(**{name: value for name, value in saved.stats.items() if name in fields})
                 self.started -= self.stats.elapsed
                 if saved.focus is not None:  # a re-plan chose it before the run stopped
-                    self.config = dataclasses.replace(self.config, focus=saved.focus)
+                    self.config = dataclasses.replace(self.config, focus=saved.focus,
+                                                      focus_reason="as re-planned before the run stopped")
         # per named pass: op -> [examples it changed, examples], over the programs holding the op
         self.op_counts: dict[str, dict[str, list[int]]] = {}
         self.behaviours = BehaviourStore(config.corpus_dir) if config.keep_behaviours and config.named else None
@@ -318,7 +320,7 @@ class Fuzzer:
         """What the run's own programs say of where each named pass fires (passfuzz.reach.replan)."""
         if optimized.status not in ("ok", "incomparable"):
             return
-        held = {v.op for v in program.values if isinstance(v, Node)}
+        held = {v.op for v in program.values if isinstance(v, Node) and v.op not in STRUCTURE}
         for name in self.config.named:
             counts = self.op_counts.setdefault(name, {})
             for op in held:
@@ -332,8 +334,8 @@ class Fuzzer:
             return
         ending = verdict.finding.kind if verdict.finding is not None else \
             "incomparable" if verdict.incomparable else "defect" if verdict.generator_defect else "ok"
-        for behaviour in observed(optimized.changes, self.config.named, ending):
-            if self.behaviours.offer(behaviour, program):
+        for name, behaviour in observed(optimized.changes, self.config.named, ending):
+            if self.behaviours.offer(behaviour, program, name):
                 self.stats.behaviours += 1
                 self.stats.last_new_behaviour = time.monotonic() - self.started
 
@@ -342,15 +344,19 @@ class Fuzzer:
         from passfuzz.reach.focus import Probing
         from passfuzz.reach.replan import replan, untested
 
+        from .plan import allowed_ops
+
         for name, rate, runs_ in untested(self.stats.pass_runs, self.stats.pass_fired, self.config.named,
                                           self.progress.replanned):
             spec = next(spec for spec in self.config.passes or [] if spec.text == name)
             probing = Probing(budget=self.config.probe_time, match_cast=self.config.match_cast,
-                              dtypes=tuple(self.config.dtypes or ()))
+                              dtypes=tuple(self.config.dtypes or ()),
+                              ops=allowed_ops(self.config.ops, self.config.left_out))
             plan = replan(spec, rate, runs_, self.config.focus, self.op_counts.get(name, {}), probing)
             self.config = dataclasses.replace(self.config, focus=plan.focus, focus_reason=plan.reason)
             self.progress.focus = plan.focus
             self.progress.replanned.append(name)
+            self._write_progress()  # a kill in the round that follows must not re-plan again
             self.notify(Replanned(plan.focus, plan.reason))
 
     def programs(self):
@@ -552,8 +558,8 @@ class Fuzzer:
                 if self._out_of_time():
                     self.stats.stop_reason = "max time reached"
                     break
-                if self.config.replan:
-                    self._replan_if_untested()
+                if self.config.replan and not self._out_of_time(-4 * self.config.probe_time):
+                    self._replan_if_untested()  # (not when its probe could overrun --max-time)
                 round_seed = random.Random(f"{self.seed}:{self.worker}:{round_number}").randrange(2**32)
                 cut_short = frozenset(fp for fp, seen in self.progress.first_seen.items() if seen == round_number)
                 round_number += 1

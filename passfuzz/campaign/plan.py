@@ -217,7 +217,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
     seeds = seed_programs(args.seeds, passes, dtypes, kept.left_out, note) if args.seeds else ()
     # Last, once every option holds: the probe's cache is the first thing written into the corpus.
     probing = Probing(budget=args.probe_time, cache=args.corpus / PROBES, match_cast=kept.match_cast,
-                      dtypes=tuple(dtypes or ()))
+                      dtypes=tuple(dtypes or ()), ops=allowed_ops(ops, kept.left_out))
     plan = resolve_focus(args.focus, named, pool, probing)
     focus, focus_reason = list(plan.ops), plan.reason
     if ops and set(focus) - set(ops):
@@ -243,6 +243,15 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None)
 
 
+def allowed_ops(ops, left_out) -> tuple[str, ...]:
+    """The ops a run may draw: --ops (or all), less those the contracts leave out; () for all."""
+    if not ops and not left_out:
+        return ()
+    from passfuzz.ir.catalogue import OPS
+
+    return tuple(op.name for op in OPS if (not ops or op.name in ops) and op.name not in (left_out or ()))
+
+
 def with_kept_behaviours(config: FuzzConfig, note: Callable[[str], None] = lambda line: None) -> FuzzConfig:
     """``config`` with the behaviour corpus's programs for its named passes (passfuzz.reach.behaviours),
     within the run's dtypes and contracts, for a share of examples to mutate; one line says how
@@ -252,10 +261,11 @@ def with_kept_behaviours(config: FuzzConfig, note: Callable[[str], None] = lambd
     if not config.named or (config.passes and involved(config.passes)):
         return config
     return dataclasses.replace(config, behaviours=_kept_behaviours(config.corpus_dir, config.named, config.dtypes,
-                                                                   config.left_out, note))
+                                                                   config.left_out, config.ops, note))
 
 
-def _kept_behaviours(corpus: Path, named, dtypes, left_out, note: Callable[[str], None]) -> tuple:
+def _kept_behaviours(corpus: Path, named, dtypes, left_out, ops, note: Callable[[str], None]) -> tuple:
+    from passfuzz.ir.catalogue import OPS
     from passfuzz.reach.behaviours import DIRECTORY, BehaviourStore
 
     from .seeds import Seed, SeedSet
@@ -268,8 +278,11 @@ def _kept_behaviours(corpus: Path, named, dtypes, left_out, note: Callable[[str]
         kept = kept.within_dtypes(dtypes)
     if left_out:
         kept = kept.without_ops(left_out)
-    note(f"behaviours: {len(kept.programs)} kept in {corpus / DIRECTORY} for these passes, mutated by a third of "
-         "the examples")
+    if ops:  # --ops: kept programs holding another op are not what the run asked for
+        kept = kept.without_ops([op.name for op in OPS if op.name not in ops and op.name != "const"])
+    if kept.programs:
+        note(f"behaviours: {len(kept.programs)} kept in {corpus / DIRECTORY} for these passes, which a share of "
+             "the examples mutates")
     return tuple(kept.programs)
 
 

@@ -31,13 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from passfuzz.findings.corpus import atomic_write
+from passfuzz.ir.catalogue import OpError
 from passfuzz.ir.program import Program, ProgramError
 from passfuzz.judge.finding import Finding
 
 RUNS = ".runs"  # inside the corpus
 ARGUMENTS = "run.json"
 HYPOTHESIS = "hypothesis"  # Hypothesis' storage directory (passfuzz.campaign.engine.keep_hypothesis_files_in)
-BEHAVIOURS = "behaviours.json"  # the behaviour corpus's programs the run started with
+BEHAVIOURS = "started.json"  # what the run planned from the corpus: behaviours, focus (write_start)
 FORMAT_VERSION = 1
 
 
@@ -104,19 +105,35 @@ def findings_in_progress(run_dir: Path, seed: int) -> set[str]:
     return found
 
 
-def write_behaviours(run_dir: Path, programs) -> None:
-    """The behaviour corpus's programs as the run found it: a resumed run mutates these, not what
-    the corpus holds by then, so it draws what the uninterrupted run would."""
-    atomic_write(run_dir / BEHAVIOURS, json.dumps([program.to_json() for program in programs]) + "\n")
+# What a run planned from the state of the corpus when it started (its behaviour corpus, the
+# probe's cache): a resumed run uses these, not what the corpus holds by then, so it draws what the
+# uninterrupted run would.
+STARTED_WITH = ("behaviours", "focus", "focus_reason", "focus_constants", "focus_dtypes", "focus_feeds")
 
 
-def read_behaviours(run_dir: Path) -> tuple[Program, ...] | None:
-    """What ``write_behaviours`` kept; None for a run directory without it (an older passfuzz's)."""
+def write_start(run_dir: Path, config) -> None:
+    """The parts of ``config`` (a FuzzConfig) planned from the corpus, as JSON."""
+    doc = {name: getattr(config, name) for name in STARTED_WITH}
+    doc["behaviours"] = [program.to_json() for program in config.behaviours]
+    atomic_write(run_dir / BEHAVIOURS, json.dumps(doc) + "\n")
+
+
+def read_start(run_dir: Path) -> dict | None:
+    """``write_start``'s fields, as FuzzConfig takes them; None for a run directory without them
+    (an older passfuzz's). A program that no longer analyses (another catalogue) is a RunDirError."""
+    from passfuzz.ir.graph import analyse
+
     try:
-        return tuple(Program.from_json(doc) for doc in json.loads((run_dir / BEHAVIOURS).read_text(encoding="utf-8")))
+        doc = json.loads((run_dir / BEHAVIOURS).read_text(encoding="utf-8"))
+        programs = tuple(Program.from_json(program) for program in doc["behaviours"])
+        for program in programs:
+            analyse(program)
+        return {"behaviours": programs, "focus": tuple(doc["focus"]), "focus_reason": str(doc["focus_reason"]),
+                "focus_constants": bool(doc["focus_constants"]), "focus_dtypes": tuple(doc["focus_dtypes"]),
+                "focus_feeds": tuple(tuple(feed) for feed in doc["focus_feeds"])}
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, TypeError, KeyError, ProgramError) as exc:
+    except (OSError, ValueError, TypeError, KeyError, ProgramError, OpError) as exc:
         raise RunDirError(f"{run_dir / BEHAVIOURS}: cannot resume from it: {type(exc).__name__}: {exc}") from None
 
 

@@ -30,7 +30,8 @@ def parser() -> argparse.ArgumentParser:
                     "reproducer saved to the corpus.",
         epilog=commands_text() + "\n\n"
                "Exit status: 0 no new finding, 1 at least one new finding that blames a named pass (or build), 2 "
-               "usage or input error, 130 interrupted (Ctrl-C; the summary says what `passfuzz --resume RUN_DIR` "
+               "usage or input error, 5 with --min-fire-rate: no new finding and a named pass barely tested, "
+               "130 interrupted (Ctrl-C; the summary says what `passfuzz --resume RUN_DIR` "
                "finishes). New bugs of TVM's plain build (a reference mismatch) are saved and listed "
                "apart and do not change the status. "
                "Without --max-examples or --max-time, runs %d examples." % DEFAULT_MAX_EXAMPLES)
@@ -222,18 +223,18 @@ def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, conso
     if run_dir is None:
         if args.seed is None:  # drawn here, so that the run directory can repeat it
             args.seed = random.SystemRandom().randrange(2**32)
+        config = with_kept_behaviours(config, console.note)
         run_dir = runs.new_run_dir(args.corpus)
         runs.write_arguments(run_dir, {"cwd": os.getcwd(), "options": _stored(args)})
-        config = with_kept_behaviours(config, console.note)
-        runs.write_behaviours(run_dir, config.behaviours)
+        runs.write_start(run_dir, config)
     else:
         run_dir = run_dir.resolve()
         console.note(f"resuming the run in {run_dir}: {_position(run_dir, args)}")
         try:
-            started_with = runs.read_behaviours(run_dir)
+            started_with = runs.read_start(run_dir)
         except runs.RunDirError as exc:
             raise UsageError(f"--resume {exc}") from None
-        config = dataclasses.replace(config, behaviours=started_with or ())
+        config = dataclasses.replace(config, **(started_with or {}))
     for directory in (config.corpus_dir, config.corpus_dir / corpus.OUTSIDE_CONTRACT, run_dir,
                       config.corpus_dir / PROBES, config.corpus_dir / BEHAVIOURS):
         corpus.remove_orphaned_temporaries(directory)

@@ -23,16 +23,18 @@ import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from passfuzz.ir.catalogue import OpError
+from passfuzz.ir.graph import analyse
 from passfuzz.ir.program import Program, ProgramError
 
 DIRECTORY = Path(".reach") / "behaviours"  # in the corpus
 
 
 def observed(changes: Sequence[tuple[str, Sequence[str], Sequence[str]]], named: Iterable[str],
-             ending: str) -> list[str]:
-    """The behaviours an example showed of the ``named`` passes: one line each."""
+             ending: str) -> list[tuple[str, str]]:
+    """(pass, behaviour) for each behaviour an example showed of the ``named`` passes."""
     wanted = set(named)
-    return [f"{name}: -{','.join(removed)} +{','.join(added)} -> {ending}"
+    return [(name, f"{name}: -{','.join(removed)} +{','.join(added)} -> {ending}")
             for name, removed, added in changes if name in wanted]
 
 
@@ -50,14 +52,14 @@ class BehaviourStore:
     def _path(self, behaviour: str) -> Path:
         return self.directory / f"{hashlib.sha256(behaviour.encode()).hexdigest()[:16]}.json"
 
-    def offer(self, behaviour: str, program: Program) -> bool:
+    def offer(self, behaviour: str, program: Program, pass_name: str) -> bool:
         """Keep ``program`` for ``behaviour`` if the behaviour is new or the program smaller than
         the one kept; True when no process had kept the behaviour before."""
         if behaviour in self.sizes and self.sizes[behaviour] <= _size(program):
             return False
         path = self._path(behaviour)
         new = behaviour not in self.sizes
-        try:  # another worker of this machine may have kept it meanwhile
+        try:  # another worker of this machine may have kept it meanwhile (or raced us: both count it)
             kept = json.loads(path.read_text(encoding="utf-8"))["size"]
             new = False
         except (OSError, ValueError, KeyError, TypeError):
@@ -68,7 +70,7 @@ class BehaviourStore:
         self.sizes[behaviour] = _size(program)
         self.directory.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f".{path.name}.{os.getpid()}.partial.tmp")  # as corpus.atomic_write names them
-        partial.write_text(json.dumps({"behaviour": behaviour, "pass": behaviour.split(": ", 1)[0],
+        partial.write_text(json.dumps({"behaviour": behaviour, "pass": pass_name,
                                        "size": _size(program), "program": program.to_json()}) + "\n",
                            encoding="utf-8")
         os.replace(partial, path)
@@ -81,8 +83,10 @@ class BehaviourStore:
             try:
                 doc = json.loads(path.read_text(encoding="utf-8"))
                 if doc["pass"] in wanted:
-                    found[doc["behaviour"]] = Program.from_json(doc["program"])
+                    program = Program.from_json(doc["program"])
+                    analyse(program)  # kept by another passfuzz, whose catalogue may differ
+                    found[doc["behaviour"]] = program
                     self.sizes[doc["behaviour"]] = int(doc["size"])
-            except (OSError, ValueError, KeyError, TypeError, ProgramError):
+            except (OSError, ValueError, KeyError, TypeError, ProgramError, OpError):
                 continue
         return found

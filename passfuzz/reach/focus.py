@@ -203,6 +203,10 @@ class Probing:
     cache: Path | None = None
     match_cast: bool = True
     dtypes: tuple[str, ...] = ()
+    ops: tuple[str, ...] = ()  # the ops the run may draw (--ops, less what the contracts leave out); (): all
+
+    def allowed(self) -> list[str]:
+        return [op for op in drawable() if not self.ops or op in self.ops]
 
 
 def observed_ops(spec, probing: Probing) -> tuple[list[str], str, bool]:
@@ -224,22 +228,25 @@ def observed_ops(spec, probing: Probing) -> tuple[list[str], str, bool]:
     wanted, nested = operand_hints(source), pattern_feeds(source)
     if probing.budget <= 0:
         return (looked_for or built), "source" if (looked_for or built) else "its source names no Relax op", False
-    scope = f"{','.join(probing.dtypes)}|{probing.match_cast}|{len(drawable())}"
+    scope = f"{','.join(probing.dtypes)}|{probing.match_cast}|{','.join(probing.allowed())}|{probing.budget:g}"
     key = probe.identity(spec, source, tvm.__version__, __version__, scope)
     result = probe.cached(probing.cache, key) if probing.cache else None
     if result is None:
         kwargs = dict(match_cast=probing.match_cast, dtypes=probing.dtypes or None,
                       hinted_dtypes=wanted.dtypes, feeds=nested)
         if looked_for:  # the ops the source looks for, confirmed in a few seconds: any of them firing
-            result = probe.probe_pass(spec, drawable(), budget=min(10.0, probing.budget), hints=looked_for,
+            result = probe.probe_pass(spec, probing.allowed(), budget=min(10.0, probing.budget), hints=looked_for,
                                          alone=looked_for, share=0.0, **kwargs)
         else:  # the source names only what it builds, or nothing: the whole catalogue
-            result = probe.probe_pass(spec, drawable(), budget=probing.budget, hints=hints, **kwargs)
-        if probing.cache:
+            result = probe.probe_pass(spec, probing.allowed(), budget=probing.budget, hints=hints, **kwargs)
+        if probing.cache and not result.hung:  # a hang may be the machine's load: probe again next time
             probing.cache.mkdir(parents=True, exist_ok=True)
             probe.store(probing.cache, key, result)
-    if result.ops:
-        return list(result.ops), f"probe: {result.line()}", result.constants
+    # Confirming the source's ops counts any program that fired: keep those ops (and a partner
+    # met in pairs), not the helpers their proposals add (a clip before a take).
+    ops = [op for op in result.ops if op in looked_for or result.stage == 2] if looked_for else list(result.ops)
+    if ops:
+        return ops, f"probe: {result.line()}", result.constants
     if result.everything:
         return [], f"the probe finds it {result.line()}", False
     if looked_for:  # a rare form of them, or a wrong hint: the re-plan is the safety net

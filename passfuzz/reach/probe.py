@@ -68,12 +68,15 @@ class ProbeResult:
     programs: int = 0
     fired: int = 0
     everything: bool = False  # it changed most ops: no focus follows
+    hung: bool = False  # a child hung (or a pass too slow for the batch's time): not cached
     seconds: float = 0.0
     # op -> (programs holding it that the pass changed, programs holding it)
     counts: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False)
 
     def line(self) -> str:
         """One line for the start of the run: what the probe found."""
+        if self.hung:
+            return f"hung on probe programs ({self.programs} tried): no focus follows"
         if self.everything:
             return f"changes or fails on programs of most ops ({self.fired} of {self.programs} probe programs)"
         if not self.ops:
@@ -257,7 +260,7 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
     return ProbeResult(
         ops=tuple(shown), constants=bool(forms) and sum(c for c, _ in forms) * 2 > len(forms),
         twice=bool(forms) and sum(t for _, t in forms) * 2 > len(forms), stage=stage if shown else 0,
-        programs=len(programs), fired=len(fired_programs), everything=everything,
+        programs=len(programs), fired=len(fired_programs), everything=everything, hung=bool(hung),
         seconds=round(time.monotonic() - started, 1),
         counts={op: (tally[0], tally[1]) for op, tally in counts.items()})
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from .focus import Probing, drawable
+from .focus import Probing
 from .probe import enriched, probe_pass
 
 AFTER = 100  # examples a named pass ran in before its fire rate is judged
@@ -51,12 +51,11 @@ def replan(spec, rate: float, runs: int, focus: Sequence[str], counts: dict[str,
     """The new focus for ``spec``, which changed the module in ``rate`` of ``runs`` examples with
     the run's ``focus``; ``counts``: op -> [examples it fired in, examples] among the run's
     programs holding that op."""
-    examples = max((held for _, held in counts.values()), default=0)
-    fired = max((fired for fired, _ in counts.values()), default=0)
-    from_run = enriched(counts, examples, fired) if fired else []
+    fired = round(rate * runs)
+    from_run = enriched(counts, runs, fired) if fired else []
     hints = list(dict.fromkeys([*focus, *from_run]))
     wider = replace(probing, budget=max(2 * probing.budget, 20.0))
-    seen = probe_pass(spec, drawable(), budget=wider.budget, hints=hints, match_cast=probing.match_cast,
+    seen = probe_pass(spec, probing.allowed(), budget=wider.budget, hints=hints, match_cast=probing.match_cast,
                       dtypes=probing.dtypes or None)
     found = [op for op in (*from_run, *seen.ops) if op not in focus]
     said = f"{spec.name} changed the module in {100 * rate:.1f}% of {runs} examples"
