@@ -136,3 +136,16 @@ def test_a_behaviour_kept_by_another_catalogue_is_skipped(tmp_path):
     doc["program"]["values"][1]["op"] = "an_op_no_catalogue_has"  # what an upgrade can leave behind
     path.write_text(json.dumps(doc))
     assert BehaviourStore(tmp_path).load(["P"]) == {}
+
+
+@pytest.mark.parametrize("module_name, name", [
+    (module_name, name) for module_name in ("benchmarks.planted_reach.passes", "benchmarks.planted_reach_heldout.passes")
+    for name in __import__(module_name, fromlist=["PLANTED"]).PLANTED])
+def test_each_planted_reach_pass_is_a_real_defect_that_leaves_other_modules_alone(module_name, name):
+    """What the reach benchmark measures is worth measuring: each planted pass changes its
+    pattern's module, the compiled result then differs, and a module without the pattern is left
+    as it was (benchmarks/planted_reach/check.py)."""
+    from benchmarks.planted_reach.check import check
+
+    line = check(module_name, name)
+    assert "NO" not in line.split(), line
