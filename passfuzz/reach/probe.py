@@ -177,7 +177,7 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
     programs: list[Program] = []
     fired_programs: list[Program] = []
     hung: list[int] = []  # batches whose child hung: a pass that hangs is fuzzed without a probe's focus
-    whole = alone is None and len(ops) > 20  # a probe of the catalogue: "everything" applies
+    whole = alone is None  # a probe of the catalogue (or all --ops allows): "everything" applies
 
     def left() -> float:
         return budget - (time.monotonic() - started) if not hung else 0.0
