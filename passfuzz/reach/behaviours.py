@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from passfuzz.ir.catalogue import OpError
 from passfuzz.ir.graph import analyse
 from passfuzz.ir.program import Program, ProgramError
+
+from .probe import write_whole
 
 DIRECTORY = Path(".reach") / "behaviours"  # in the corpus
 
@@ -69,11 +70,8 @@ class BehaviourStore:
             return False
         self.sizes[behaviour] = _size(program)
         self.directory.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f".{path.name}.{os.getpid()}.partial.tmp")  # as corpus.atomic_write names them
-        partial.write_text(json.dumps({"behaviour": behaviour, "pass": pass_name,
-                                       "size": _size(program), "program": program.to_json()}) + "\n",
-                           encoding="utf-8")
-        os.replace(partial, path)
+        write_whole(path, json.dumps({"behaviour": behaviour, "pass": pass_name, "size": _size(program),
+                                      "program": program.to_json()}) + "\n")
         return new
 
     def load(self, named: Iterable[str]) -> dict[str, Program]:

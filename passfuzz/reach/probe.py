@@ -305,7 +305,12 @@ def cached(directory: Path, key: str) -> ProbeResult | None:
 
 def store(directory: Path, key: str, result: ProbeResult) -> None:
     """Written whole or not at all (a cache: a lost entry is only probed again)."""
-    path = directory / f"{key}.json"
+    write_whole(directory / f"{key}.json", json.dumps(asdict(result)) + "\n")
+
+
+def write_whole(path: Path, text: str) -> None:
+    """``text`` at ``path``, written whole or not at all (written beside it, then renamed), for the
+    files of reach/ that several workers of a machine share."""
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial.tmp")  # as corpus.atomic_write names them
-    partial.write_text(json.dumps(asdict(result)) + "\n", encoding="utf-8")
+    partial.write_text(text, encoding="utf-8")
     os.replace(partial, path)
