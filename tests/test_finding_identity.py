@@ -104,7 +104,7 @@ def test_the_corpus_and_the_baseline_carry_the_triggers_of_wrong_results():
     wrong = [json.loads(p.read_text()) for p in (ROOT / "corpus").glob("wrong-result-*.json")]
     erf = next(r for r in wrong if r["id"] == "wrong-result-7231f14da01f")  # FastMathTransform on float16 erf
     assert f"{erf['fingerprint']}>{erf['fingerprint']}:relax.erf" in known
-    baseline = {bug.id: bug for bug in known_bugs.from_corpus(ROOT / "corpus")}
+    baseline = {bug.id: bug for bug in known_bugs.from_corpus(ROOT / "corpus").bugs}
     gradients = {r["id"] for r in wrong if r["signature"].endswith("gradient differs")}
     assert gradients and not gradients & set(baseline)  # every loss program shares its sum: known, it would hide all
     assert all(baseline[r["id"]].trigger for r in wrong if r["id"] not in gradients)
@@ -126,6 +126,6 @@ def test_a_second_wrong_result_of_a_pass_is_found_apart_from_the_first(run_cli, 
     assert exp["signature"] == negative["signature"] + APART + negative["fingerprint"]
     assert [v.get("op") for v in exp["program"]["values"] if v["kind"] == "op"] == ["exp"]
     assert [v.get("op") for v in negative["program"]["values"] if v["kind"] == "op"] == ["negative"]
-    assert f"{negative['fingerprint']} " in second.stderr.split("known bugs hit, by fingerprint")[1]
+    assert f"  {negative['fingerprint']}: " in second.stderr.split("known faults hit")[1]
     replay = run_cli("replay", str(tmp_path))
     assert "passfuzz replay: 2 reproduces" in replay.stdout, replay.stdout + replay.stderr  # both, by their own names

@@ -199,7 +199,7 @@ def test_a_prim_weight_bound_away_is_dropped_even_when_an_input_is_a_tuple():
 def test_drawn_prim_inputs_agree_through_the_binding_and_bundling_adapters(program):
     # A known TVM bug (the shipped baseline: BundleModelParams with a prim weight, apache/tvm#20335)
     # is TVM's to fix; anything else is passfuzz's or new.
-    known = {bug.fingerprint for bug in shipped(tvm.__version__)}
+    known = {bug.fingerprint for bug in shipped(tvm.__version__).bugs}
     for name in ("Normalize", "BindSymbolicVars", "BindParams", "BundleModelParams"):
         verdict, _ = check(program, [resolve(name)], ["llvm"], timeout=120)
         new = verdict.finding is not None and verdict.finding.fingerprint not in known

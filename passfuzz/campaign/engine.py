@@ -44,7 +44,7 @@ from passfuzz.findings.reproducer import render_script
 from passfuzz.ir.catalogue import OPS
 from passfuzz.ir.program import Node, Program
 from passfuzz.judge import gradient, trial
-from passfuzz.judge.finding import Finding, identify, named_as, same_bug
+from passfuzz.judge.finding import Finding, identify, named_as, same_bug, variant_of
 from passfuzz.judge.oracle import Verdict
 from passfuzz.passes.names import PassSpec
 from passfuzz.reach.behaviours import BehaviourStore, observed
@@ -56,7 +56,7 @@ from passfuzz.run.speed import SpeedCheck
 from strategies import dlight_rule_sequences, pass_sequences, relax_programs, schedule_steps, seeded_programs
 
 from . import runs
-from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, OutsideContract, Replanned
+from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, OutsideContract, Replanned, VariantSeen
 from .stats import Stats
 
 if sys.version_info < (3, 11):  # Hypothesis raises the backport's groups there (pyproject.toml lists it)
@@ -83,6 +83,8 @@ class FuzzConfig:
     build: Build = PLAIN_BUILD  # how the optimized side is compiled
     ops: list[str] | None = None  # the ops programs are drawn from; None: the whole catalogue
     known_bugs: tuple[str, ...] = ()  # fingerprints known wherever passfuzz runs (passfuzz.findings.known_bugs)
+    # (fingerprint or fault id, the fault's name): how the summary names the known faults a run hits
+    fault_names: tuple[tuple[str, str], ...] = ()
     dtypes: tuple[str, ...] | None = None  # the dtypes parameters and constants are drawn in; None: all
     focus: tuple[str, ...] = ()  # the ops most steps draw (passfuzz.reach.focus); (): the whole catalogue alike
     focus_reason: str = ""  # where the focus comes from, for the start of the run
@@ -258,6 +260,9 @@ class Fuzzer:
         if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
             path = self.store.save(corpus.OUTSIDE_CONTRACT, record, script, render_report(record, script))
             self.stats.outside_contract[fid] = str(path)
+        elif finding.variant_of:  # a known fault met another way: kept for its triage, not new
+            path = self.store.save(corpus.VARIANTS, record, script, render_report(record, script))
+            self.stats.variants[fid] = f"{finding.variant_of} {path}"
         else:
             path = self.store.save("", record, script, render_report(record, script))
             (self.stats.findings if finding.blamed else self.stats.unblamed)[fid] = str(path)
@@ -291,6 +296,13 @@ class Fuzzer:
             known.add(verdict.finding.fingerprint)
             self.notify(OutsideContract(verdict.finding, path))
             event("outside contract")
+        elif verdict.finding is not None and verdict.finding.variant_of:
+            # Saved unshrunk, once, like a misuse: the fault is known, and its triage decides what it adds.
+            path = self.save(verdict.finding, program, list(verdict.finding.passes), shrunk=False,
+                             optimized=optimized)
+            known.add(verdict.finding.fingerprint)
+            self.notify(VariantSeen(verdict.finding, path))
+            event(f"variant of {verdict.finding.variant_of}")
         else:
             return verdict.finding
         return None
@@ -410,6 +422,8 @@ class Fuzzer:
             known_as = ""
             if verdict.finding is not None:  # named against the round's known set, so the name holds while it shrinks
                 named, known_as = identify(verdict.finding, lambda: relax_ops(program), known)
+                if not known_as and (fault := variant_of(named, lambda: relax_ops(program), known)):
+                    named = dataclasses.replace(named, variant_of=fault)
                 verdict = dataclasses.replace(verdict, finding=named)
             if not pending and verdict.finding is not None and (known_as or verdict.finding.fingerprint) in ends_at:
                 if optimized is not None:

@@ -40,6 +40,14 @@ class OutsideContract:
 
 
 @dataclass(frozen=True)
+class VariantSeen:
+    """A failure matching a known fault's signatures (``finding.variant_of``): saved apart, unshrunk,
+    listed under the fault, never counted as a new bug."""
+    finding: Finding
+    path: Path
+
+
+@dataclass(frozen=True)
 class FindingSaved:
     """A finding shrunk and reduced (or as far as time allowed), saved over its first sighting."""
     finding: Finding
@@ -76,7 +84,7 @@ class Replanned:
     reason: str  # one line: the fire rate, what was found, the new focus
 
 
-Event = Union[ExampleChecked, FindingSeen, OutsideContract, FindingSaved, ClusterJoined, WorkerRefused, WorkerLost,
+Event = Union[ExampleChecked, FindingSeen, OutsideContract, VariantSeen, FindingSaved, ClusterJoined, WorkerRefused, WorkerLost,
               Replanned]
 Notify = Callable[[Event], None]
 

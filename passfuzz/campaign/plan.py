@@ -72,7 +72,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
     from .engine import FuzzConfig
 
     from passfuzz.findings.corpus import OUTSIDE_CONTRACT, malformed
-    from passfuzz.findings.known_bugs import BaselineError, known_set, load
+    from passfuzz.findings.known_bugs import BaselineError, fault_names, known_set, load
     from passfuzz.ir.catalogue import BY_NAME, DTYPES
     from passfuzz.passes.catalogue import fuzzable_pool
     from passfuzz.passes.catalogue import info as pass_info
@@ -231,7 +231,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       shrink_seconds=args.shrink_time, reduce_seconds=args.reduce_time, max_nodes=args.max_nodes,
                       shrink_grace=0.0 if args.strict_time else FuzzConfig.shrink_grace,
                       pass_pool=pool, max_passes=args.max_passes, build=build, ops=ops,
-                      known_bugs=known_set(known), dtypes=dtypes,
+                      known_bugs=known_set(known), fault_names=fault_names(known, args.corpus), dtypes=dtypes,
                       focus=tuple(focus), focus_reason=focus_reason, focus_constants=plan.constants,
                       focus_dtypes=tuple(d for d in plan.dtypes if d in (dtypes or DTYPES)),
                       focus_feeds=tuple(f for f in plan.feeds if {f[0], f[1]} <= set(focus)),

@@ -28,7 +28,7 @@ LOG_NAME = "log.jsonl"
 INTERVAL_SECONDS = 5.0
 
 _COUNTS = ("examples", "shrink_runs", "known", "generator_defects", "incomparable", "fired", "behaviours")
-_SETS = ("findings", "unblamed", "outside_contract")
+_SETS = ("findings", "unblamed", "outside_contract", "variants")
 
 
 class RunLogError(Exception):

@@ -21,12 +21,13 @@ class Stats:
     known: int = 0  # examples that hit an already known bug
     behaviours: int = 0  # behaviours of the named passes first seen in this run (passfuzz.reach.behaviours)
     last_new_behaviour: float = 0.0  # seconds into the run when the last of them was seen
-    known_hits: dict[str, int] = field(default_factory=dict)  # per known bug's fingerprint: examples that hit it
+    known_hits: dict[str, int] = field(default_factory=dict)  # per known fingerprint (or fault id): examples that hit it
     seconds_generating: float = 0.0  # spent checking fresh examples
     seconds_shrinking: float = 0.0  # spent checking examples while shrinking or reducing
     findings: dict[str, str] = field(default_factory=dict)  # new bugs of what was named: id -> .json record
     unblamed: dict[str, str] = field(default_factory=dict)  # new bugs of TVM's plain build (no pass to blame)
     outside_contract: dict[str, str] = field(default_factory=dict)  # misuse of a pass, saved apart, never a bug
+    variants: dict[str, str] = field(default_factory=dict)  # id -> "<fault id> <record path>": a known fault's variants
     defect_samples: list[str] = field(default_factory=list)
     elapsed: float = 0.0
     stop_reason: str = ""
@@ -39,7 +40,7 @@ class Stats:
         for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known", "behaviours",
                      "seconds_generating", "seconds_shrinking"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("findings", "unblamed", "outside_contract", "examples_by_worker"):
+        for name in ("findings", "unblamed", "outside_contract", "variants", "examples_by_worker"):
             getattr(self, name).update(getattr(other, name))
         for name in ("pass_runs", "pass_fired", "known_hits"):
             mine = getattr(self, name)

@@ -19,9 +19,11 @@ from passfuzz.campaign.events import (
     FindingSeen,
     OutsideContract,
     Replanned,
+    VariantSeen,
     WorkerLost,
     WorkerRefused,
 )
+from passfuzz.findings.known_bugs import hits_by_fault
 
 _REFRESH_SECONDS = 0.25  # live display on a terminal
 _LOG_SECONDS = 30.0  # progress line when stderr is a file or a pipe (CI logs)
@@ -112,6 +114,9 @@ class Console:
             case OutsideContract(finding=finding, path=path):
                 self._write(f"outside the pass contracts, not a bug: {finding.kind}: {finding.message[:120]}\n"
                             f"  because {finding.outside_contract[:200]}\n  saved apart to {path}")
+            case VariantSeen(finding=finding, path=path):
+                self._write(f"a variant of the known fault {finding.variant_of}, not a new bug: {finding.kind}: "
+                            f"{finding.message[:120]}\n  saved apart to {path}")
             case ClusterJoined(scheduler=scheduler, workers=workers, multithreaded=multithreaded):
                 self.note(f"on {len(workers)} worker{'s' * (len(workers) > 1)} of the Dask cluster at "
                           f"{scheduler}: {', '.join(workers)}")
@@ -174,9 +179,12 @@ class Console:
             lines.append(f"behaviours of the named passes first seen: {stats.behaviours}, the last "
                          f"{clock(stats.last_new_behaviour)} into the run")
         if stats.known_hits:  # which ones, so a run's known hits can be looked up without running it again
-            hits = sorted(stats.known_hits.items(), key=lambda item: (-item[1], item[0]))
-            lines.append("known bugs hit, by fingerprint (passfuzz known names them): "
-                         + ", ".join(f"{fp} {count}x" for fp, count in hits))
+            names = dict(config.fault_names)
+            names.update((fid.rsplit("-", 1)[-1], names.get(where.split(" ", 1)[0], where.split(" ", 1)[0]))
+                         for fid, where in stats.variants.items())  # a variant this run saved, met again
+            hits = hits_by_fault(stats.known_hits, names)
+            lines.append(f"known faults hit ({len(hits)}; passfuzz known ID shows one):")
+            lines += [f"  {name}: {counted(count, 'hit')}" for name, count in hits]
         if stats.examples_by_worker:
             lines.append("examples by worker: " + ", ".join(f"{name} {count}"
                                                            for name, count in stats.examples_by_worker.items()))
@@ -200,6 +208,13 @@ class Console:
             lines.append(f"{len(stats.outside_contract)} finding{'s' * (len(stats.outside_contract) > 1)} outside the "
                          "pass contracts (misuse, not bugs), saved apart:")
             lines += [f"  {path}" for _, path in sorted(stats.outside_contract.items())]
+        if stats.variants:
+            names = dict(config.fault_names)
+            lines.append(f"{counted(len(stats.variants), 'variant')} of known faults (matching their signatures; "
+                         "saved apart, not counted as new):")
+            for _, where in sorted(stats.variants.items()):
+                fault, _, path = where.partition(" ")
+                lines.append(f"  {names.get(fault, fault)}: {path}")
         if stats.stop_reason == "interrupted":
             lines.append(_interrupted(stats, unshrunk, resume))
         self._write("\n".join(f"passfuzz: {line}" if i == 0 else line for i, line in enumerate(lines)))

@@ -140,7 +140,7 @@ def redrawn(program, seed: int):
 def run(args: argparse.Namespace) -> int:
     from passfuzz.campaign.engine import FindingError, Fuzzer
     from passfuzz.findings.known_bugs import known_set
-    from passfuzz.judge.finding import identify
+    from passfuzz.judge.finding import identify, variant_of
     from passfuzz.judge.trial import check
     from passfuzz.relax.build import relax_ops
     from passfuzz.run.builds import recorded_build
@@ -173,8 +173,10 @@ def run(args: argparse.Namespace) -> int:
         if verdict.finding is not None:
             finding, known_as = identify(verdict.finding, lambda: relax_ops(program), set(known_set(baseline)))
             console.note(f"{finding.kind} ({finding.fingerprint}): {finding.message.splitlines()[0][:200]}")
-            for bug in (bug for bug in baseline if known_as and bug.fingerprint == known_as):
-                console.note(f"this is known bug {bug.id}: {bug.what}" + (f" ({bug.upstream})" if bug.upstream else ""))
+            fault = baseline.fault_of(known_as or variant_of(finding, lambda: relax_ops(program),
+                                                             known_set(baseline)))
+            if fault is not None:
+                console.note(f"this is {'' if known_as else 'a variant of '}the known fault {fault.id}: {fault.name}")
             console.note(f"reducing {program.summary()} for up to {config.reduce_seconds:g} s")
             path = fuzzer.reduce_and_save(FindingError(finding, program))
             from passfuzz.findings.corpus import load

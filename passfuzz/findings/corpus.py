@@ -32,6 +32,8 @@ from passfuzz.judge.finding import trigger_entry
 FORMAT_VERSION = 1  # of the record; the schema pins it
 # Findings of passes run outside their contracts (passfuzz.passes.contracts): misuse, kept apart from bugs.
 OUTSIDE_CONTRACT = "outside-contract"
+# New findings that match a known fault's signatures (passfuzz.findings.faults): kept, not counted as new.
+VARIANTS = "variants"
 
 
 class CorpusError(ValueError):
@@ -165,8 +167,8 @@ def entries(paths: list[Path]) -> list[Path]:
 
 
 def _records(directory: Path) -> list[Path]:
-    """The record files of a corpus directory and of its outside-contract findings."""
-    return [p for folder in (directory, directory / OUTSIDE_CONTRACT) if folder.is_dir()
+    """The record files of a corpus directory, of its outside-contract findings and of its variants."""
+    return [p for folder in (directory, directory / OUTSIDE_CONTRACT, directory / VARIANTS) if folder.is_dir()
             for p in sorted(folder.glob("*.json")) if not p.name.startswith(".")]
 
 

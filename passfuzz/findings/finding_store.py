@@ -20,8 +20,8 @@ class FindingStore(Protocol):
         """The fingerprints saved so far (by this or any other fuzzer of the run)."""
 
     def save(self, folder: str, record: dict, script: str, report: str) -> Path:
-        """Save one finding's record, script and report under ``folder`` of the corpus ("" or
-        corpus.OUTSIDE_CONTRACT); return the path of its record as the user will find it."""
+        """Save one finding's record, script and report under ``folder`` of the corpus ("",
+        corpus.OUTSIDE_CONTRACT or corpus.VARIANTS); return the path of its record as the user will find it."""
 
 
 class CorpusStore:

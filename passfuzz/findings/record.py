@@ -56,6 +56,8 @@ def new_record(finding: Finding, program: Program, passes: Sequence[PassSpec], *
         record["slowdown_threshold"] = slowdown_threshold
     if finding.outside_contract:
         record["outside_contract"] = finding.outside_contract
+    if finding.variant_of:
+        record["variant_of"] = finding.variant_of
     return record
 
 

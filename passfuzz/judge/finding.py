@@ -83,6 +83,7 @@ class Finding:
     pipeline_pass: str = ""  # the pass of the build's Relax pipeline it names: blamed (pipeline-*) or failed in
     tune_records: tuple = ()  # with tune=N: what the tuning chose (passfuzz.portable.tuning_records)
     dlight_rules: tuple | None = None  # with dlight=random: the drawn rule names (passfuzz.portable.dlight_rules)
+    variant_of: str = ""  # the known fault (passfuzz.findings.faults) whose ``matches`` it meets: kept, not new
 
     @property
     def blamed(self) -> bool:
@@ -102,7 +103,7 @@ class Finding:
 
     @classmethod
     def from_json(cls, doc: dict) -> "Finding":
-        return cls(**{**doc, "passes": tuple(PassSpec(text) for text in doc["passes"]),
+        return cls(**{"variant_of": "", **doc, "passes": tuple(PassSpec(text) for text in doc["passes"]),
                       "targets": tuple(doc["targets"]),
                       "schedule": tuple((name, tuple(choices)) for name, choices in doc.get("schedule", ())),
                       "tune_records": tuple((kernel, trace) for kernel, trace in doc.get("tune_records", ())),
@@ -173,6 +174,12 @@ def normalize_error(text: str) -> str:
     for call in sorted(set(re.findall(r"\bR\.[\w.]+\(", line))):  # operands and types vary with the
         line = _elide_calls(line, call)  # program, the bug does not
     line = re.sub(r'dtype="\w+"', 'dtype=...', line)
+    # A variable's name is the program's, not the fault's: "Var gv is not defined" and "Var n0 is
+    # not defined" are one fault (LiftTransformParams returning a weight, by its name or its dim's).
+    line = re.sub(r"\b(Var|DataflowVar|symbolic variable)\s+(?!(?:with|of|to|in|is|must|and)\b)[A-Za-z_]\w*",
+                  r"\1 _", line)
+    line = re.sub(r'GlobalVar\("[^"]*"\)', "GlobalVar(...)", line)
+    line = re.sub(r"\b[A-Za-z_]\w*_untyped\b", "_untyped", line)  # LazyGetInput's name for a fetched one
     # BlockBuilder numbers its fresh names (lv, lv1, lv6, gv2): one temporary, whatever its number.
     line = re.sub(r"\b(lv|gv)\d+\b", r"\1", line)
     # FuseOps names its functions after the ops fused (fused_greater_logical_and): one fault.
@@ -259,6 +266,26 @@ def identify(finding: F, ops: Ops, known: set[str]) -> tuple[F, str]:
     signature = finding.signature + APART + ", ".join(sorted(record for record, _ in triggers))
     apart = replace(finding, signature=signature, fingerprint=signature_key(signature))
     return apart, apart.fingerprint if apart.fingerprint in known else ""
+
+
+def variant_of(finding: Identified, ops: Ops, known: Iterable[str]) -> str:
+    """The id of the known fault a new ``finding`` is a variant of ("" for none): a fault's entry
+    ``~<fault>~<op>,...~<regex>`` (passfuzz.findings.faults.Match) whose regular expression is found in
+    the finding's signature and, where it names ops, whose program calls one of them. A misuse is
+    never a variant: it is keyed apart from the bugs."""
+    if finding.outside_contract:
+        return ""
+    held: frozenset[str] | None = None
+    for entry in sorted(e for e in known if e.startswith("~")):
+        fault, wanted, pattern = entry[1:].split("~", 2)
+        if not re.search(pattern, finding.signature):
+            continue
+        if wanted:
+            held = frozenset(ops()) if held is None else held
+            if not held & {op if op.startswith("relax.") else f"relax.{op}" for op in wanted.split(",")}:
+                continue
+        return fault
+    return ""
 
 
 def same_bug(found: Identified, wanted_fingerprint: str, wanted_signature: str) -> bool:

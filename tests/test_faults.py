@@ -1,0 +1,155 @@
+"""Faults, the corpus's unit of triage: every record shows one fault; each fault's script
+reproduces alone and says when it cannot run; its regression test fails by the fault; its report
+and the corpus index are written from the fault files; a variable's name never splits a fault, and
+a new finding matching a fault's signatures is kept as its variant, not counted as new."""
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+import tvm
+
+from passfuzz.findings import faults, known_bugs
+from passfuzz.judge.finding import fingerprint, normalize_error, variant_of
+from passfuzz.passes.names import resolve_list
+
+from .conftest import ROOT
+
+CORPUS = ROOT / "corpus"
+FOLDER = CORPUS / faults.FAULTS
+ALL = faults.load(CORPUS)
+PLANTED = "tests.planted_passes:raise_always"
+
+
+def test_every_record_shows_one_fault_and_every_fault_has_its_script_and_test():
+    assert ALL, "corpus/faults/ holds no fault"
+    assert faults.problems(CORPUS) == []
+
+
+@pytest.mark.parametrize("fault", ALL, ids=lambda fault: fault.id)
+def test_a_faults_script_reproduces_alone_within_its_line_budget(fault):
+    script = FOLDER / fault.script_name
+    lines = faults.non_blank_lines(script.read_text(encoding="utf-8"))
+    assert lines <= faults.line_budget(fault.shows_as), f"{script.name}: {lines} non-blank lines"
+    done = subprocess.run([sys.executable, script.name], cwd=FOLDER, capture_output=True, text=True, timeout=600)
+    assert done.returncode == faults.REPRODUCES, done.stdout + done.stderr
+
+
+def test_a_faults_script_that_cannot_import_tvm_exits_125_not_1(tmp_path):
+    # 1 would tell `git bisect run` that the fault is there; 125 tells it to skip this commit.
+    (tmp_path / "tvm").mkdir()
+    (tmp_path / "tvm" / "__init__.py").write_text("raise ImportError('a TVM that does not build')\n")
+    for fault in ALL:
+        done = subprocess.run([sys.executable, str(FOLDER / fault.script_name)], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120, env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
+        assert done.returncode == faults.CANNOT_RUN, (fault.id, done.stdout + done.stderr)
+
+
+def test_each_regression_test_fails_on_this_tvm_by_an_assertion_or_the_faults_error(tmp_path):
+    """Written for the fix PR: it fails while the fault is there. A collection error (a typo, an
+    import that fails) would fail too, for no reason of TVM's: it must be a test failure."""
+    report = tmp_path / "junit.xml"
+    tests = [str(FOLDER / fault.test_name) for fault in ALL]
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-o",
+                    "addopts=", f"--junitxml={report}", *tests], cwd=FOLDER, capture_output=True, text=True,
+                   timeout=1800)
+    cases = list(ElementTree.parse(report).getroot().iter("testcase"))
+    files = {case.get("classname", "").rsplit(".", 1)[-1] for case in cases}
+    assert {name[:-3] for name in map(lambda t: t.rsplit("/", 1)[-1], tests)} <= files
+    for case in cases:
+        outcome = [child.tag for child in case if child.tag in ("failure", "error", "skipped")]
+        assert outcome == ["failure"], (case.get("classname"), case.get("name"), outcome)
+
+
+def test_the_reports_and_the_index_are_written_from_the_fault_files():
+    for fault in ALL:
+        expected = faults.render_report(fault, (FOLDER / fault.script_name).read_text(encoding="utf-8"),
+                                        (FOLDER / fault.test_name).read_text(encoding="utf-8"))
+        assert (FOLDER / f"{fault.id}.md").read_text(encoding="utf-8") == expected, \
+            "run `passfuzz known --write-baseline corpus`"
+        assert fault.observed.get("status") == faults.REPRODUCES, f"{fault.id}: its report quotes no reproduction"
+    readme = (CORPUS / "README.md").read_text(encoding="utf-8")
+    assert faults.render_index(ALL) in readme, "run `passfuzz known --write-baseline corpus`"
+
+
+def _fault(fault_id, shows_as="pass-error", verdict="bug", upstream=(), records=("pass-error-000000000000",)):
+    return faults.Fault(fault_id, f"[Bug][Relax][P] {fault_id}", "Relax pass P", shows_as, verdict, "trigger",
+                        "expected", "root cause", tuple(upstream), tuple({"id": r, "note": "n"} for r in records),
+                        (), "0.27.0.post1", "why unsure" if verdict == "unsure" else "")
+
+
+def test_the_census_counts_faults_not_records():
+    filed = [{"ref": "apache/tvm#1", "state": "open"}]
+    related = [{"ref": "apache/tvm#2", "state": "closed", "relation": "related"}]
+    census = faults.census([_fault("a", "wrong-result", upstream=filed, records=("x-1", "x-2", "x-3")),
+                            _fault("b", upstream=related), _fault("c", verdict="unsure")])
+    assert (census.faults, census.wrong_results, census.filed, census.unsure, census.records) == (2, 1, 1, 1, 5)
+    assert census.line() == ("2 distinct faults (1 wrong result, 1 already filed upstream; 1 more unsure, not "
+                             "counted) in 5 records")
+    assert _fault("b", upstream=related).upstream_line == "not filed (related: apache/tvm#2 (closed))"
+
+
+def test_a_variables_name_does_not_split_a_fault():
+    # apache/tvm#17231: LiftTransformParams returning a weight leaves the output undefined, named
+    # after the weight (gv) or after its symbolic dim (n0): one fault, one fingerprint.
+    passes = resolve_list("LiftTransformParams")
+    by_name, by_dim = (fingerprint("ill-formed", passes, "well-formed:LiftTransformParams "
+                                   + normalize_error(f"IllFormed: Var {name} is not defined."))[0]
+                       for name in ("gv", "n0"))
+    assert by_name == by_dim
+    assert normalize_error("IllFormed: DataflowVar lv is not defined.") == \
+        normalize_error("IllFormed: DataflowVar x_1 is not defined.")
+    assert normalize_error("Var with name x") != normalize_error("Var x is not defined")  # words stay
+    baseline = known_bugs.from_corpus(CORPUS)
+    [record] = [bug for bug in baseline.bugs if bug.fingerprint == by_name]
+    assert "apache/tvm#17231" in baseline.fault(record.fault).upstream
+
+
+def test_a_finding_matching_a_faults_signature_is_its_variant_and_only_then():
+    match = faults.Match(r"^wrong-result \| P \| values differ")
+    with_ops = faults.Match(r"^wrong-result \| Q \| ", ("matmul",))
+    known = {match.entry("p-fault"), with_ops.entry("q-fault"), "0123456789ab"}
+
+    class Seen:
+        def __init__(self, signature, outside_contract=""):
+            self.kind, self.signature, self.outside_contract = "wrong-result", signature, outside_contract
+            self.fingerprint = "fedcba987654"
+
+    assert variant_of(Seen("wrong-result | P | values differ"), lambda: [], known) == "p-fault"
+    assert variant_of(Seen("wrong-result | R | values differ"), lambda: [], known) == ""
+    assert variant_of(Seen("wrong-result | Q | values differ"), lambda: ["relax.matmul"], known) == "q-fault"
+    assert variant_of(Seen("wrong-result | Q | values differ"), lambda: ["relax.add"], known) == ""
+    assert variant_of(Seen("wrong-result | P | values differ", "a misuse"), lambda: [], known) == ""
+
+
+def test_every_faults_signatures_compile_and_no_record_matches_another_faults():
+    """A fault's ``matches`` recognise its variants; one that also matched another fault's record
+    would file that fault's new cases under the wrong report."""
+    records = {path.stem: json.loads(path.read_text()) for path in CORPUS.glob("*.json")}
+    for fault in ALL:
+        for match in fault.matches:
+            for record_id, record in records.items():
+                other = next((f for f in ALL if record_id in f.record_ids), None)
+                if other is not None and other.id != fault.id and faults.re.search(match.signature,
+                                                                                  record["signature"]):
+                    ops = set(match.ops)
+                    assert ops, f"{fault.id}'s /{match.signature}/ matches {record_id} of {other.id}"
+
+
+@pytest.mark.slow
+def test_a_variant_is_saved_apart_and_not_counted_as_new(run_cli, tmp_path):
+    fault = known_bugs.KnownFault("raise-always", "[Bug][Relax][raise_always] raises on every module", "pass-error",
+                                  True, "apache/tvm#1 (open)",
+                                  (faults.Match(r"^pass-error \| tests\.planted_passes:raise_always \| .*unsupported"),))
+    baseline = tmp_path / "baseline.json"
+    known_bugs.write(known_bugs.Baseline((), (fault,)), baseline, tvm.__version__)
+    run = run_cli("--passes", PLANTED, "--max-examples", "4", "--seed", "1", "-x", "--corpus", str(tmp_path / "c"),
+                  "--known-bugs", str(baseline))
+    assert run.returncode == 0, run.stderr  # -x does not stop at it, and the run found nothing new
+    assert "no new finding" in run.stderr
+    assert "1 variant of known faults" in run.stderr and fault.title in run.stderr
+    [record] = [json.loads(p.read_text()) for p in (tmp_path / "c" / "variants").glob("*.json")]
+    assert record["variant_of"] == "raise-always"
+    assert not list((tmp_path / "c").glob("*.json"))
