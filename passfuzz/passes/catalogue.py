@@ -209,7 +209,9 @@ _ENTRIES = [
              phases=('high-level',),
              requires=('FuseOpsByPattern',),
              partner="as TVM's partition_for_tensorrt runs it",
-             notes='groups the composite functions of FuseOpsByPattern into one function per external codegen '
+             notes='fuzzed right after FuseOpsByPattern(tensorrt, bind_constants=True, annotate_codegen=False), as '
+                   'partition_for_tensorrt runs it; '
+                   'groups the composite functions of FuseOpsByPattern into one function per external codegen '
                    '(Codegen attribute); on llvm tvm.compile compiles those as plain Relax, their local '
                    'functions lifted, so results are compared; a failed compile of them is not judged',
              source='py:relax/backend/contrib/tensorrt.py:257-259 (FuseOpsByPattern(get_patterns_with_prefix("tensorrt"), bind_constants=True, annotate_codegen=False), then MergeCompositeFunctions()); py:relax/backend/contrib/nnapi.py:316-320; py:relax/backend/metal/coreml.py:163-166; py:relax/backend/adreno/clml.py:622-623; py:relax/transform/transform.py:965-975'),
