@@ -130,7 +130,7 @@ class PassSpec:
         if not self.backend:
             return ()
         return ("from tvm.relax.backend.pattern_registry import get_patterns_with_prefix",
-                f"import {BACKEND_PATTERNS[self.backend]}  # noqa: F401 (registers the {self.backend} patterns)")
+                f"import {BACKEND_PATTERNS[self.backend]}  # registers the {self.backend} patterns")
 
 
 def backend_patterns(backend: str) -> list:
