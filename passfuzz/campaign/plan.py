@@ -151,6 +151,8 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                 if pass_info(spec).skip:
                     note(f"warning: {spec.name} is not fuzzable here: {pass_info(spec).skip}")
             passes = with_prerequisites(named)
+            for line in partner_lines(passes):
+                note(line)
             if len(passes) > len(named):
                 note("running prerequisites as well: " + ",".join(p.text for p in passes))
             broken = sequence_violation(passes)
@@ -241,6 +243,20 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       probe_time=args.probe_time, replan=args.focus == "auto" and args.probe_time > 0,
                       seeds=seeds, keep_behaviours=bool(named),
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None)
+
+
+def partner_lines(passes) -> list[str]:
+    """One line per pass fuzzed in the pipeline position its users give it, right after the
+    partner pass that makes its input (passfuzz.passes.catalogue: ``PassInfo.partner``)."""
+    from passfuzz.passes.catalogue import info
+
+    lines = []
+    for i, spec in enumerate(passes):
+        partner = info(spec).partner
+        before = [p for p in passes[:i] if p.name in info(spec).requires]
+        if partner and before:
+            lines.append(f"{spec.name} runs {partner}: after {before[-1].python_expr()}")
+    return lines
 
 
 def allowed_ops(ops, left_out) -> tuple[str, ...]:

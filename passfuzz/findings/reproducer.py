@@ -211,6 +211,7 @@ class _Script:
         self.parent: list[str] = []  # before the module: a crash script's parent never parses it
         self.lines: list[str] = []
         self.custom_imports: list[str] = []
+        self.tvm_imports: list[str] = []  # TVM modules a pass's arguments come from (PassSpec.tvm_imports)
 
     def need(self, source: str) -> None:
         if source not in self.helpers:
@@ -253,7 +254,7 @@ class _Script:
                                          ("I", "from tvm.script import ir as I"),
                                          ("R", "from tvm.script import relax as R"),
                                          ("T", "from tvm.script import tirx as T")) if uses(name)]
-        text = "\n".join(stdlib) + "\n\n" + "\n".join(third) + "\n"
+        text = "\n".join(stdlib) + "\n\n" + "\n".join(third + list(dict.fromkeys(self.tvm_imports))) + "\n"
         if self.custom_imports:  # a pass of the user's own, found from the current directory as passfuzz did
             text += '\nsys.path.insert(0, "")\n' + "\n".join(sorted(set(self.custom_imports))) + "\n"
         return text
@@ -282,6 +283,7 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
         title += f" on {targets[0]}"
     script = _Script(finding, title)
     script.custom_imports = [p.python_import for p in passes if p.python_import]
+    script.tvm_imports = [line for p in passes for line in p.tvm_imports]
     adapter = optimized.adapter if optimized is not None and optimized.adapter is not None else PLAIN
     closures = optimized.closures if optimized is not None else False
     if gradient.involved(passes):  # the float64 twin ran; its gradients are checked, not main's outputs

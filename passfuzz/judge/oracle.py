@@ -153,6 +153,11 @@ def judge(program: Program, passes: Sequence[PassSpec], original: Outcome, optim
         return Verdict(generator_defect=f"failed to {failed.stage}: {failed.status} {failed.error}")
     if optimized.status == "incomparable":
         return Verdict(incomparable=optimized.error)
+    if not optimized.ok and optimized.external and optimized.stage.startswith("compile:"):
+        # Functions meant for an external codegen, compiled on llvm as plain Relax: their users
+        # compile them with RunCodegen for that backend, so a failure here is no fault of a pass.
+        return Verdict(incomparable=f"{optimized.status} compiling functions for the {', '.join(optimized.external)} "
+                                    f"codegen on {optimized.stage.partition(':')[2]}: {optimized.error}")
     if not optimized.ok:
         kind = _failure_kind(optimized.stage, optimized.status)
         detail = optimized.stage if kind in ("crash", "hang") else normalize_error(optimized.error)

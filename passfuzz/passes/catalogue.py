@@ -31,6 +31,9 @@ class PassInfo:
     rtol: float | None = None  # float tolerance for a deliberate precision change
     well_formed_after: bool = True  # lowering passes leave modules well_formed rejects, yet valid
     skip: str = ""  # why it cannot be fuzzed here ("" = it can)
+    # Where its users run it, when that is right after a partner pass that makes its input (its
+    # ``requires``, inserted as PREREQUISITE_CALLS says); a run says so at its start.
+    partner: str = ""
     notes: str = ""
     # The catalogue ops (passfuzz.ir.catalogue.BY_NAME names) its match looks for, which --focus auto
     # spends most programs on; () when it looks at every op (or none): no focus. Set in MATCHES.
@@ -203,7 +206,15 @@ _ENTRIES = [
              notes='rejects relax.builtin.alloc_tensor: LowerAllocTensor must lower it first',
              source='py:relax/pipeline.py:98 (after LowerAllocTensor:96, KillAfterLastUse:97); cc:src/relax/backend/vm/lower_runtime_builtin.cc:65-69 (rejects builtin.alloc_tensor), 261'),
     PassInfo('MergeCompositeFunctions',
-             skip='needs composite functions from FuseOpsByPattern and an external codegen to compile'),
+             phases=('high-level',),
+             requires=('FuseOpsByPattern',),
+             partner="as TVM's partition_for_tensorrt runs it",
+             notes='fuzzed right after FuseOpsByPattern(tensorrt, bind_constants=True, annotate_codegen=False), as '
+                   'partition_for_tensorrt runs it; '
+                   'groups the composite functions of FuseOpsByPattern into one function per external codegen '
+                   '(Codegen attribute); on llvm tvm.compile compiles those as plain Relax, their local '
+                   'functions lifted, so results are compared; a failed compile of them is not judged',
+             source='py:relax/backend/contrib/tensorrt.py:257-259 (FuseOpsByPattern(get_patterns_with_prefix("tensorrt"), bind_constants=True, annotate_codegen=False), then MergeCompositeFunctions()); py:relax/backend/contrib/nnapi.py:316-320; py:relax/backend/metal/coreml.py:163-166; py:relax/backend/adreno/clml.py:622-623; py:relax/transform/transform.py:965-975'),
     PassInfo('Normalize',
              phases=('high-level', 'legalized', 'lowering'),
              source='py:relax/backend/adreno/pipeline.py:55 (high-level), 91 (legalized); py:relax/transform/transform.py:423-431'),
@@ -301,7 +312,10 @@ _ENTRIES = [
              notes="needs its layouts: ConvertLayout({'relax.nn.conv2d': ['NHWC', 'OHWI']}); rewrites the drawn conv2d ops",
              source='py:relax/backend/adreno/pipeline.py:54 (before LegalizeOps:57); py:relax/backend/adreno/clml.py:617; cc:src/relax/transform/convert_layout.cc:362 (CreateDataflowBlockPass)'),
     PassInfo('FuseOpsByPattern',
-             skip='needs dataflow patterns as arguments'),
+             phases=('high-level',),
+             skip='needs dataflow patterns as arguments: name a backend to take the patterns TVM registers for it, '
+                  'FuseOpsByPattern(tensorrt)',
+             source='py:relax/backend/contrib/tensorrt.py:257-258; py:relax/backend/metal/coreml.py:163-165; py:relax/transform/transform.py:905-962'),
     PassInfo('Gradient',
              phases=('high-level',),
              preconditions=('gradient_target',),
@@ -367,9 +381,19 @@ CATALOGUE: dict[str, PassInfo] = {info.name: info for info in _ENTRIES}
 assert len(CATALOGUE) == len(_ENTRIES), "a pass is listed twice"
 
 
+# How a prerequisite that takes arguments is inserted: as TVM's own callers call it.
+# partition_for_tensorrt (py:relax/backend/contrib/tensorrt.py:257-259) is the partner pipeline
+# of MergeCompositeFunctions that runs on any machine: TensorRT's patterns cover the most catalogue
+# ops among the backends that merge (nnapi, coreml, openclml). Naming FuseOpsByPattern(BACKEND)
+# before it picks another backend.
+PREREQUISITE_CALLS = {"FuseOpsByPattern": "FuseOpsByPattern(tensorrt, bind_constants=True, annotate_codegen=False)"}
+
+
 def info(spec: PassSpec) -> PassInfo:
-    """What is known of ``spec``; a custom pass is assumed to keep the calling convention."""
-    return CATALOGUE.get(spec.name, PassInfo(spec.name, PHASES, notes="not in the catalogue: no contract known"))
+    """What is known of ``spec``; a custom pass is assumed to keep the calling convention.
+    FuseOpsByPattern can be fuzzed when it names a backend whose patterns it takes."""
+    known = CATALOGUE.get(spec.name, PassInfo(spec.name, PHASES, notes="not in the catalogue: no contract known"))
+    return replace(known, skip="") if spec.backend else known
 
 
 def with_prerequisites(passes: list[PassSpec]) -> list[PassSpec]:
@@ -380,7 +404,7 @@ def with_prerequisites(passes: list[PassSpec]) -> list[PassSpec]:
     def add(spec: PassSpec) -> None:
         for name in info(spec).requires:
             if not any(p.name == name for p in expanded):
-                add(PassSpec(name))
+                add(PassSpec(PREREQUISITE_CALLS.get(name, name)))
         expanded.append(spec)
 
     for spec in passes:
@@ -393,10 +417,12 @@ def fuzzable_pool() -> list[str]:
     Gradient (it needs loss programs and its own oracle, see passfuzz.judge.gradient) and the
     lowering passes: they belong to the build pipeline and assume its order (LowerRuntimeBuiltin
     fails on an alloc_tensor that CallTIRRewrite created after LowerAllocTensor ran), so in
-    random sequences they produce precondition violations, not bugs. Name them to fuzz them."""
+    random sequences they produce precondition violations, not bugs. Nor a pass fuzzed with a
+    partner (MergeCompositeFunctions): the passes drawn after it would meet modules partitioned for
+    an external codegen, which no pipeline gives them. Name them to fuzz them."""
     return [name for name in builtin_pass_names()
             if name in CATALOGUE and not CATALOGUE[name].skip and set(CATALOGUE[name].phases) & {"high-level", "legalized"}
-            and name not in ("ConvertLayout", "Gradient")]
+            and not CATALOGUE[name].partner and name not in ("ConvertLayout", "Gradient")]
 
 
 def uncatalogued() -> list[str]:

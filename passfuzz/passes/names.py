@@ -33,6 +33,21 @@ PROGRAM_ARGUMENTS = {
 # The arguments a bare name stands for.
 DEFAULT_ARGUMENTS = {"Gradient": "'main'"}
 
+# FuseOpsByPattern takes dataflow patterns, which are no Python literal: a backend's name in their
+# place, ``FuseOpsByPattern(tensorrt)``, stands for the patterns TVM registers for it,
+# ``get_patterns_with_prefix("tensorrt")``, as its partition functions call them. The registry
+# is filled when the backend's module is imported: the prefix, and the module that registers it.
+BACKEND_PATTERNS = {
+    "tensorrt": "tvm.relax.backend.contrib.tensorrt",
+    "nnapi": "tvm.relax.backend.contrib.nnapi",
+    "coreml": "tvm.relax.backend.metal.coreml",
+    "openclml": "tvm.relax.backend.adreno.clml",
+    "cutlass": "tvm.relax.backend.cuda.cutlass",
+    "cublas": "tvm.relax.backend.cuda.cublas",
+    "cudnn": "tvm.relax.backend.cuda.cudnn",
+    "hipblas": "tvm.relax.backend.rocm.hipblas",
+}
+
 
 class PassSpecError(ValueError):
     """A pass that cannot be resolved; the message is one line for the user."""
@@ -65,11 +80,21 @@ class PassSpec:
         module_name, attr = self.name.split(":", 1)
         return getattr(importlib.import_module(module_name), attr)
 
+    @property
+    def backend(self) -> str:
+        """The backend whose registered patterns this FuseOpsByPattern takes ('' for any other pass)."""
+        if self.is_builtin and self.name == "FuseOpsByPattern" and self.args and isinstance(self.args[0], str):
+            return self.args[0]
+        return ""
+
     def instantiate(self) -> tvm.transform.Pass:
         target = self._target()
         if isinstance(target, tvm.transform.Pass):
             return target
-        return target(*self.args, **dict(self.kwargs))
+        args = self.args
+        if self.backend:
+            args = (backend_patterns(self.backend), *args[1:])
+        return target(*args, **dict(self.kwargs))
 
     def for_program(self, program: Program) -> "PassSpec":
         """This pass with the arguments derived from ``program`` (PROGRAM_ARGUMENTS) when it
@@ -84,6 +109,8 @@ class PassSpec:
         """How a reproducer script builds this pass (a custom one after ``python_import``)."""
         arguments = ", ".join([_python_literal(a) for a in self.args] +
                               [f"{k}={_python_literal(v)}" for k, v in self.kwargs])
+        if self.backend:
+            arguments = arguments.replace(repr(self.backend), f'get_patterns_with_prefix("{self.backend}")', 1)
         if self.is_builtin:
             return f"relax.transform.{self.name}({arguments})"
         attr = self.name.split(":", 1)[1]
@@ -96,6 +123,26 @@ class PassSpec:
             return ""
         module_name, attr = self.name.split(":", 1)
         return f"from {module_name} import {attr}"
+
+    @property
+    def tvm_imports(self) -> tuple[str, ...]:
+        """The imports of TVM's own modules a reproducer script needs for this pass (() for most)."""
+        if not self.backend:
+            return ()
+        return ("from tvm.relax.backend.pattern_registry import get_patterns_with_prefix",
+                f"import {BACKEND_PATTERNS[self.backend]}  # registers the {self.backend} patterns")
+
+
+def backend_patterns(backend: str) -> list:
+    """The patterns TVM registers for ``backend`` (BACKEND_PATTERNS), its module imported first;
+    PassSpecError for a backend it has no patterns for."""
+    if backend not in BACKEND_PATTERNS:
+        raise PassSpecError(f"FuseOpsByPattern({backend}): no backend {backend!r} registers patterns; "
+                            f"name one of {', '.join(BACKEND_PATTERNS)}")
+    from tvm.relax.backend.pattern_registry import get_patterns_with_prefix
+
+    importlib.import_module(BACKEND_PATTERNS[backend])
+    return list(get_patterns_with_prefix(backend))
 
 
 def _python_literal(value) -> str:
@@ -190,6 +237,8 @@ def resolve(text: str) -> PassSpec:
             raise PassSpecError(f"module {module_name!r} has no attribute {attr!r}")
     try:
         made = spec.for_program(Program((), ())).instantiate()
+    except PassSpecError:  # a backend without patterns: its message says so
+        raise
     except Exception as exc:  # noqa: BLE001
         how = "with these arguments" if spec.args or spec.kwargs else "without arguments"
         raise PassSpecError(f"cannot construct pass {text!r} {how}: {type(exc).__name__}: "

@@ -58,6 +58,9 @@ class Outcome:
     tune_records: tuple = ()  # with tune=N: what the tuning chose (passfuzz.portable.tuning_records)
     log: str = ""  # the child's stderr tail and traceback, for the report
     reused: bool = False  # the passes left the module unchanged: the original side's compile and run stand for it
+    # the external codegens the optimized module holds functions for (their Codegen attribute):
+    # compiled here as plain Relax, as tvm.compile does on llvm without RunCodegen
+    external: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -103,6 +106,7 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         # A reproducer of a failing compile or run must call main this way, and lift closures too.
         isolate.note("adapter", adapter)
         isolate.note("closures", has_closures(mod))
+        isolate.note("external", external_codegens(mod))
         if stop_if_unchanged and not changed:
             return {"unchanged": True, "changed": changed, "adapter": adapter, "fired": fired,
                     "outside_contract": outside_contract, "closures": has_closures(mod)}
@@ -124,6 +128,13 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
     return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired,
             "outside_contract": outside_contract, "closures": passes is not None and has_closures(mod),
             "tune_records": build.tune_records}
+
+
+def external_codegens(mod) -> tuple[str, ...]:
+    """The external codegens ``mod`` has Relax functions for (MergeCompositeFunctions, or
+    FuseOpsByPattern with annotate_codegen=True, mark them with a Codegen attribute)."""
+    return tuple(sorted({str(func.attrs["Codegen"]) for func in mod.functions.values()
+                         if isinstance(func, relax.Function) and func.attrs is not None and "Codegen" in func.attrs}))
 
 
 def _tuned(mod, targets: Sequence[str], build: Build) -> Build:
@@ -219,15 +230,16 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
                        log=child.stderr_tail, adapter=child.notes.get("adapter"), fired=child.notes.get("fired", ()),
                        outside_contract=child.notes.get("outside_contract", ""),
                        closures=child.notes.get("closures", False), tune_records=child.notes.get("tune_records", ()),
-                       changes=changes, **pipeline)
+                       changes=changes, external=child.notes.get("external", ()), **pipeline)
     value = child.value
     if value.get("unchanged"):
         return dataclasses.replace(original, changed=False, adapter=value["adapter"], fired=tuple(value["fired"]),
                                    outside_contract=value["outside_contract"], closures=value["closures"],
-                                   reused=True, changes=changes)
+                                   reused=True, changes=changes, external=child.notes.get("external", ()))
     if "incomparable" in value:
         return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],
                        fired=tuple(value["fired"]), outside_contract=value["outside_contract"], changes=changes)
     return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"], adapter=value["adapter"],
                    fired=tuple(value["fired"]), outside_contract=value["outside_contract"],
-                   closures=value["closures"], tune_records=value["tune_records"], changes=changes, **pipeline)
+                   closures=value["closures"], tune_records=value["tune_records"], changes=changes,
+                   external=child.notes.get("external", ()), **pipeline)
