@@ -24,16 +24,16 @@ CHILD = textwrap.dedent(
     bundled = relax.transform.BundleModelParams()(Before)
     try:
         relax.transform.VMShapeLower()(bundled)
-    except tvm.error.TVMError:
+    except Exception:  # noqa: BLE001
         pass  # a diagnostic is acceptable; a crash is not
     """
 )
 
 
-def test_vm_shape_lower_tuple_param_with_unknown_shape_tensor():
-    child = subprocess.run(
-        [sys.executable, "-c", "import tvm\n" + CHILD], capture_output=True, text=True, timeout=600
-    )
+def test_vm_shape_lower_tuple_param_with_unknown_shape_tensor(tmp_path):
+    script = tmp_path / "child.py"  # TVMScript needs a source file
+    script.write_text("import tvm\n" + CHILD)
+    child = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
     assert child.returncode == 0, f"VMShapeLower crashed (status {child.returncode}): {child.stderr[-2000:]}"
 
 
