@@ -1,0 +1,42 @@
+"""[Bug][TIR][Schedule] vectorize accepts a loop of non-constant extent, and the build aborts in VectorizeLoop
+
+Exit status: 1 while the fault reproduces, 0 once it is fixed, 125 when this script cannot run here
+(an import or API failure before the schedule). Needs: tvm.
+"""
+import sys
+
+try:
+    import tvm
+    from tvm import s_tir
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def func(a: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, (n,), "float32")
+        B = T.match_buffer(b, (n,), "float32")
+        for i in range(n):
+            with T.sblock("B"):
+                vi = T.axis.spatial(n, i)
+                B[vi] = A[vi] * T.float32(2)
+
+    sch = s_tir.Schedule(func)
+    (i,) = sch.get_loops(sch.get_sblock("B"))
+except Exception as error:  # not the fault: this TVM cannot run the script at all
+    print(f"cannot run: {error!r}")
+    sys.exit(125)
+
+try:
+    sch.vectorize(i)
+except s_tir.ScheduleError:
+    print("fixed: the schedule rejects vectorizing a loop of extent n")
+    sys.exit(0)
+try:
+    tvm.compile(sch.mod, "llvm")
+except Exception as error:
+    if "Failed to vectorize loop with extent" in str(error):
+        print("REPRODUCES: sch.vectorize accepted extent n; the build aborts:", str(error).splitlines()[-1][:120])
+        sys.exit(1)
+    print(f"cannot run: {error!r}")
+    sys.exit(125)
+print("fixed: the vectorized loop of extent n compiles")

@@ -1,0 +1,30 @@
+import pytest
+
+import tvm
+import tvm.testing
+from tvm import s_tir
+from tvm.script import tirx as T
+
+
+@T.prim_func(s_tir=True)
+def elementwise_symbolic(a: T.handle, b: T.handle):
+    n = T.int64()
+    A = T.match_buffer(a, (n,), "float32")
+    B = T.match_buffer(b, (n,), "float32")
+    for i in range(n):
+        with T.sblock("B"):
+            vi = T.axis.spatial(n, i)
+            B[vi] = A[vi] * T.float32(2)
+
+
+def test_vectorize_non_constant_extent_rejected():
+    sch = s_tir.Schedule(elementwise_symbolic, debug_mask="all")
+    (i,) = sch.get_loops(sch.get_sblock("B"))
+    # VectorizeLoop cannot lower a vectorized loop of extent n on a fixed-width target:
+    # the primitive must reject it, not the build.
+    with pytest.raises(s_tir.ScheduleError):
+        sch.vectorize(i)
+
+
+if __name__ == "__main__":
+    tvm.testing.main()
