@@ -1,0 +1,49 @@
+"""passfuzz pass-error-91a848b27f9a: pass-error after FuseOpsByPattern(tensorrt, bind_constants=True, annotate_codegen=False), MergeCompositeFunctions on llvm.
+
+error at pass:MergeCompositeFunctions: InternalError: Check failed: (it_group != obj2group_.end()) is false: Variable lv could not be found in any group
+Exits 1 while the bug reproduces, 0 once it is fixed.
+"""
+import sys
+
+from tvm import relax
+from tvm.script import ir as I
+from tvm.script import relax as R
+from tvm.relax.backend.pattern_registry import get_patterns_with_prefix
+import tvm.relax.backend.contrib.tensorrt  # noqa: F401 (registers the tensorrt patterns)
+
+
+@I.ir_module
+class Module:
+    @R.function(private=True)
+    def f1(p0: R.Tensor((), dtype="float32")) -> R.Tensor((), dtype="float32"):
+        cls = Module
+        with R.dataflow():
+            lv: R.Tensor((), dtype="float32") = cls.f1_1(p0)
+            gv1: R.Tensor((), dtype="float32") = lv
+            R.output(gv1)
+        return gv1
+
+    @R.function(private=True)
+    def f1_1(p0: R.Tensor((), dtype="float32")) -> R.Tensor((), dtype="float32"):
+        with R.dataflow():
+            gv: R.Tensor((), dtype="float32") = p0
+            R.output(gv)
+        return gv
+
+    @R.function
+    def main(x0: R.Tensor((), dtype="float32")) -> R.Tensor((), dtype="float32"):
+        cls = Module
+        with R.dataflow():
+            lv1: R.Tensor((), dtype="float32") = cls.f1(x0)
+            gv2: R.Tensor((), dtype="float32") = lv1
+            R.output(gv2)
+        return gv2
+
+
+mod = relax.transform.FuseOpsByPattern(get_patterns_with_prefix("tensorrt"), bind_constants=True, annotate_codegen=False)(Module)
+try:
+    mod = relax.transform.MergeCompositeFunctions()(mod)
+except Exception as error:
+    print(f"BUG REPRODUCES (pass-error): MergeCompositeFunctions raised {type(error).__name__}:", *str(error).strip().splitlines()[:1])
+    sys.exit(1)
+print("fixed: MergeCompositeFunctions no longer raises")
