@@ -228,8 +228,8 @@ _DLIGHT_RULES = below_imports(inspect.getsource(dlight_rules))
 _TIMING = below_imports(inspect.getsource(timing))
 # A script's exit status when it cannot run at all: what ``git bisect run`` skips.
 CANNOT_RUN = 125
-EXIT_STATUSES = (f"Exit status: 1 the bug reproduces, 0 it is fixed, {CANNOT_RUN} the script cannot run\n"
-                 "(an error outside the call under test, or a failure of another kind than this one).")
+EXIT_STATUSES = (f"Exit status: 1 reproduces, 0 fixed, {CANNOT_RUN} cannot run (an error outside the call under test, "
+                 "or another kind of failure).")
 # An uncaught exception (an import, an API TVM renamed, a step before the call under test) is no
 # verdict: the script exits CANNOT_RUN after Python's traceback, not 1.
 _CANNOT_RUN_HOOK = (f"sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit({CANNOT_RUN}))"
@@ -267,7 +267,8 @@ class _Script:
         """Print "changed (``now``, not kind): what" and the error, and exit CANNOT_RUN (inside an
         ``except ... as error`` block): a failure of another kind than the recorded one."""
         f = "f" if "{" in what else ""
-        self.add(f'    print({f}"changed ({now}, not {self.finding.kind}): {what}", " ".join(str(error).split()))',
+        self.add(f'    print({f}"changed ({now}, not {self.finding.kind}):{" " + what if what else ""}",'
+                 ' " ".join(str(error).split()))',
                  f"    sys.exit({CANNOT_RUN})")
 
     def text(self, module: str) -> str:
@@ -276,9 +277,9 @@ class _Script:
         body = "\n\n" + "\n\n\n".join(blocks) + "\n"
         imports = self._imports(body)
         extra = requirements(imports)
-        needs = "Needs tvm and numpy" + (f", and {', '.join(extra)}" if extra else "") + "."
+        needs = f"Needs tvm and numpy, and {', '.join(extra)}.\n" if extra else ""
         header = (f'"""passfuzz {self.finding.kind}-{self.finding.fingerprint}: {self.finding.kind} {self.title}.\n\n'
-                  f"{message}\n{needs} {EXIT_STATUSES}\n\"\"\"\n")
+                  f"{message}\n{needs}{EXIT_STATUSES}\n\"\"\"\n")
         return header + imports + body
 
     def _imports(self, code: str) -> str:
@@ -286,6 +287,8 @@ class _Script:
             return re.search(rf"(?<![\w.]){re.escape(name)}[.(]", code) is not None
         stdlib = [f"import {m}" for m in ("importlib", "math", "os", "pickle", "shutil", "signal", "subprocess", "sys",
                                           "tempfile", "time") if m == "sys" or uses(m)]
+        if "TypeVar(" in code:  # a TIR kernel's symbolic buffer shape, as 0.27 prints and parses it
+            stdlib.append("from typing import TypeVar")
         third = [line for name, line in (("ml_dtypes", "import ml_dtypes"), ("np", "import numpy as np"),
                                          ("tvm", "import tvm"), ("relax", "from tvm import relax"),
                                          ("s_tir", "from tvm import s_tir"),
