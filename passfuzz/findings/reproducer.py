@@ -287,8 +287,10 @@ class _Script:
             return re.search(rf"(?<![\w.]){re.escape(name)}[.(]", code) is not None
         stdlib = [f"import {m}" for m in ("importlib", "math", "os", "pickle", "shutil", "signal", "subprocess", "sys",
                                           "tempfile", "time") if m == "sys" or uses(m)]
-        if "TypeVar(" in code:  # a TIR kernel's symbolic buffer shape, as 0.27 prints and parses it
-            stdlib.append("from typing import TypeVar")
+        if "TypeVar(" in code:
+            # A TIR kernel's symbolic buffer shape, as 0.27 prints it and parses it exactly (written
+            # as a string, the parser makes it int32); TVM's parser, not Python, reads the annotations.
+            stdlib = ["from __future__ import annotations", "", *stdlib, "from typing import TypeVar"]
         third = [line for name, line in (("ml_dtypes", "import ml_dtypes"), ("np", "import numpy as np"),
                                          ("tvm", "import tvm"), ("relax", "from tvm import relax"),
                                          ("s_tir", "from tvm import s_tir"),
