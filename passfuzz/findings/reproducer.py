@@ -1,18 +1,22 @@
-"""Render a finding as a standalone script (tvm + numpy only), written for the reader of a bug report.
+"""Render a finding as a standalone script (tvm + numpy, and what its header names beyond them),
+written for the reader of a bug report.
 
 A script is the original module as TVMScript (constants inline: ``script(show_meta=True)``
-segfaults on tensor constants, so metadata references are replaced by value), then the few
-straight-line calls its kind needs, and one printed line: "BUG REPRODUCES (kind): ..." with exit
-status 1, or "fixed: ..." with 0.
+segfaults on tensor constants, so metadata references are replaced by value; symbolic dims as
+written by hand), then the few straight-line calls its kind needs, and one printed line:
+"BUG REPRODUCES (kind): ..." with exit status 1, or "fixed: ..." with 0. Only the call under test
+is inside ``try``; any other uncaught error exits CANNOT_RUN (125, what ``git bisect run``
+skips) through the script's ``sys.excepthook``, and so does a failure of another kind ("changed").
 
 - pass-error / ill-formed: the passes (the failing one inside ``try``), then ``well_formed``.
 - compile-error / runtime-error / wrong-result: the optimized module compiled and called (through
   the adapter passfuzz used, when a pass changed ``main``), then the original, then a dtype/shape
   check and ``np.testing.assert_allclose`` with the oracle's rtol/atol (the oracle judges floats
-  by the same criterion, ``oracle.close_floats``). Gradient: ``main_adjoint`` against central
-  differences of ``main`` (passfuzz.portable.finite_differences, copied).
-- crash / hang: the script re-runs itself in a child process (``standalone.run_child``) to read
-  the signal or the timeout; the crashing call is the child's last.
+  by the same criterion, ``oracle.close_floats``). Gradient: ``main_adjoint`` against the loss
+  and central differences the oracle expected, inline (``finite_differences.expected_gradients``).
+  A schedule the finding blames: its kernel alone (``scheduled_kernel``), TVM's schedule calls.
+- crash / hang: what runs before the crashing call runs in the script; the call alone in a forked
+  child, whose signal or timeout the script reads.
 - reference-mismatch: numpy's outputs inline against the unoptimized module.
 - pipeline-error / pipeline-crash / pipeline-hang: a child runs ``tvm.compile`` and the call as is
   and fails (``standalone.run_child`` reads how); then the build with the blamed pipeline pass
