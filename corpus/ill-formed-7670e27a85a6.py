@@ -1,21 +1,23 @@
 """passfuzz ill-formed-7670e27a85a6: ill-formed after CombineParallelMatmul on llvm.
 
 error at well-formed:CombineParallelMatmul: IllFormed: Expression of type R.Tensor(dtype="float32", ndim=2) cannot be assigned to a variable of type R.Tensor((2, 1), dtype="float32")
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
-from typing import TypeVar
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 from tvm import relax
 from tvm.script import ir as I
 from tvm.script import relax as R
+from tvm.script import tirx as T
 
 
-n3 = TypeVar("n3")
 @I.ir_module
 class Module:
     @R.function
-    def main(x0: R.Tensor((2, 3), dtype="float32"), w1: R.Tensor((3, 1), dtype="float32"), w3: R.Tensor((1,), dtype="float32"), w5: R.Tensor((3, 1), dtype="float32"), w7: R.Tensor((n3,), dtype="float32")) -> R.Tuple(R.Tensor((2, 1), dtype="float32"), R.Tensor((2, n3), dtype="float32")):
+    def main(x0: R.Tensor((2, 3), dtype="float32"), w1: R.Tensor((3, 1), dtype="float32"), w3: R.Tensor((1,), dtype="float32"), w5: R.Tensor((3, 1), dtype="float32"), w7: R.Tensor(("n3",), dtype="float32")) -> R.Tuple(R.Tensor((2, 1), dtype="float32"), R.Tensor((2, "n3"), dtype="float32")):
+        n3 = T.int64()
         R.func_attr({"num_input": 1})
         with R.dataflow():
             lv: R.Tensor((2, 1), dtype="float32") = R.matmul(x0, w1, out_dtype=None)

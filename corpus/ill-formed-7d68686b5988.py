@@ -1,9 +1,11 @@
 """passfuzz ill-formed-7d68686b5988: ill-formed after ExpandMatmulOfSum on llvm.
 
 error at well-formed:ExpandMatmulOfSum: IllFormed: Expression of type R.Tensor(dtype="float32") cannot be assigned to a variable of type R.Tensor((3, 1), dtype="float32")
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 from tvm import relax
 from tvm.script import ir as I

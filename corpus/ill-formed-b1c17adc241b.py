@@ -1,9 +1,11 @@
 """passfuzz ill-formed-b1c17adc241b: ill-formed after ReorderTakeAfterMatmul on llvm.
 
 error at well-formed:ReorderTakeAfterMatmul: IllFormed: Expression of type R.Tensor((4, 3, 2), dtype="uint8") cannot be assigned to a variable of type R.Tensor((4, 3, 2), dtype="int32")
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 import numpy as np
 from tvm import relax

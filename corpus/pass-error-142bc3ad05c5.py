@@ -1,9 +1,11 @@
 """passfuzz pass-error-142bc3ad05c5: pass-error after LegalizeOps, AnnotateTIROpPattern, FuseOps, FuseTIR, SplitLayoutRewritePreproc on llvm.
 
 error at pass:SplitLayoutRewritePreproc: InternalError: Check failed: (current_subtree_ == -1) is false: There should be a compute block if there is only one subtree under the root.
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 import numpy as np
 from tvm import relax

@@ -1,9 +1,11 @@
 """passfuzz pass-error-25e5716d1b90: pass-error after FuseTransposeMatmul on llvm.
 
 error at pass:FuseTransposeMatmul: AttributeError: 'TupleType' object has no attribute 'dtype'
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 from tvm import relax
 from tvm.script import ir as I

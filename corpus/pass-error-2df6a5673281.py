@@ -1,9 +1,11 @@
 """passfuzz pass-error-2df6a5673281: pass-error after AdjustMatmulOrder on llvm.
 
 error at pass:AdjustMatmulOrder: TypeError: Binary operators must have the same datatype for both operands.  However, R.matmul(x1, x3, out_dtype=None) uses datatype T.float32 on the LHS (Type of R.Tensor((4, 2, 3), dtype="float32")), and datatype T.float16 on the RHS (Type of R.Tensor((3, 4), dtype="float16")).
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 from tvm import relax
 from tvm.script import ir as I

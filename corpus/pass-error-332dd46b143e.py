@@ -1,9 +1,11 @@
 """passfuzz pass-error-332dd46b143e: pass-error after CombineParallelMatmul on llvm.
 
 error at pass:CombineParallelMatmul: ValueError: In ir.Op(span=None, ty=ir.Type(span=None), name="relax.split", description="", arguments=(ir.ArgumentInfo(name="x", type_info="Tensor", description="The input tensor."),), attrs_type_key="relax.attrs.SplitAttrs", num_inputs=1, support_level=10), the input axis 1 is out of range. The input tensor has 1 dimensions, so axis should be in range [-1, 1).
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 from tvm import relax
 from tvm.script import ir as I

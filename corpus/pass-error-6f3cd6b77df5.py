@@ -1,9 +1,11 @@
 """passfuzz pass-error-6f3cd6b77df5: pass-error after BindParams, LazyGetInput on llvm.
 
 error at pass:LazyGetInput: ValueError: Check failed: static_cast<size_t>(num_input_params) <= func->params.size() (1 vs. 0) : Annotation for attr::kNumInput ("num_input") specifies 1 parameters to be provided at runtime, but the function only accepts 0 parameters in total
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 import numpy as np
 from tvm import relax

@@ -1,9 +1,11 @@
 """passfuzz pass-error-84f6c43f6cd2: pass-error after ReorderTakeAfterMatmul on llvm.
 
 error at pass:ReorderTakeAfterMatmul: ValueError: Matmul requires the reduction length of the operands to be equal.  However, the LHS lv1 has shape R.shape([4]), while the RHS lv2 has shape R.shape([2]).  The reduction dimensions of T.int64(4) and T.int64(2) are not equal.
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 import numpy as np
 from tvm import relax

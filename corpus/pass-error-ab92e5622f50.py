@@ -1,9 +1,11 @@
 """passfuzz pass-error-ab92e5622f50: pass-error after ToMixedPrecision on llvm.
 
 error at pass:ToMixedPrecision: InternalError: Check failed: (tensor) is false: Expected TensorType, but got R.Shape(ndim=1)
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 import numpy as np
 from tvm import relax

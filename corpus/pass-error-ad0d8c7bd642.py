@@ -1,9 +1,11 @@
 """passfuzz pass-error-ad0d8c7bd642: pass-error after ReorderTakeAfterMatmul on llvm.
 
 error at pass:ReorderTakeAfterMatmul: ValueError: In ir.Op(span=None, ty=ir.Type(span=None), name="relax.take", description="", arguments=(ir.ArgumentInfo(name="x", type_info="Tensor", description="The source tensor."), ir.ArgumentInfo(name="indices", type_info="Tensor", description="The indices of the values to extract.")), attrs_type_key="relax.attrs.TakeAttrs", num_inputs=2, support_level=10), the input axis -1 is out of range. The input tensor has 0 dimensions, so axis should be in range [0, 0).
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 from tvm import relax
 from tvm.script import ir as I

@@ -1,9 +1,11 @@
 """passfuzz pass-error-b30cd4687e98: pass-error after DecomposeOpsForTraining on llvm.
 
 error at pass:DecomposeOpsForTraining: ValueError: ir.Op(span=None, ty=ir.Type(span=None), name="relax.nn.layer_norm", description="", arguments=(ir.ArgumentInfo(name="data", type_info="Tensor", description="Input to which layer_norm will be applied."), ir.ArgumentInfo(name="gamma", type_info="Tensor", description="The gamma scale factor."), ir.ArgumentInfo(name="beta", type_info="Tensor", description="The beta offset factor.")), attrs_type_key="relax.attrs.LayerNormAttrs", num_inputs=3, support_level=10) requires the input gamma, beta, etc., to have size same as the lengths of the data on the given axes. However, there exists (T.int64(3),) and (T.int64(1),) that are unequal.
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 import numpy as np
 from tvm import relax

@@ -1,9 +1,12 @@
 """passfuzz pass-error-c6d2a0f2e0eb: pass-error after ExpandMatmulOfSum on llvm.
 
 error at pass:ExpandMatmulOfSum: ValueError: PermuteDims expects the number of input axes to equal the ndim of the input tensor. However, the tensor ndim is 1 while the given number of axes is 2
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Needs tvm and numpy, and ml_dtypes.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 import ml_dtypes
 import numpy as np

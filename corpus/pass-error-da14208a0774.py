@@ -1,9 +1,11 @@
 """passfuzz pass-error-da14208a0774: pass-error after CombineParallelMatmul on llvm.
 
 error at pass:CombineParallelMatmul: TypeError: Cannot treat type `ir.GenericConst` as type `ir.Var`
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 import numpy as np
 from tvm import relax

@@ -1,9 +1,11 @@
 """passfuzz pass-error-ed8cfa35024a: pass-error after Gradient('main') on llvm.
 
 error at pass:Gradient('main'): InternalError: Check failed: (partials.size() == call->args.size()) is false: partials number != inputs number
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 from tvm import relax
 from tvm.script import ir as I

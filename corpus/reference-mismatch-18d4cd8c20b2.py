@@ -1,9 +1,11 @@
 """passfuzz reference-mismatch-18d4cd8c20b2: reference-mismatch in the unoptimized module.
 
 llvm: output 0 (scatter_elements, float32, shape (1, 2, 2)) of the unoptimized module differs from numpy: 1 of 4 elements differ, first at [0, 1, 0]: numpy 0.0, tvm 1.0
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 import numpy as np
 import tvm

@@ -10,6 +10,7 @@ import pytest
 from passfuzz.findings import corpus
 
 from .conftest import ROOT
+from .test_reproducer import BUDGET
 
 RECORDS = sorted((ROOT / "corpus").glob("*.json"))
 
@@ -26,6 +27,18 @@ def test_corpus_replays(run_cli):
     result = run_cli("replay", "corpus")
     assert result.returncode == 1, result.stdout + result.stderr
     assert result.stdout.count("REPRODUCES") == len(RECORDS)
+
+
+def test_every_corpus_script_is_within_its_kinds_line_budget():
+    """40 non-blank lines for a pass error or an ill-formed module, 80 for anything else."""
+    over = {}
+    for path in RECORDS:
+        kind = corpus.load(path).record["kind"]
+        text = path.with_suffix(".py").read_text()
+        count = sum(1 for line in text.splitlines() if line.strip())
+        if count > BUDGET.get(kind, 80):
+            over[path.stem] = count
+    assert not over, over
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=[path.stem for path in RECORDS])

@@ -23,7 +23,7 @@ from tvm.script import relax as R
 from tvm.script import tirx as T
 
 from passfuzz.campaign.engine import FuzzConfig, Fuzzer
-from passfuzz.findings.reproducer import module_script, module_text, render_script
+from passfuzz.findings.reproducer import CANNOT_RUN, module_script, module_text, render_script, requirements
 from passfuzz.ir.catalogue import ValueInfo
 from passfuzz.ir.program import Node, Param, Program
 from passfuzz.judge.finding import Finding
@@ -132,16 +132,18 @@ def test_ill_formed_script_checks_well_formed_after_the_pass(tmp_path):
     assert_fixed(fixed)
 
 
-def test_crash_script_runs_itself_in_a_child_and_ends_with_the_crashing_call(tmp_path):
+def test_crash_script_makes_only_the_crashing_call_in_a_forked_child(tmp_path):
     script, _ = saved(NEGATE, f"{PLANTED}segfault_on_negative", tmp_path, "crash")
     text = script.read_text()
-    assert text.rstrip().splitlines()[-1] == "mod = segfault_on_negative(Module)", text
-    assert inspect.getsource(standalone.run_child) in text
-    assert text.index('if sys.argv[1:] != ["child"]') < text.index("class Module")  # the parent never parses it
+    child = text[text.index("if os.fork() == 0:"):text.index("    os._exit(0)")]
+    assert "mod = segfault_on_negative(Module)" in child and child.count("\n    ") == 2, child  # the alarm, the call
+    assert "run_child" not in text and "sys.argv" not in text and "\ndef " not in text  # no harness re-running it
     bug, fixed = run_scripts(script, fixed_twin(script, "segfault_on_negative", "leave_unchanged"))
     assert_reproduces(bug, "crash")
     assert "died of SIGSEGV" in bug.stdout
     assert_fixed(fixed)
+    changed, = run_scripts(fixed_twin(script, "segfault_on_negative", "raise_always"))
+    assert changed.returncode == CANNOT_RUN and changed.stdout.startswith("changed (not a crash)"), changed
 
 
 def test_hang_script_reads_its_childs_timeout(tmp_path):
@@ -235,14 +237,17 @@ def test_oracle_and_assert_allclose_are_one_criterion(dtype, bound, data):
     assert (what == "values") == raised, (expected, actual, rtol, atol)
 
 
-def test_gradient_script_checks_main_adjoint_against_central_differences(tmp_path):
+def test_gradient_script_holds_the_expected_gradients_inline(tmp_path):
     x = Param((2,), "float32", -2.0, 2.0, [0.5, -1.0])
     program = Program((x, Node("exp", (0,), {}), Node("sum", (1,), {"axis": None, "keepdims": False})), (2,))
     script, optimized = saved_wrong_result(program, "tests.planted_gradient:doubled_exp_gradient,Gradient", tmp_path)
     text = script.read_text()
-    assert 'vm["main_adjoint"](*args)' in text and "def gradient_mismatch(" in text
-    # blank lines aside; the planted pass costs its import and its own line
-    assert sum(1 for line in text.splitlines() if line.strip()) <= BUDGET["wrong-result"] + 3, text
+    assert 'vm["main_adjoint"](*args)' in text
+    assert "def gradient_mismatch(" not in text and "def central_differences(" not in text  # no checker
+    # d/dx sum(exp(x)) = exp(x): the central differences inline are exp(0.5) and exp(-1.0)
+    expected = re.search(r"^expected = \[np\.array\((\[.*?\]), dtype='float64'\)\]", text, re.M)
+    np.testing.assert_allclose(json.loads(expected.group(1)), np.exp([0.5, -1.0]), rtol=1e-8)
+    assert sum(1 for line in text.splitlines() if line.strip()) <= 50, text
     bug, fixed = run_scripts(script, fixed_twin(script, "doubled_exp_gradient", "right_exp_gradient"))
     assert_reproduces(bug, "wrong-result")
     assert "main_adjoint: gradient 0" in bug.stdout
@@ -347,3 +352,68 @@ def test_a_portable_module_is_copied_below_its_imports_whatever_their_order_or_f
                    if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
         assert defined and defined == {node.name for node in tree.body
                                        if isinstance(node, (ast.FunctionDef, ast.ClassDef))}, module
+
+
+def _tvm_that_cannot_be_imported(directory):
+    stub = directory / "stub" / "tvm"
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text('raise ImportError("this tvm cannot be imported")\n')
+    return stub.parent
+
+
+def test_a_script_that_cannot_import_tvm_exits_125_not_1(tmp_path):
+    script, _ = saved(NEGATE, f"LegalizeOps,{PLANTED}raise_after_legalize", tmp_path, "pass-error")
+    assert "Exit status: 1 reproduces, 0 fixed, 125 cannot run" in script.read_text()
+    env = dict(ENV, PYTHONPATH=f"{_tvm_that_cannot_be_imported(tmp_path)}{os.pathsep}{ROOT}")
+    result = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                            env=env)
+    assert result.returncode == CANNOT_RUN and "this tvm cannot be imported" in result.stderr, result
+    assert not result.stdout, result  # no verdict printed
+
+
+def test_a_script_whose_custom_pass_module_is_missing_exits_125(tmp_path):
+    script, _ = saved(NEGATE, f"LegalizeOps,{PLANTED}raise_after_legalize", tmp_path, "pass-error")
+    assert "Needs tvm and numpy, and tests." in script.read_text()  # the pass's own module, said in the header
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                            env=env)  # run elsewhere: tests.planted_passes is not importable
+    assert result.returncode == CANNOT_RUN and "ModuleNotFoundError" in result.stderr, result
+
+
+def test_a_failure_of_another_kind_than_the_recorded_one_exits_125(tmp_path):
+    # A wrong result's pass now raises; a compile error's module now compiles and gives wrong values.
+    script, optimized = saved_wrong_result(NEGATE, f"{PLANTED}scaled_negative(2.0)", tmp_path)
+    raising = tmp_path / "now-raising.py"
+    raising.write_text(re.sub(r"\bscaled_negative\b(\(2\.0\))?", "raise_always", script.read_text()))
+    passes = resolve_list(f"{PLANTED}scaled_negative(2.0)")
+    as_compile_error = tmp_path / "compile-error-now-wrong.py"
+    as_compile_error.write_text(render_script(NEGATE, passes, Finding("compile-error", "c" * 12, "", "m", "compile:llvm"),
+                                              module_text(NEGATE, passes), ["llvm"], 60, optimized))
+    now_raising, now_wrong = run_scripts(raising, as_compile_error)
+    assert now_raising.returncode == CANNOT_RUN and "unsupported pattern" in now_raising.stderr, now_raising
+    assert not now_raising.stdout, now_raising
+    assert now_wrong.returncode == CANNOT_RUN, now_wrong
+    assert now_wrong.stdout.startswith("changed (wrong-result, not compile-error)"), now_wrong
+
+
+def test_a_script_names_what_it_needs_beyond_tvm_and_numpy(tmp_path):
+    bfloat16, _ = saved_wrong_result(BF16_PROGRAM, f"{PLANTED}permute_as_reshape", tmp_path)
+    text = bfloat16.read_text()
+    assert requirements(text) == ["ml_dtypes", "tests"]
+    assert "Needs tvm and numpy, and ml_dtypes, tests." in text
+    assert "needs `tvm`, `numpy` and `ml_dtypes`, `tests`" in bfloat16.with_suffix(".md").read_text()
+    plain = render_script(NEGATE, resolve_list("FoldConstant"), Finding("wrong-result", "f" * 12, "", "m", "run:llvm"),
+                          module_text(NEGATE, []), ["llvm"], 60, None)
+    assert requirements(plain) == [] and "Needs" not in plain  # nothing beyond tvm and numpy
+
+
+def test_symbolic_dims_print_as_tvmscript_is_written():
+    n = Param((2, 3), "float32", -4, 4, [[1.0, 2.0, 3.0], [0.0, -1.0, 4.0]], dims=("n", ""))
+    program = Program((n, Node("negative", (0,))), (1,))
+    mod = build_module(program)
+    assert 'TypeVar("n")' in mod.script()  # what TVM 0.27 prints
+    text = module_script(mod)
+    assert "TypeVar" not in text and 'R.Tensor(("n", 3), dtype="float32")' in text, text
+    assert "        n = T.int64()\n" in text  # the body's annotations use it
+    parsed = tvm.script.from_source(text, extra_vars=SCRIPT_NAMES)
+    assert tvm_ffi.structural_equal(parsed, mod), text

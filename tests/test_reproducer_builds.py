@@ -6,6 +6,9 @@ import dataclasses
 import inspect
 import json
 import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -16,7 +19,7 @@ from passfuzz.portable import standalone
 from passfuzz.run.builds import parse_build, recorded_build
 
 from .conftest import ROOT
-from .test_reproducer import NEGATE, PLANTED, assert_fixed, assert_reproduces, run_scripts
+from .test_reproducer import ENV, NEGATE, PLANTED, assert_fixed, assert_reproduces, run_scripts
 
 ALL_STEPS = [step for steps in standalone.STEPS.values() for step in steps]
 # What each feature copies beside its step: none of it may appear in a script that does not use it.
@@ -140,3 +143,21 @@ def test_each_corpus_script_copies_only_the_steps_its_records_build_needs(record
     targets = data["targets"][:2] if data["kind"] == "target-mismatch" else data["targets"][:1]
     assert_copies_only_its_steps(text, union_of_steps(targets, recorded_build(data).as_dict(),
                                                       "def lift_closures(" in text))
+
+
+def test_a_schedule_finding_is_its_kernel_and_tvms_schedule_calls(tmp_path):
+    """A real TVM defect (vectorize, cache_write, reverse_compute_at give a wrong result): its
+    script is the PrimFunc, the schedule's calls and the comparison, and it reproduces."""
+    for suffix in (".json", ".py", ".md"):
+        shutil.copy(ROOT / "corpus" / f"wrong-result-b894fe0381b2{suffix}", tmp_path)
+    rewrite = subprocess.run([sys.executable, "-m", "passfuzz", "replay", "--rewrite", str(tmp_path)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=300, env=ENV)
+    assert "rewritten" in rewrite.stdout, rewrite
+    script = tmp_path / "wrong-result-b894fe0381b2.py"
+    text = script.read_text()
+    assert "@T.prim_func" in text and "sch.vectorize(loop=" in text and "sch.cache_write(" in text, text
+    assert "R.function" not in text and "compile_with" not in text and "\ndef " not in text.split("sch = ", 1)[1]
+    assert non_blank(text) <= BUDGET, text
+    result, = run_scripts(script)
+    assert_reproduces(result, "wrong-result")
+    assert "the scheduled add differs from the unscheduled one" in result.stdout

@@ -143,7 +143,7 @@ def _write(corpus_dir: Path, observe: bool, tvm_version: str) -> int:
     from passfuzz.findings import faults as fault_files
     from passfuzz.findings import known_bugs
     from passfuzz.findings.corpus import atomic_write
-    from passfuzz.findings.report import environment
+    from passfuzz.findings.environment import environment
 
     if not corpus_dir.is_dir():
         raise UsageError(f"--write-baseline {corpus_dir}: not a directory")

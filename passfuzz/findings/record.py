@@ -16,7 +16,7 @@ from passfuzz.judge.finding import Finding
 from passfuzz.passes.names import PassSpec
 
 from .corpus import FORMAT_VERSION, finding_id
-from .report import environment
+from .environment import environment
 from .reproducer import module_text
 
 LOG_CHARACTERS = 4000  # the tail of a finding's log a record keeps

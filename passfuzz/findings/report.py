@@ -3,11 +3,7 @@ values, the reproducer script inline, what should happen, and the environment it
 
 from __future__ import annotations
 
-import platform
 import re
-
-import numpy as np
-import tvm
 
 from passfuzz.ir.catalogue import RTOL
 from passfuzz.judge.gradient import PASS_NAME as GRADIENT
@@ -15,29 +11,8 @@ from passfuzz.judge.oracle import REFERENCE_SLACK, target_slack
 from passfuzz.passes.names import PassSpec
 from passfuzz.run.builds import parse_build
 
-from .reproducer import describe
-
-
-def environment() -> dict[str, str]:
-    """Where a finding was seen: what a maintainer asks first."""
-    info = tvm.support.libinfo()
-    commit = info.get("GIT_COMMIT_HASH") or getattr(getattr(tvm, "_version", None), "commit_id", None) or "unknown"
-    try:
-        llvm = info.get("LLVM_VERSION") or str(tvm.target.codegen.llvm_version_major())
-    except Exception:  # noqa: BLE001 - a TVM built without LLVM
-        llvm = "none"
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), cpu)
-    except OSError:
-        pass
-    try:
-        cpu += f" ({tvm.target.codegen.llvm_get_system_cpu()})"  # what -mcpu=host means here
-    except Exception:  # noqa: BLE001
-        pass
-    return {"tvm": tvm.__version__, "tvm_commit": str(commit), "llvm": llvm, "os": platform.platform(),
-            "cpu": cpu, "python": platform.python_version(), "numpy": np.__version__}
+from .environment import environment_lines
+from .reproducer import describe, requirements
 
 
 def _short_path(line: str) -> str:
@@ -151,17 +126,18 @@ def _expected(record: dict) -> str:
 
 
 def _environment(record: dict) -> str:
-    env = record.get("environment") or {}
-    lines = [f"- TVM {env.get('tvm', record['tvm_version'])}"
-             + (f" (commit {env['tvm_commit']})" if env.get("tvm_commit") else "")
-             + (f", LLVM {env['llvm']}" if env.get("llvm") else "")]
-    if env:
-        lines.append(f"- {env.get('os', '?')}; CPU {env.get('cpu', '?')}")
-        lines.append(f"- Python {env.get('python', '?')}, numpy {env.get('numpy', '?')}")
+    lines = environment_lines({"tvm": record["tvm_version"], **(record.get("environment") or {})})
     lines.append(f"- target `{', '.join(record['targets'])}`"
                  + (f", build `{record['build']}`" if record.get("build") else ""))
     lines.append(f"- found by passfuzz {record['passfuzz_version']}: `{record['id']}` ({record['signature']})")
     return "\n".join(lines)
+
+
+def _needs(script: str) -> str:
+    """What running the script takes, from its own imports."""
+    extra = requirements(script)
+    return "needs only `tvm` and `numpy`" if not extra else \
+        "needs `tvm`, `numpy` and " + ", ".join(f"`{name}`" for name in extra)
 
 
 def render_report(record: dict, script: str) -> str:
@@ -180,8 +156,9 @@ def render_report(record: dict, script: str) -> str:
 
 ## Steps to reproduce
 
-`python {record['id']}.py` needs only `tvm` and `numpy`; it prints one line and exits 1 while the bug is
-present, 0 once it is fixed.
+`python {record['id']}.py` {_needs(script)}; it prints one line and exits 1 while the bug is present, 0 once
+it is fixed, and 125 when it cannot run at all (an error outside the call under test, or a failure of another
+kind than this one).
 
 ```python
 {script.rstrip()}

@@ -1,18 +1,22 @@
-"""Render a finding as a standalone script (tvm + numpy only), written for the reader of a bug report.
+"""Render a finding as a standalone script (tvm + numpy, and what its header names beyond them),
+written for the reader of a bug report.
 
 A script is the original module as TVMScript (constants inline: ``script(show_meta=True)``
-segfaults on tensor constants, so metadata references are replaced by value), then the few
-straight-line calls its kind needs, and one printed line: "BUG REPRODUCES (kind): ..." with exit
-status 1, or "fixed: ..." with 0.
+segfaults on tensor constants, so metadata references are replaced by value; symbolic dims as
+written by hand), then the few straight-line calls its kind needs, and one printed line:
+"BUG REPRODUCES (kind): ..." with exit status 1, or "fixed: ..." with 0. Only the call under test
+is inside ``try``; any other uncaught error exits CANNOT_RUN (125, what ``git bisect run``
+skips) through the script's ``sys.excepthook``, and so does a failure of another kind ("changed").
 
 - pass-error / ill-formed: the passes (the failing one inside ``try``), then ``well_formed``.
 - compile-error / runtime-error / wrong-result: the optimized module compiled and called (through
   the adapter passfuzz used, when a pass changed ``main``), then the original, then a dtype/shape
   check and ``np.testing.assert_allclose`` with the oracle's rtol/atol (the oracle judges floats
-  by the same criterion, ``oracle.close_floats``). Gradient: ``main_adjoint`` against central
-  differences of ``main`` (passfuzz.portable.finite_differences, copied).
-- crash / hang: the script re-runs itself in a child process (``standalone.run_child``) to read
-  the signal or the timeout; the crashing call is the child's last.
+  by the same criterion, ``oracle.close_floats``). Gradient: ``main_adjoint`` against the loss
+  and central differences the oracle expected, inline (``finite_differences.expected_gradients``).
+  A schedule the finding blames: its kernel alone (``scheduled_kernel``), TVM's schedule calls.
+- crash / hang: what runs before the crashing call runs in the script; the call alone in a forked
+  child, whose signal or timeout the script reads.
 - reference-mismatch: numpy's outputs inline against the unoptimized module.
 - pipeline-error / pipeline-crash / pipeline-hang: a child runs ``tvm.compile`` and the call as is
   and fails (``standalone.run_child`` reads how); then the build with the blamed pipeline pass
@@ -32,6 +36,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+import sys
 from typing import Sequence
 
 import numpy as np
@@ -59,6 +64,8 @@ from passfuzz.run.builds import PLAIN_BUILD, Build
 from passfuzz.run.calling import ADJOINT, PLAIN, Adapter
 from passfuzz.run.execute import Outcome
 from passfuzz.run.speed import SpeedCheck
+
+from .scheduled_kernel import Kernel, scheduled_kernel
 
 # Scalar constants of these dtypes print inline (R.const(1, "int8")); every other constant,
 # uint8 and bfloat16 scalars included (measured on TVM 0.27), prints as a metadata reference.
@@ -92,9 +99,12 @@ def _array_literal(array) -> str:
     if isinstance(array, tuple):
         return "(" + "".join(f"{_array_literal(item)}, " for item in array) + ")"
     # tolist() then repr() round-trips float32/float16/bfloat16 exactly; -0.0 keeps its sign.
-    # numpy has no bfloat16 of its own: ml_dtypes (a dependency of tvm) provides it.
-    dtype = "ml_dtypes.bfloat16" if array.dtype.name == "bfloat16" else repr(array.dtype.name)
-    return f"np.array({array.tolist()!r}, dtype={dtype})"
+    return f"np.array({array.tolist()!r}, dtype={_dtype_literal(array.dtype)})"
+
+
+def _dtype_literal(dtype: np.dtype) -> str:
+    """numpy has no bfloat16 of its own: ml_dtypes (a dependency of tvm) provides it."""
+    return "ml_dtypes.bfloat16" if dtype.name == "bfloat16" else repr(dtype.name)
 
 
 def _const_literal(array: np.ndarray) -> str:
@@ -113,7 +123,30 @@ def module_script(mod: tvm.IRModule) -> str:
     text = re.sub(r"^ *def \w+\(.*$", _quoted_prim_dims, text, flags=re.MULTILINE)
     lines = [line for line in text.splitlines()  # the script imports what it needs itself
              if not line.startswith(("# from tvm.", "# from typing")) and "Metadata omitted" not in line]
-    return "\n".join(lines).strip() + "\n"
+    return tvmscript_dims("\n".join(lines).strip() + "\n")
+
+
+def tvmscript_dims(text: str) -> str:
+    """Symbolic dims as TVMScript is written by hand: TVM 0.27 prints ``n = TypeVar("n")`` above
+    the module and ``R.Tensor((n, 3))``; written, a signature names them as strings
+    (``R.Tensor(("n", 3))``) and a body that uses them declares them first (``n = T.int64()``).
+    Both parse to the same module; a text without TypeVar is returned as it is."""
+    names = re.findall(r'^(\w+) = TypeVar\("\w+"\)$', text, flags=re.MULTILINE)
+    if not names:
+        return text
+    text = re.sub(r'^\w+ = TypeVar\("\w+"\)\n', "", text, flags=re.MULTILINE)
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if not re.match(r" *def \w+\(", line):
+            continue
+        used = [n for n in names if re.search(rf'(?<![\w".]){n}\b(?!\s*:)', line)]
+        for name in used:
+            line = re.sub(rf'(?<![\w".]){name}\b(?!\s*:)', f'"{name}"', line)
+        later = "\n".join(lines[i + 1:])
+        indent = " " * (len(line) - len(line.lstrip()) + 4)
+        declared = [f"{indent}{n} = T.int64()" for n in used if re.search(rf'(?<![\w".]){n}\b', later)]
+        lines[i] = "\n".join([line, *declared])
+    return "\n".join(lines) + "\n"
 
 
 def _quoted_prim_dims(match: re.Match) -> str:
@@ -177,7 +210,8 @@ def _schedules_for(steps) -> str:
     table = "PRIMITIVES = {" + ", ".join(f"{name!r}: {f.__name__}" for name, f in zip(names, primitives)) + "}"
     return "\n\n\n".join(["\n".join(constants), _source(*([schedules.loop_at] if needs_loop else []), *primitives),
                            table, _source(schedules.root_blocks, schedules.schedulable, schedules.apply_step,
-                                          schedules.schedule_function, schedules.apply_schedule,
+                                          schedules.schedule_of, schedules.schedule_function,
+                                          schedules.steps_per_function, schedules.apply_schedule,
                                           schedules.schedule_pass)])
 
 
@@ -195,11 +229,17 @@ def below_imports(source: str) -> str:
 _TUNING_RECORDS = below_imports(inspect.getsource(tuning_records))
 # The dlight rules a --build dlight=random finding drew are data in its build (passfuzz.portable.dlight_rules).
 _DLIGHT_RULES = below_imports(inspect.getsource(dlight_rules))
-_FINITE_DIFFERENCES = below_imports(inspect.getsource(finite_differences))
 _TIMING = below_imports(inspect.getsource(timing))
-# Crash, hang and pipeline scripts: how a child re-running the script ended.
-_FATE_PREFIX = {"crash": "died of", "hang": "no result", "pipeline-crash": "died of", "pipeline-hang": "no result",
-                "pipeline-error": "exited with status"}
+# A script's exit status when it cannot run at all: what ``git bisect run`` skips.
+CANNOT_RUN = 125
+EXIT_STATUSES = (f"Exit status: 1 reproduces, 0 fixed, {CANNOT_RUN} cannot run (an error outside the call under test, "
+                 "or another kind of failure).")
+# An uncaught exception (an import, an API TVM renamed, a step before the call under test) is no
+# verdict: the script exits CANNOT_RUN after Python's traceback, not 1.
+_CANNOT_RUN_HOOK = (f"sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit({CANNOT_RUN}))"
+                    "  # cannot run")
+# Pipeline scripts: how a child re-running the script ended.
+_FATE_PREFIX = {"pipeline-crash": "died of", "pipeline-hang": "no result", "pipeline-error": "exited with status"}
 
 
 class _Script:
@@ -208,7 +248,6 @@ class _Script:
     def __init__(self, finding: Finding, title: str):
         self.finding, self.title = finding, title
         self.helpers: list[str] = []
-        self.parent: list[str] = []  # before the module: a crash script's parent never parses it
         self.lines: list[str] = []
         self.custom_imports: list[str] = []
         self.tvm_imports: list[str] = []  # TVM modules a pass's arguments come from (PassSpec.tvm_imports)
@@ -229,22 +268,34 @@ class _Script:
                  f' *str(error).strip().splitlines(){line})',
                  "    sys.exit(1)")
 
+    def changed(self, now: str, what: str) -> None:
+        """Print "changed (``now``, not kind): what" and the error, and exit CANNOT_RUN (inside an
+        ``except ... as error`` block): a failure of another kind than the recorded one."""
+        f = "f" if "{" in what else ""
+        self.add(f'    print({f}"changed ({now}, not {self.finding.kind}):{" " + what if what else ""}",'
+                 ' " ".join(str(error).split()))',
+                 f"    sys.exit({CANNOT_RUN})")
+
     def text(self, module: str) -> str:
         message = self.finding.message.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-        header = (f'"""passfuzz {self.finding.kind}-{self.finding.fingerprint}: {self.finding.kind} {self.title}.\n\n'
-                  f"{message}\nExits 1 while the bug reproduces, 0 once it is fixed.\n\"\"\"\n")
-        blocks = self.helpers + (["\n".join(self.parent)] if self.parent else []) + [module, "\n".join(self.lines)]
+        blocks = self.helpers + [module, "\n".join(self.lines)]
         body = "\n\n" + "\n\n\n".join(blocks) + "\n"
-        return header + self._imports(body) + body
+        imports = self._imports(body)
+        extra = requirements(imports)
+        needs = f"Needs tvm and numpy, and {', '.join(extra)}.\n" if extra else ""
+        header = (f'"""passfuzz {self.finding.kind}-{self.finding.fingerprint}: {self.finding.kind} {self.title}.\n\n'
+                  f"{message}\n{needs}{EXIT_STATUSES}\n\"\"\"\n")
+        return header + imports + body
 
     def _imports(self, code: str) -> str:
         def uses(name: str) -> bool:
             return re.search(rf"(?<![\w.]){re.escape(name)}[.(]", code) is not None
         stdlib = [f"import {m}" for m in ("importlib", "math", "os", "pickle", "shutil", "signal", "subprocess", "sys",
-                                      "tempfile", "time")
-                  if uses(m)]
-        if "TypeVar(" in code:  # TVMScript declares symbolic shape variables with TypeVar
-            stdlib.append("from typing import TypeVar")
+                                          "tempfile", "time") if m == "sys" or uses(m)]
+        if "TypeVar(" in code:
+            # A TIR kernel's symbolic buffer shape, as 0.27 prints it and parses it exactly (written
+            # as a string, the parser makes it int32); TVM's parser, not Python, reads the annotations.
+            stdlib = ["from __future__ import annotations", "", *stdlib, "from typing import TypeVar"]
         third = [line for name, line in (("ml_dtypes", "import ml_dtypes"), ("np", "import numpy as np"),
                                          ("tvm", "import tvm"), ("relax", "from tvm import relax"),
                                          ("s_tir", "from tvm import s_tir"),
@@ -254,10 +305,25 @@ class _Script:
                                          ("I", "from tvm.script import ir as I"),
                                          ("R", "from tvm.script import relax as R"),
                                          ("T", "from tvm.script import tirx as T")) if uses(name)]
-        text = "\n".join(stdlib) + "\n\n" + "\n".join(third + list(dict.fromkeys(self.tvm_imports))) + "\n"
+        text = "\n".join(stdlib) + "\n\n" + _CANNOT_RUN_HOOK + "\n\n" \
+            + "\n".join(third + list(dict.fromkeys(self.tvm_imports))) + "\n"
         if self.custom_imports:  # a pass of the user's own, found from the current directory as passfuzz did
             text += '\nsys.path.insert(0, "")\n' + "\n".join(sorted(set(self.custom_imports))) + "\n"
         return text
+
+
+def requirements(script: str) -> list[str]:
+    """What a script (or its imports) imports beyond tvm, numpy and the standard library: its
+    top-level modules, in the order it imports them (ml_dtypes for bfloat16 values, a user's
+    own pass module)."""
+    found: list[str] = []
+    for node in ast.parse(script).body:
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+        for root in (name.split(".")[0] for name in names):
+            if root not in ("tvm", "numpy", *sys.stdlib_module_names, *found):
+                found.append(root)
+    return found
 
 
 def _literal(values) -> str:
@@ -291,6 +357,11 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
         sides = _Sides(twin, passes, targets, build, ADJOINT, False)
     else:
         sides = _Sides(program, passes, targets, build, adapter, closures)
+    kernel = _scheduled_kernel(program, passes, finding, targets[0], build, adapter, timeout)
+    if kernel is not None:  # the schedule is at fault: its kernel alone, no Relax
+        script.custom_imports = []
+        _kernel(script, kernel, targets[0], _tolerances(program, passes, 1.0))
+        return script.text(kernel.script.rstrip())
     if kind in ("pass-error", "ill-formed"):
         _pass_failure(script, sides, kind)
     elif kind in ("crash", "hang"):
@@ -337,15 +408,14 @@ class _Sides:
     def compile_lines(self, script: _Script, module: str, optimized: bool,
                       target: str | None = None) -> tuple[list[str], str, str]:
         """(lines that compile ``module`` into ``executable`` as passfuzz did, the device, how an
-        argument ``a`` is converted for it). ``target``: an expression standing for the target
-        (a target mismatch runs one script per target)."""
+        argument ``a`` is converted for it: a caller that converts calls ``converting``).
+        ``target``: an expression standing for the target (a target mismatch runs one script per
+        target)."""
         build = self.build.as_dict() if optimized else {}
         lift = self.closures if optimized else standalone.has_closures(build_module(self.program))
         tuples = any(not isinstance(a, np.ndarray) for a in self.arguments)  # not all tensors
         if target is None and standalone.is_plain(self.target, build):
             compiled = f"relax.transform.LambdaLift()({module})" if lift else module
-            if tuples:
-                script.need(_source(standalone.to_tvm))
             return ([f"executable = tvm.compile({compiled}, {self.target!r})"], "tvm.cpu()",
                     "to_tvm(a)" if tuples else "tvm.runtime.tensor(a)")
         every = {name: standalone.steps_for(name, build, lift) for name in ([self.target] if target is None
@@ -355,15 +425,27 @@ class _Sides:
             script.need(source)
         steps = _steps_literal(every[self.target]) if target is None else \
             "{" + ", ".join(f"{name!r}: {_steps_literal(chosen)}" for name, chosen in every.items()) + f"}}[{target}]"
-        if tuples:
-            script.need(_source(standalone.to_tvm))
         return [f"executable, device = compile_with({module}, {target or repr(self.target)}, {build!r}, {steps})"], \
             "device", "to_tvm(a, device)" if tuples else "tvm.runtime.tensor(a, device)"
+
+    @staticmethod
+    def converting(script: _Script, convert: str) -> str:
+        """``convert`` (as compile_lines gives it), with the helper it calls copied."""
+        if convert.startswith("to_tvm("):
+            script.need(_source(standalone.to_tvm))
+        return convert
 
     def run_lines(self, script: _Script, module: str, optimized: bool, result: str,
                   target: str | None = None) -> list[str]:
         """Compile ``module`` and call it as passfuzz did, leaving its outputs (numpy) in ``result``;
         the call into ``result`` is the last line but one."""
+        compiled, called = self.run_parts(script, module, optimized, result, target)
+        return compiled + called
+
+    def run_parts(self, script: _Script, module: str, optimized: bool, result: str,
+                  target: str | None = None) -> tuple[list[str], list[str]]:
+        """``run_lines`` in two: (the lines that compile, the lines that call), so that a script
+        catches a failure in the one its finding is about."""
         adapter = self.adapter if optimized else PLAIN
         lines, device, convert = self.compile_lines(script, module, optimized, target)
         script.need(_source(standalone.numpy_outputs))
@@ -374,7 +456,7 @@ class _Sides:
         if setter:
             call.append(last)
         executable, lines = _inlined(lines) if not optimized else ("executable", lines)
-        return lines + [f"args = [{convert} for a in arguments]"] + before + \
+        return lines, [f"args = [{self.converting(script, convert)} for a in arguments]"] + before + \
             [f"vm = relax.VirtualMachine({executable}, {device})"] + call + [f"{result} = numpy_outputs({returned})"]
 
     def _call(self, script: _Script, adapter: Adapter) -> tuple[list[str], list[str]]:
@@ -457,16 +539,74 @@ def _assertions(tolerances: list, dtypes: list[str]) -> list[str]:
 
 
 def _comparison(script: _Script, tolerances: list, dtypes: list[str], what: str) -> None:
-    """``actual`` against ``expected`` (``_assertions``); a difference is the bug."""
-    script.add("try:", *[f"    {line}" for line in _assertions(tolerances, dtypes)])
-    script.add("except AssertionError as error:",
-               f'    print("BUG REPRODUCES ({script.finding.kind}):{(" " + what) if what else ""}",'
+    """``actual`` against ``expected`` (``_assertions``); a difference is the bug, or for a finding
+    of another kind (a compile or run error) a change."""
+    script.add("try:", *[f"    {line}" for line in _assertions(tolerances, dtypes)], "except AssertionError as error:")
+    if script.finding.kind in ("compile-error", "runtime-error"):
+        script.changed("wrong-result", what)
+        return
+    script.add(f'    print("BUG REPRODUCES ({script.finding.kind}):{(" " + what) if what else ""}",'
                ' " ".join(str(error).split()))',
                "    sys.exit(1)")
 
 
+def _under_test(script: _Script, parts: Sequence[list[str]], kinds: Sequence[str]) -> None:
+    """Each of ``parts`` (a side's compile lines, then its call lines) as is, but the one of the
+    finding's kind (``kinds``: the kind each part fails with) inside ``try``: its failure is the
+    bug; any other step's error is no verdict (the script's exit hook)."""
+    for part, kind in zip(parts, kinds):
+        if kind != script.finding.kind:
+            script.add(*part)
+            continue
+        script.add("try:", *[f"    {line}" for line in part], "except Exception as error:")
+        script.verdict("{type(error).__name__}:")
+
+
 def _output_dtypes(program: Program) -> list[str]:
     return [info.dtype for _, info in output_leaves(program, analyse(program, check_values=False))]
+
+
+def _scheduled_kernel(program: Program, passes: Sequence[PassSpec], finding: Finding, target: str, build: Build,
+                      adapter: Adapter, timeout: float) -> Kernel | None:
+    """The kernel of a finding its schedule is blamed for (``finding.schedule`` holds the steps up
+    to the blamed one) when the build is only the schedule on a CPU target, and the finding a
+    compile or run error or a wrong result; else None (the script then runs the whole module)."""
+    if not finding.schedule or finding.kind not in ("compile-error", "runtime-error", "wrong-result") \
+            or not standalone.is_plain(target) or set(build.as_dict()) - {"schedule", "schedule_steps"}:
+        return None
+    return scheduled_kernel(program, passes, finding.schedule, target, adapter, timeout)
+
+
+def _kernel(script: _Script, kernel: Kernel, target: str, tolerances: list) -> None:
+    """The kernel's schedule (TVM's own calls, from its trace), its compile or call inside ``try``
+    for a compile or run error, then the unscheduled kernel, and its outputs compared."""
+    name = kernel.name
+    arguments = [f"np.zeros({a.shape!r}, {_dtype_literal(a.dtype)})" if k in kernel.outputs else _array_literal(a)
+                 for k, a in enumerate(kernel.arguments)]
+    listed = f"[{', '.join(arguments)}]" if sum(len(a) + 2 for a in arguments) <= 90 else \
+        "[\n" + "".join(f"    {a},\n" for a in arguments) + "]"
+    script.add(f"sch = tvm.s_tir.Schedule({name})", *kernel.trace, f"arguments = {listed}")
+    _under_test(script, ([f"scheduled = tvm.compile(sch.mod, {target!r})"],
+                         ["actual = [tvm.runtime.tensor(a) for a in arguments]", "scheduled(*actual)"]),
+                ("compile-error", "runtime-error"))
+    script.add("expected = [tvm.runtime.tensor(a) for a in arguments]", f"tvm.compile({name}, {target!r})(*expected)")
+    limits = [limit for limit in tolerances if limit is not None]
+    rtol, atol = (max(r for r, _ in limits), max(a for _, a in limits)) if limits else (0.0, 0.0)
+    checks = []
+    for k in kernel.outputs:
+        pair, what = f"actual[{k}].numpy(), expected[{k}].numpy()", f"err_msg='buffer {k}'"
+        if kernel.arguments[k].dtype.kind in "iub":
+            checks.append(f"np.testing.assert_array_equal({pair}, {what})")
+        else:  # the finding's tolerance (the largest of its outputs'), in float64
+            pair = f'actual[{k}].numpy().astype("float64"), expected[{k}].numpy().astype("float64")'
+            checks.append(f"np.testing.assert_allclose({pair}, rtol={rtol!r}, atol={atol!r}, equal_nan=True, {what})")
+    script.add("try:", *[f"    {line}" for line in checks], "except AssertionError as error:")
+    what = f"the scheduled {name} differs from the unscheduled one:"
+    if script.finding.kind == "wrong-result":
+        script.add(f'    print("BUG REPRODUCES (wrong-result): {what}", " ".join(str(error).split()))', "    sys.exit(1)")
+    else:
+        script.changed("wrong-result", what)
+    script.add(f'print("fixed: the scheduled {name} compiles, runs and matches the unscheduled one")')
 
 
 def _pass_failure(script: _Script, sides: _Sides, kind: str) -> None:
@@ -484,59 +624,77 @@ def _pass_failure(script: _Script, sides: _Sides, kind: str) -> None:
 
 
 def _crash(script: _Script, sides: _Sides, stage: str, timeout: float) -> None:
+    """What runs before the crashing call runs here, the call itself in a forked child whose end
+    this process reads: a signal, or SIGALRM after the time passfuzz gave the side (a hang)."""
     kind = script.finding.kind
     head, _, name = stage.partition(":")
-    prefix = _FATE_PREFIX[kind]
-    script.need(_source(standalone.run_child))
-    script.parent = [
-        'if sys.argv[1:] != ["child"]:  # run this script again in a child process and read how it ends',
-        f'    fate = run_child([sys.executable, __file__, "child"], {int(max(1, timeout))})',
-        f'    print(f"BUG REPRODUCES ({kind}): {stage}: {{fate}}" if fate.startswith({prefix!r}) '
-        f'else f"fixed: no {kind} at {stage} ({{fate or \'it exits 0\'}})")',
-        f"    sys.exit(1 if fate.startswith({prefix!r}) else 0)"]
-    script.add(f"signal.alarm({int(max(1, timeout))})  # the child's time limit, as passfuzz's for one side")
     passes = sides.passes
-    if head == "pass":  # the passes up to the one that crashed
+    if head == "pass":  # the passes up to the one that crashed, that one in the child
         passes = passes[:next(i for i, p in enumerate(passes) if p.text == name) + 1]
-    script.add(*sides.pass_lines(passes))
-    if head == "well-formed":
-        script.add("relax.analysis.well_formed(mod)")
+    before = sides.pass_lines(passes)
+    if head == "pass":
+        before, crashing = before[:-1], before[-1:]
+    elif head == "well-formed":
+        crashing = ["relax.analysis.well_formed(mod)"]
     elif head == "compile":
-        script.add(*sides.compile_lines(script, "mod", True)[0])
-    elif head == "run":
-        script.add(*sides.arguments_lines(), *sides.run_lines(script, "mod", True, "actual"))
+        crashing = sides.compile_lines(script, "mod", True)[0]
+    else:  # run: compiled here, called in the child
+        compiled, crashing = sides.run_parts(script, "mod", True, "actual")
+        before = sides.arguments_lines() + before + compiled
+    seconds = int(max(1, timeout))
+    reproduces = '== "SIGALRM"' if kind == "hang" else f'not in (0, {CANNOT_RUN}, "SIGALRM")'
+    fate = f"no result after {seconds} s" if kind == "hang" else "died of {ended}"
+    script.add(*before,
+               "if os.fork() == 0:  # a child makes the call; this process reads how it ends",
+               f"    signal.alarm({seconds})  # the time passfuzz gave the side",
+               *[f"    {line}" for line in crashing],
+               "    os._exit(0)",
+               "_, status = os.wait()",
+               "ended = signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)",
+               f"if ended {reproduces}:",
+               f'    print(f"BUG REPRODUCES ({kind}): {stage}: {fate}")',
+               "    sys.exit(1)",
+               "if ended != 0:  # the child's own traceback says what failed instead",
+               f'    print(f"changed (not a {kind}): the call at {stage} ended with {{ended}}")',
+               f"    sys.exit({CANNOT_RUN})",
+               f'print("fixed: no {kind} at {stage}")')
 
 
 def _differential(script: _Script, sides: _Sides, tolerances: list) -> None:
-    script.add(*sides.arguments_lines(),
-               "try:  # the optimized module first: compiling the original first can hide a bug",
-               *[f"    {line}" for line in sides.pass_lines(keep_original=True)
-                 + sides.run_lines(script, "mod", True, "actual")],
-               "except Exception as error:")
-    script.verdict("{type(error).__name__}:")
+    """The optimized module first (compiling the original first can hide a bug), its compile or
+    its call inside ``try`` for a compile or run error; then the original, and the comparison."""
+    script.add(*sides.arguments_lines(), *sides.pass_lines(keep_original=True))
+    _under_test(script, sides.run_parts(script, "mod", True, "actual"), ("compile-error", "runtime-error"))
     script.add(*sides.run_lines(script, "Module", False, "expected"))
     _comparison(script, tolerances, _output_dtypes(sides.program), "")
     script.add('print("fixed: the optimized module compiles, runs and matches the original")')
 
 
 def _gradient(script: _Script, sides: _Sides, noise: float) -> None:
-    script.need(_FINITE_DIFFERENCES)
-    script.add(*sides.arguments_lines(),
-               "try:  # the optimized module first: compiling the original first can hide a bug",
-               *[f"    {line}" for line in sides.pass_lines(keep_original=True)
-                 + sides.run_lines(script, "mod", True, "actual")],
-               "    loss, *gradients = actual",
-               "except Exception as error:")
-    script.verdict("{type(error).__name__}:")
-    compiled, device, convert = sides.compile_lines(script, "Module", False)
-    executable, compiled = _inlined(compiled)
-    script.add(*compiled, f"vm = relax.VirtualMachine({executable}, {device})",
-               f'main = lambda arrays: float(vm["main"](*[{convert} for a in arrays]).numpy())',
-               f"problem = gradient_mismatch(main, arguments, loss, gradients, {noise!r})  # central differences",
-               "if problem:",
-               f'    print("BUG REPRODUCES ({script.finding.kind}): main_adjoint:", problem)',
-               "    sys.exit(1)",
-               'print("fixed: main_adjoint\'s loss and gradients match central differences of main")')
+    """``main_adjoint``'s loss and gradients against the values the oracle held them to, inline:
+    numpy's loss and the central differences of numpy's loss, with the error allowed each
+    (passfuzz.portable.finite_differences.expected_gradients, on the float64 twin)."""
+    loss, loss_allowed, expected, allowed = finite_differences.expected_gradients(
+        gradient.loss_function(sides.program), sides.arguments, noise)
+    script.add(*sides.arguments_lines(), *sides.pass_lines(keep_original=True))
+    _under_test(script, sides.run_parts(script, "mod", True, "actual"), ("compile-error", "runtime-error"))
+    script.add("loss, *gradients = actual",
+               f"expected_loss, loss_error = {loss!r}, {loss_allowed!r}  # numpy's loss, in float64",
+               f"expected = {_literal(expected)}  # central differences of numpy's loss, step "
+               f"{finite_differences.STEP:g}",
+               f"allowed = {_literal([np.asarray(a) for a in allowed])}  # their truncation and rounding error",
+               "try:",
+               '    assert abs(loss - expected_loss) <= loss_error, f"loss {float(loss)!r}, expected {expected_loss!r}"',
+               '    assert len(gradients) == len(expected), f"{len(gradients)} gradients for {len(expected)} parameters"',
+               "    for k, (got, want, error) in enumerate(zip(gradients, expected, allowed)):",
+               '        assert got.shape == want.shape and (abs(got - want) <= error).all(), \\',
+               '            f"gradient {k}: got {got.tolist()}, expected {want.tolist()} (allowed error {error.max():.3g})"',
+               "except AssertionError as error:")
+    if script.finding.kind in ("compile-error", "runtime-error"):
+        script.changed("wrong-result", "main_adjoint:")
+    else:
+        script.add(f'    print("BUG REPRODUCES ({script.finding.kind}): main_adjoint:", error)', "    sys.exit(1)")
+    script.add('print("fixed: main_adjoint\'s loss and gradients match central differences of numpy\'s loss")')
 
 
 def _slowdown(script: _Script, sides: _Sides, speed: SpeedCheck) -> None:
@@ -552,7 +710,7 @@ def _slowdown(script: _Script, sides: _Sides, speed: SpeedCheck) -> None:
                *[re.sub(r"\bexecutable\b", "original", line) for line in original],
                *[re.sub(r"\bexecutable\b", "optimized", line) for line in optimized],
                *([] if device == "device" else [f"device = {device}"]),
-               f"args = [{convert} for a in arguments]",
+               f"args = [{sides.converting(script, convert)} for a in arguments]",
                *([f"optimized_args = [a for k, a in enumerate(args) if k not in {dropped!r}]  # {sides.passes[-1].text} "
                   "bound them"] if dropped else []),
                "original_vm, optimized_vm = relax.VirtualMachine(original, device), "

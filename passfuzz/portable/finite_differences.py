@@ -1,7 +1,9 @@
 """Checking gradients against central finite differences, in float64 (numpy only).
 
-This module imports nothing but numpy: ``reproducer.py`` copies its source into every gradient
-reproducer, so a script judges a gradient exactly as the run that found the bug did.
+This module imports nothing but numpy. The oracle (passfuzz.judge.gradient) calls
+``gradient_mismatch``; a gradient reproducer holds what ``expected_gradients`` gave for its
+arguments (the loss, the differences and the error allowed each), inline, and the same
+comparison written out, so a script judges a gradient exactly as the run that found the bug did.
 
 Why the tolerance is what it is. Both sides are float64 (passfuzz differentiates the float64
 twin of a float32 Program, see passfuzz.judge.gradient), so the gradient under test and each
@@ -38,28 +40,37 @@ def central_differences(f, args, step):
                      dtype="float64").reshape(arg.shape) for k, arg in enumerate(args)]
 
 
+def expected_gradients(f, args, noise):
+    """(f(args), the error allowed it, the central differences of ``f`` per argument, the error
+    allowed each element): what a loss and its gradients are held to, by the tolerance above.
+    ``noise`` bounds the absolute rounding error of one evaluation of ``f``."""
+    args = [np.asarray(a, dtype="float64") for a in args]
+    want_loss = float(f(args))
+    fine = central_differences(f, args, STEP)
+    coarse = central_differences(f, args, 2 * STEP)
+    scale = max([0.0] + [float(np.abs(g).max()) for g in fine if g.size])
+    allowed = [np.abs(want - other) + noise / STEP + RTOL * np.abs(want) + SCALE_RTOL * scale
+               for want, other in zip(fine, coarse)]
+    return want_loss, noise + RTOL * abs(want_loss), fine, allowed
+
+
 def gradient_mismatch(f, args, loss, grads, noise):
     """'' when ``loss`` equals f(args) and each of ``grads`` (one array per argument) equals the
     central differences of ``f`` within the tolerance above; otherwise one line saying what
     differs. ``noise`` bounds the absolute rounding error of one evaluation of ``f``."""
-    args = [np.asarray(a, dtype="float64") for a in args]
-    want_loss = float(f(args))
-    if not abs(float(loss) - want_loss) <= noise + RTOL * abs(want_loss):
+    want_loss, loss_allowed, fine, allowed = expected_gradients(f, args, noise)
+    if not abs(float(loss) - want_loss) <= loss_allowed:
         return f"loss {float(loss)!r}, expected {want_loss!r}"
     if len(grads) != len(args):
         return f"{len(grads)} gradients for {len(args)} parameters"
-    fine = central_differences(f, args, STEP)
-    coarse = central_differences(f, args, 2 * STEP)
-    scale = max([0.0] + [float(np.abs(g).max()) for g in fine if g.size])
-    for k, (got, want, other) in enumerate(zip(grads, fine, coarse)):
+    for k, (got, want, error) in enumerate(zip(grads, fine, allowed)):
         got = np.asarray(got)
         if got.shape != want.shape:
             return f"gradient {k}: shape {want.shape}, got {got.shape}"
-        allowed = np.abs(want - other) + noise / STEP + RTOL * np.abs(want) + SCALE_RTOL * scale
-        bad = ~(np.abs(got.astype("float64") - want) <= allowed)  # NaN counts as bad
+        bad = ~(np.abs(got.astype("float64") - want) <= error)  # NaN counts as bad
         if bad.any():
             where = tuple(int(i) for i in np.argwhere(bad)[0])
             return (f"gradient {k}: {int(bad.sum())} of {bad.size} elements differ from central differences, "
                     f"first at {list(where)}: got {got[where].item()!r}, expected {want[where].item()!r} "
-                    f"(allowed error {allowed[where].item():.3g})")
+                    f"(allowed error {error[where].item():.3g})")
     return ""

@@ -141,8 +141,9 @@ def schedulable(func) -> bool:
         return False
 
 
-def apply_step(sch, step):
-    """The schedule after ``step`` (a copy of ``sch``), or None when the schedule rejects it."""
+def apply_step(sch, step, primitives=None):
+    """The schedule after ``step`` (a copy of ``sch``), or None when the schedule rejects it.
+    ``primitives``: the table to take the primitive from (PRIMITIVES if None)."""
     name, choices = step
     choices = tuple(choices) + (0,) * (CHOICES - len(choices))
     trial = sch.copy()
@@ -150,34 +151,45 @@ def apply_step(sch, step):
         blocks = root_blocks(trial)
         if not blocks:
             return None
-        return PRIMITIVES[name](trial, blocks[choices[1] % len(blocks)], choices[2], choices[3])
+        return (primitives or PRIMITIVES)[name](trial, blocks[choices[1] % len(blocks)], choices[2], choices[3])
     except Exception:  # noqa: BLE001 - a rejected primitive is a skipped step, not a finding
         return None
 
 
-def schedule_function(func, steps):
-    """``func`` (a PrimFunc) scheduled by ``steps`` in order (rejected ones skipped)."""
+def schedule_of(func, steps, primitives=None):
+    """The schedule of ``func`` (a PrimFunc, named "main" in it) after ``steps`` in order
+    (rejected ones skipped); its trace holds the calls that were kept."""
     sch = s_tir.Schedule(tvm.IRModule({"main": func}), debug_mask="all")
     for step in steps:
-        sch = apply_step(sch, step) or sch
-    return sch.mod["main"]
+        sch = apply_step(sch, step, primitives) or sch
+    return sch
+
+
+def schedule_function(func, steps):
+    """``func`` (a PrimFunc) scheduled by ``steps`` in order (rejected ones skipped)."""
+    return schedule_of(func, steps).mod["main"]
+
+
+def steps_per_function(mod, steps):
+    """{PrimFunc name: its steps}: each step goes to the PrimFunc its first choice picks (modulo
+    the schedulable PrimFuncs, in name order); {} when ``mod`` has none."""
+    names = sorted(gv.name_hint for gv, func in mod.functions.items()
+                   if isinstance(func, tvm.tirx.PrimFunc) and schedulable(func))
+    per_function = {name: [] for name in names}
+    for name, choices in (steps if names else ()):
+        choices = tuple(choices) + (0,) * (CHOICES - len(choices))
+        per_function[names[choices[0] % len(names)]].append((name, choices))
+    return per_function
 
 
 def apply_schedule(mod, steps):
-    """``mod`` with each step applied to the PrimFunc its first choice picks (modulo the
-    schedulable PrimFuncs, in name order)."""
-    names = sorted(gv.name_hint for gv, func in mod.functions.items()
-                   if isinstance(func, tvm.tirx.PrimFunc) and schedulable(func))
-    if not names or not steps:
+    """``mod`` with each PrimFunc scheduled by its steps (``steps_per_function``)."""
+    per_function = {name: own for name, own in steps_per_function(mod, steps).items() if own}
+    if not per_function:
         return mod
-    per_function = {name: [] for name in names}
-    for name, choices in steps:
-        choices = tuple(choices) + (0,) * (CHOICES - len(choices))
-        per_function[names[choices[0] % len(names)]].append((name, choices))
     mod = mod.clone()  # a pass leaves its input as it was
     for name, own in per_function.items():
-        if own:
-            mod.update_func(mod.get_global_var(name), schedule_function(mod[name], own))
+        mod.update_func(mod.get_global_var(name), schedule_function(mod[name], own))
     return mod
 
 

@@ -69,9 +69,8 @@ def target_config(target):
 
 
 def to_tvm(argument, device=None):
-    """One of ``Program.arguments()`` as the VM takes it, on ``device`` (the CPU if None): a
-    tensor for an array, a shape for a tuple of ints (an R.Shape parameter), the int itself for
-    an R.Prim parameter, and a tuple of those for a tuple parameter."""
+    """One of ``Program.arguments()`` as the VM takes it, on ``device`` (the CPU if None): a tensor, a
+    ShapeTuple for an R.Shape parameter, the int for an R.Prim one, a tuple of those for a tuple."""
     if isinstance(argument, int):
         return argument
     if isinstance(argument, tuple) and all(isinstance(item, int) for item in argument):
