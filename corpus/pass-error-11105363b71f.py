@@ -1,24 +1,24 @@
 """passfuzz pass-error-11105363b71f: pass-error after FuseOpsByPattern(tensorrt, bind_constants=True, annotate_codegen=False), MergeCompositeFunctions on llvm.
 
 error at pass:MergeCompositeFunctions: TypeError: Invalid type: relax.expr.MatchCast
-Exits 1 while the bug reproduces, 0 once it is fixed.
+Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
-from typing import TypeVar
+
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # cannot run
 
 import numpy as np
 from tvm import relax
 from tvm.script import ir as I
 from tvm.script import relax as R
 from tvm.relax.backend.pattern_registry import get_patterns_with_prefix
-import tvm.relax.backend.contrib.tensorrt  # noqa: F401 (registers the tensorrt patterns)
+import tvm.relax.backend.contrib.tensorrt  # registers the tensorrt patterns
 
 
-n0 = TypeVar("n0")
 @I.ir_module
 class Module:
     @R.function
-    def main(x0: R.Tensor((n0, 2, n0), dtype="float32")) -> R.Tensor((3, 2, 3), dtype="bool"):
+    def main(x0: R.Tensor(("n0", 2, "n0"), dtype="float32")) -> R.Tensor((3, 2, 3), dtype="bool"):
         with R.dataflow():
             lv: R.Tensor((3, 2, 3), dtype="float32") = R.match_cast(x0, R.Tensor((3, 2, 3), dtype="float32"))
             lv1: R.Tensor((3, 2, 3), dtype="bool") = R.greater_equal(lv, R.const(np.array([[[0.0], [0.0]], [[0.0], [0.0]], [[0.0], [0.0]]], dtype='float32'), 'float32'))

@@ -1,34 +1,4 @@
-# [Bug][Relax] compile error in `VMShapeLower` compiled with pipeline=target: InternalError: Check failed: (slot->value_computed) is false: PrimExpr T.int64(4) * v3_...
-
-## Actual behaviour
-
-```
-Traceback (most recent call last):
-  File "<unknown>", line 0, in TVMFFIPyCallManager::ForwardPyErrorToFFI()
-  File "<unknown>", line 0, in TVMFFICyErrorSetRaisedFromPyError(_object*)
-  File "tvm/relax/backend/cpu_generic/pipeline.py", line 77, in _pipeline
-    mod = seq(mod)
-  File "tvm/ir/transform.py", line 171, in __call__
-    return _ffi_transform_api.RunPass(self, mod)
-  File "python/tvm_ffi/cython/function.pxi", line 1038, in tvm_ffi.core.Function.__call__
-  File "/project/src/relax/backend/vm/vm_shape_lower.cc", line 508, in std::pair<tvm::Expr, tvm::Expr> tvm::relax::VMShapeLowerMutator::MakeSymbolicShapeArg(const tvm::PrimExpr&)
-tvm.error.InternalError: Check failed: (slot->value_computed) is false: PrimExpr T.int64(4) * v3_0 in function I.GlobalVar("main") has not been computed
-```
-
-## Expected behaviour
-
-The optimized module compiles, runs, and returns the same outputs as the original (integers and
-bools exactly; floats within the script's `assert_allclose` tolerance, a relative tolerance of
-0.0001 (float32) or 0.02 (float16) or 0.0625 (bfloat16) with an absolute part scaled by the output's static bound).
-
-## Steps to reproduce
-
-`python compile-error-2a0187452c75.py` needs only `tvm` and `numpy`; it prints one line and exits 1 while the bug is present, 0 once
-it is fixed, and 125 when it cannot run at all (an error outside the call under test, or a failure of another
-kind than this one).
-
-```python
-"""passfuzz compile-error-2a0187452c75: compile-error compiled with pipeline=target on llvm.
+"""passfuzz compile-error-c39d75b9ecaa: compile-error compiled with pipeline=target on llvm.
 
 error at compile:llvm in VMShapeLower: InternalError: Check failed: (slot->value_computed) is false: PrimExpr T.int64(4) * v3_0 in function I.GlobalVar("main") has not been computed
 Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
@@ -120,12 +90,3 @@ except AssertionError as error:
     print("changed (wrong-result, not compile-error):", " ".join(str(error).split()))
     sys.exit(125)
 print("fixed: the optimized module compiles, runs and matches the original")
-```
-
-## Environment
-
-- TVM 0.27.0.post1 from PyPI wheel (apache-tvm 0.27.0.post1, installed by pip), commit 7b5acb32b; LLVM 22 (as TVM reports it)
-- Linux-6.18.44-fc-v669-x86_64-with-glibc2.36; CPU Intel(R) Xeon(R) Processor (rocketlake)
-- Python 3.11.7, numpy 2.4.6
-- target `llvm`, build `pipeline=target`
-- found by passfuzz 0.1.0: `compile-error-2a0187452c75` (compile-error | - @ pipeline=target | InternalError: Check failed: (slot->value_computed) is false: PrimExpr T.intN(N) * vN_N in function I.GlobalVar("main") has not been computed)

@@ -1,24 +1,4 @@
-# [Bug][Relax] `CanonicalizeBindings` leaves an ill-formed module: IllFormed: DataflowVar lv is not defined.
-
-## Actual behaviour
-
-```
-Traceback (most recent call last):
-DataflowVar lv is not defined.
-```
-
-## Expected behaviour
-
-The module `CanonicalizeBindings` returns passes `relax.analysis.well_formed`.
-
-## Steps to reproduce
-
-`python ill-formed-2df8e7c0ccad.py` needs only `tvm` and `numpy`; it prints one line and exits 1 while the bug is present, 0 once
-it is fixed, and 125 when it cannot run at all (an error outside the call under test, or a failure of another
-kind than this one).
-
-```python
-"""passfuzz ill-formed-2df8e7c0ccad: ill-formed after CanonicalizeBindings on llvm.
+"""passfuzz ill-formed-6e78cf227024: ill-formed after CanonicalizeBindings on llvm.
 
 error at well-formed:CanonicalizeBindings: IllFormed: DataflowVar lv is not defined.
 Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
@@ -64,12 +44,3 @@ except Exception as error:
     print("BUG REPRODUCES (ill-formed): the module is ill-formed after CanonicalizeBindings:", *str(error).strip().splitlines()[-1:])
     sys.exit(1)
 print("fixed: the module is well formed after CanonicalizeBindings")
-```
-
-## Environment
-
-- TVM 0.27.0.post1 from PyPI wheel (apache-tvm 0.27.0.post1, installed by pip), commit 7b5acb32b; LLVM 22 (as TVM reports it)
-- Linux-6.18.44-fc-v669-x86_64-with-glibc2.36; CPU Intel(R) Xeon(R) Processor (rocketlake)
-- Python 3.11.7, numpy 2.4.6
-- target `llvm`
-- found by passfuzz 0.1.0: `ill-formed-2df8e7c0ccad` (ill-formed | CanonicalizeBindings | well-formed:CanonicalizeBindings IllFormed: DataflowVar lv is not defined.)

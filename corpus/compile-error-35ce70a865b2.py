@@ -1,4 +1,4 @@
-"""passfuzz compile-error-761616d42a76: compile-error after LazyGetInput on llvm.
+"""passfuzz compile-error-35ce70a865b2: compile-error after LazyGetInput on llvm.
 
 error at compile:llvm in KillAfterLastUse: ValueError: Check failed: (value.as<PrimExpr>().has_value()) is false: Explicit binding for symbolic variable n must be a primitive expression, but received n_untyped
 Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).

@@ -1,24 +1,4 @@
-# [Bug][Relax] `LazyTransformParams` leaves an ill-formed module: IllFormed: Var model_params is not defined.
-
-## Actual behaviour
-
-```
-Traceback (most recent call last):
-Var model_params is not defined.
-```
-
-## Expected behaviour
-
-The module `LazyTransformParams` returns passes `relax.analysis.well_formed`.
-
-## Steps to reproduce
-
-`python ill-formed-afca3f0d60b0.py` needs only `tvm` and `numpy`; it prints one line and exits 1 while the bug is present, 0 once
-it is fixed, and 125 when it cannot run at all (an error outside the call under test, or a failure of another
-kind than this one).
-
-```python
-"""passfuzz ill-formed-afca3f0d60b0: ill-formed after LiftTransformParams, ToNonDataflow, RemovePurityChecking, LazyTransformParams on llvm.
+"""passfuzz ill-formed-f15b217a4d6d: ill-formed after LiftTransformParams, ToNonDataflow, RemovePurityChecking, LazyTransformParams on llvm.
 
 error at well-formed:LazyTransformParams: IllFormed: Var model_params is not defined.
 Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
@@ -54,12 +34,3 @@ except Exception as error:
     print("BUG REPRODUCES (ill-formed): the module is ill-formed after LazyTransformParams:", *str(error).strip().splitlines()[-1:])
     sys.exit(1)
 print("fixed: the module is well formed after LazyTransformParams")
-```
-
-## Environment
-
-- TVM 0.27.0.post1 from PyPI wheel (apache-tvm 0.27.0.post1, installed by pip), commit 7b5acb32b; LLVM 22 (as TVM reports it)
-- Linux-6.18.44-fc-v669-x86_64-with-glibc2.36; CPU Intel(R) Xeon(R) Processor (rocketlake)
-- Python 3.11.7, numpy 2.4.6
-- target `llvm`
-- found by passfuzz 0.1.0: `ill-formed-afca3f0d60b0` (ill-formed | LazyTransformParams | well-formed:LazyTransformParams IllFormed: Var model_params is not defined.)

@@ -1,4 +1,4 @@
-"""passfuzz ill-formed-f6fd588ea6fd: ill-formed after LiftTransformParams(shared_transform=True) on llvm.
+"""passfuzz ill-formed-4f8b22a7f2bd: ill-formed after LiftTransformParams(shared_transform=True) on llvm.
 
 error at well-formed:LiftTransformParams(shared_transform=True): IllFormed: Var gv is not defined.
 Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).

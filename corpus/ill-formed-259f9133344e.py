@@ -1,4 +1,4 @@
-"""passfuzz ill-formed-6c292edb8a59: ill-formed after LiftTransformParams on llvm.
+"""passfuzz ill-formed-259f9133344e: ill-formed after LiftTransformParams on llvm.
 
 error at well-formed:LiftTransformParams: IllFormed: Var gv is not defined.
 Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
