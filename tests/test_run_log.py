@@ -182,7 +182,7 @@ def _stats():
 
 def test_the_live_display_shows_the_numbers_on_a_terminal(tmp_path):
     screen = io.StringIO()
-    console = Console(terminal=RichConsole(force_terminal=True, file=screen, width=200))
+    console = Console(terminal=RichConsole(force_terminal=True, file=screen, width=200), out=screen)
     console.start(dataclasses.replace(_config(), run_dir=tmp_path / "run"), 1)
     console.handle(ExampleChecked(_stats()))
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())  # the display, without its escapes

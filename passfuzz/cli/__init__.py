@@ -39,7 +39,7 @@ COMMANDS = {
     "replay": ("replay", "re-check saved findings against the installed TVM (and regenerate their files)"),
     "reduce": ("reduce", "check a module of your own with the passes, and reduce what it shows"),
     "report": ("report", "plot a run's log (examples, findings, fire rates, memory) as PNG or HTML"),
-    "passes": ("passes", "list TVM's passes with their contracts, prerequisites and tolerances"),
+    "passes": ("passes", "list TVM's passes with their contracts and the ops each matches (passes NAME: one in full)"),
     "ops": ("ops", "list the ops programs are drawn from (the names --ops and --focus take)"),
     "known": ("known", "list the TVM bugs already known for the installed TVM"),
     "import-model": ("import_model", "write ONNX models as seed files for --seeds"),

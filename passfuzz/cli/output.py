@@ -236,3 +236,11 @@ def _interrupted(stats, unshrunk: set[str], resume) -> str:
                 f"saved as first seen, not yet shrunk; passfuzz --resume {resume} finishes shrinking "
                 f"{'it' if len(left) == 1 else 'them'} and the run")
     return f"interrupted: passfuzz --resume {resume} continues the run"
+
+
+def print_rich(renderable) -> None:
+    """A rich table on stdout, wrapped to the terminal's width (80 columns, or $COLUMNS, when stdout
+    is a file or a pipe)."""
+    from rich.console import Console as RichConsole
+
+    RichConsole(soft_wrap=False, highlight=False).print(renderable)
