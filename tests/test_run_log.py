@@ -80,10 +80,10 @@ def test_a_run_logs_valid_lines_that_agree_with_its_summary(short_run):
     assert last["memory_source"] == "proc" and last["rss_bytes"] > 50 * 2**20
 
 
-def test_report_draws_four_plots_into_a_png_and_an_html_page(short_run, tmp_path):
+def test_report_draws_six_plots_into_a_png_and_an_html_page(short_run, tmp_path):
     lines, _ = read(short_run.run_dir)
     fig = figure(lines)
-    assert len(fig.axes) == 4
+    assert len(fig.axes) == 6
     for axes in fig.axes:  # each holds data: lines, areas, dots or bars
         assert axes.lines or axes.collections or axes.patches, axes.get_title()
     assert main(["report", str(short_run.run_dir)]) == 0
