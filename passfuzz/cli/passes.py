@@ -79,10 +79,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     table = Table(title=f"{len(entries)} passes of tvm.relax.transform (passfuzz passes NAME shows one in full)",
                   show_lines=True, expand=True)
-    table.add_column("pass", overflow="fold", ratio=2)
-    table.add_column("phases", overflow="fold", ratio=1)
-    table.add_column("fuzzable", ratio=1)
-    table.add_column("details", overflow="fold", ratio=5)
+    # most names whole on 80 columns; the longest fold
+    table.add_column("pass", overflow="fold", max_width=24)
+    table.add_column("phases", overflow="fold", max_width=len("high-level,"))
+    table.add_column("fuzzable", no_wrap=True)  # yes or no: its width is its header's
+    table.add_column("details", overflow="fold", ratio=6)
     for entry in entries:
         if not entry["catalogued"]:
             table.add_row(entry["name"], "?", "unknown", entry["notes"])
