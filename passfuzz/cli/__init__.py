@@ -188,7 +188,7 @@ def _main(argv: list[str]) -> int:
     else:
         command = _command("fuzz")  # fuzzing is the default command
         name = "fuzz"
-    if name not in WITHOUT_TVM:  # before the parser: the fuzzing command's imports TVM
+    if name not in WITHOUT_TVM:  # before the parser, which for fuzzing imports TVM already
         try:
             _check_tvm()
         except UsageError as exc:

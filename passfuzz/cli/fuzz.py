@@ -139,7 +139,8 @@ def parser() -> argparse.ArgumentParser:
                              "baseline file or corpus directory")
     verbosity = output.add_mutually_exclusive_group()
     verbosity.add_argument("-q", "--quiet", action="store_true",
-                           help="print only the findings and the summary (stdout) and errors: no progress, no notes")
+                           help="print only the findings and the summary (stdout), warnings and errors: no progress, "
+                                "no notes")
     verbosity.add_argument("-v", "--verbose", action="store_true",
                            help="a progress line every 5 s instead of 30 when stderr is not a terminal")
     output.add_argument("--json", type=Path, metavar="FILE",
@@ -164,7 +165,8 @@ def parser() -> argparse.ArgumentParser:
                              "directory, by default CORPUS/.runs/<UTC time>-<suffix>/, printed when it starts. The "
                              "resumed run skips the rounds already done, counts the bugs it saved as known, reduces a "
                              "finding whose shrinking was cut off from its simplest example saved, and runs within what "
-                             "is left of --max-examples and --max-time. Takes no other option but -q, -v, --json and --junit-xml: the run's own are used")
+                             "is left of --max-examples and --max-time. Takes no other option but -q, -v, --json and "
+                             "--junit-xml: the run's own are used")
     budget.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                         help="time limit for building, optimizing, compiling and running one side of one example; "
                              "past it the side counts as hung (default 60)")

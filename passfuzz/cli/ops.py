@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     table = rows()
     if args.json:
         print(json.dumps({"ops": [{"name": name, "dtypes": dtypes.split(", ") if dtypes != "-" else [],
-                                   "differs_from_numpy": notes if notes != "-" else ""} for name, dtypes, notes in table],
+                                   "differs_from_numpy": notes if notes != "-" else ""}
+                                  for name, dtypes, notes in table],
                           "left_out": [{"what": what, "why": why} for what, why in EXCLUDED]}, indent=2))
         return 0
     from rich.table import Table

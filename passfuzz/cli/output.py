@@ -127,10 +127,10 @@ class Console:
             case FindingSeen(finding=finding, path=path):
                 blame = "" if finding.blamed else " of TVM's plain build (no pass to blame)"
                 self._result(f"new finding{blame} {finding.kind}: {finding.message[:160]}\n"
-                            f"  saved unshrunk to {path}; shrinking...")
+                             f"  saved unshrunk to {path}; shrinking...")
             case OutsideContract(finding=finding, path=path):
                 self._result(f"outside the pass contracts, not a bug: {finding.kind}: {finding.message[:120]}\n"
-                            f"  because {finding.outside_contract[:200]}\n  saved apart to {path}")
+                             f"  because {finding.outside_contract[:200]}\n  saved apart to {path}")
             case ClusterJoined(scheduler=scheduler, workers=workers, multithreaded=multithreaded):
                 self.note(f"on {len(workers)} worker{'s' * (len(workers) > 1)} of the Dask cluster at "
                           f"{scheduler}: {', '.join(workers)}")
@@ -143,7 +143,7 @@ class Console:
                 self._write(f"worker {worker} lost ({why}); the others go on")
             case FindingSaved(program=program, path=path):
                 self._result(f"shrunk to {program.summary()}\n  saved {path}\n"
-                            f"  reproduce: python {str(path)[:-5]}.py")
+                             f"  reproduce: python {str(path)[:-5]}.py")
             case Replanned(reason=reason):
                 self._write(f"re-planned: {reason}")
             case _:

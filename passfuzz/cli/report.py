@@ -25,7 +25,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run's directory, holding log.jsonl")
     p.add_argument("--out", type=Path, metavar="FILE.png|FILE.html",
                    help="where to write: a .png holds the six plots in one figure; an .html page holds that "
-                        f"picture, a table of the final figures and the findings with their reproduce commands (default: RUN_DIR/{DEFAULT_NAME})")
+                        "picture, a table of the final figures and the findings with their reproduce commands "
+                        f"(default: RUN_DIR/{DEFAULT_NAME})")
     return p
 
 

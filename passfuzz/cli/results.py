@@ -99,8 +99,9 @@ def junit_xml(document: dict, named: tuple[str, ...], min_fire_rate: float | Non
                 case, "failure", type=",".join(sorted({f["kind"] for f in found})),
                 message=f"{len(found)} new finding{'s' * (len(found) > 1)}: "
                         + "; ".join(f"{f['id']}: {f.get('message', '')[:200]}" for f in found))
-            failure.text = "\n".join(f"{f['id']}{' (unshrunk: passfuzz --resume RUN_DIR finishes it)' if f['unshrunk'] else ''}"
-                                     f"\n  record: {f['record']}\n  reproduce: {f['reproduce']}" for f in found)
+            unshrunk = " (unshrunk: passfuzz --resume RUN_DIR finishes it)"
+            failure.text = "\n".join(f"{f['id']}{unshrunk if f['unshrunk'] else ''}\n  record: {f['record']}\n"
+                                     f"  reproduce: {f['reproduce']}" for f in found)
         elif rates is not None and _untested(rates, min_fire_rate):
             skipped += 1
             ElementTree.SubElement(case, "skipped", message=f"{name} changed the module in {rates['fired']} of "
