@@ -99,7 +99,7 @@ def junit_xml(document: dict, named: tuple[str, ...], min_fire_rate: float | Non
                 case, "failure", type=",".join(sorted({f["kind"] for f in found})),
                 message=f"{len(found)} new finding{'s' * (len(found) > 1)}: "
                         + "; ".join(f"{f['id']}: {f.get('message', '')[:200]}" for f in found))
-            unshrunk = " (unshrunk: passfuzz --resume RUN_DIR finishes it)"
+            unshrunk = f" (unshrunk: passfuzz --resume {document['run_dir']} finishes it)"
             failure.text = "\n".join(f"{f['id']}{unshrunk if f['unshrunk'] else ''}\n  record: {f['record']}\n"
                                      f"  reproduce: {f['reproduce']}" for f in found)
         elif rates is not None and _untested(rates, min_fire_rate):
