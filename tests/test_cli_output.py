@@ -106,3 +106,23 @@ def test_ctrl_c_writes_the_results_of_what_was_done(tmp_path):
 def test_the_results_files_are_explained_in_the_help(run_cli, option):
     result = run_cli("--help", timeout=120)
     assert option in result.stdout and "-q, --quiet" in result.stdout and "-v, --verbose" in result.stdout
+
+
+def test_junit_fails_no_testcase_for_a_bug_of_the_plain_build_and_lists_it_apart():
+    from passfuzz.cli.results import junit_xml
+
+    bug = {"id": "reference-mismatch-0123456789ab", "kind": "reference-mismatch", "fingerprint": "0123456789ab",
+           "record": "c/reference-mismatch-0123456789ab.json", "unshrunk": False,
+           "reproduce": "python c/reference-mismatch-0123456789ab.py", "passes": []}
+    document = {"build": "", "pass_fire_rates": {"FoldConstant": {"runs": 4, "fired": 2}}, "findings": [],
+                "unblamed": [bug], "outside_contract": [], "interrupted": False, "elapsed": 1.0,
+                "passfuzz_version": "0", "tvm_version": "0", "seed": 1, "stop_reason": "done", "examples": 4,
+                "known": 0, "run_dir": "r"}
+    suite = ElementTree.fromstring(junit_xml(document, ("FoldConstant",), None))
+    [case] = suite.iter("testcase")
+    assert list(case) == [] and suite.get("failures") == "0"
+    assert "plain-build bug: reference-mismatch-0123456789ab  reproduce: python" in suite.find("system-out").text
+    # the control: the same bug blaming the named pass fails its testcase
+    blamed = dict(document, unblamed=[], findings=[dict(bug, passes=["FoldConstant"])])
+    suite = ElementTree.fromstring(junit_xml(blamed, ("FoldConstant",), None))
+    assert suite.get("failures") == "1" and next(suite.iter("testcase")).find("failure") is not None

@@ -164,13 +164,17 @@ _LISTED = {"findings": "new finding", "unblamed": "new bug of TVM's plain build"
            "outside_contract": "outside the pass contracts (misuse, not a bug)"}
 
 
-def findings_table(saved: dict[str, dict[str, str]]) -> str:
-    """The HTML table of what the run saved, each with the command that reproduces it."""
+def findings_table(saved: dict[str, dict[str, str]], logged: int = 0) -> str:
+    """The HTML table of what the run saved, each with the command that reproduces it; ``logged``:
+    how many findings the run log counts (a cluster run keeps no worker files to list them from)."""
     rows = [f"<tr><td><code>{html.escape(fid)}</code></td><td>{html.escape(_LISTED[what])}</td>"
             f"<td><code>{html.escape(record)}</code></td>"
             f"<td><code>python {html.escape(record[:-len('.json')])}.py</code></td></tr>"
             for what in _LISTED for fid, record in sorted(saved.get(what, {}).items())]
     if not rows:
+        if logged:
+            return (f"<p>The run log counts {_count(logged, 'new finding')}, but the run directory lists none "
+                    "(a cluster run keeps no worker files): see the corpus.</p>")
         return "<p>No finding saved.</p>"
     return ("<table class=\"findings\">\n<tr><th>finding</th><th>what</th><th>record</th><th>reproduce</th></tr>\n"
             + "\n".join(rows) + "\n</table>")
@@ -191,7 +195,7 @@ td {{padding-right: 2em}} img {{max-width: 100%}}</style></head>
 {rows}
 </table>
 <h2>Findings</h2>
-{findings_table(saved or {})}
+{findings_table(saved or {}, lines[-1]["findings"] + lines[-1]["unblamed"])}
 <h2>Over time</h2>
 <img alt="examples, examples per second, findings and known hits, fire rate per pass, time generating and
  shrinking, memory" src="data:image/png;base64,{image}">
