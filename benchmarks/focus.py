@@ -55,11 +55,11 @@ def time_to_find(pass_text: str, focus: str, max_time: float, seed: int, known: 
                    *SETTING_OPTIONS.get(focus, ["--focus", focus])]
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         start = time.monotonic()
-        child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                  text=True, start_new_session=True)
         found, line, others = None, "", []
         selector = selectors.DefaultSelector()
-        selector.register(child.stderr, selectors.EVENT_READ)
+        selector.register(child.stdout, selectors.EVENT_READ)  # findings are on stdout
         deadline = start + max_time + 60  # startup, and the example running when time ran out
         try:
             while time.monotonic() < deadline:
@@ -67,7 +67,7 @@ def time_to_find(pass_text: str, focus: str, max_time: float, seed: int, known: 
                     if child.poll() is not None:
                         break
                     continue
-                text = child.stderr.readline()
+                text = child.stdout.readline()
                 if not text:
                     break
                 if text.startswith("new finding wrong-result"):  # the shrink that follows is not measured
@@ -90,7 +90,7 @@ def fire_rate(pass_text: str, focus: str, examples: int, seed: int, known: Path)
                    "--reduce-time", "1", *SETTING_OPTIONS.get(focus, ["--focus", focus])]
         result = subprocess.run(command, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
                                 text=True, timeout=3600)
-        for line in result.stderr.splitlines():
+        for line in result.stdout.splitlines():  # the summary
             if "fire rate (examples where the pass changed the module):" in line and pass_text in line:
                 return line.split(pass_text, 1)[1].split("%", 1)[0].strip() + "%"
         return "?"

@@ -32,11 +32,11 @@ _WITHOUT = ("import runpy, sys; sys.modules.update(dict.fromkeys(sys.argv.pop(1)
 @pytest.fixture
 def run_cli(tmp_path):
     """Run the real `passfuzz` command in a subprocess from the repository root; ``without``:
-    Python packages it must run as if they were not installed."""
+    Python packages it must run as if they were not installed; ``env``: variables to set."""
     import subprocess
 
-    def run(*args, timeout=900, cwd=ROOT, without=()):
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
+    def run(*args, timeout=900, cwd=ROOT, without=(), env=None):
+        env = dict(os.environ, **(env or {}), PYTHONPATH=str(ROOT))
         command = [sys.executable, "-c", _WITHOUT, ",".join(without)] if without else [sys.executable, "-m", "passfuzz"]
         return subprocess.run([*command, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 

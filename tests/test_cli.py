@@ -1,5 +1,6 @@
 """Command-line contract: usage and input errors exit 2 with one line and no traceback."""
 
+import json
 import shutil
 
 import pytest
@@ -39,7 +40,7 @@ def test_unavailable_target_is_skipped_with_a_reason(run_cli, tmp_path):
                      "--corpus", str(tmp_path), timeout=300)
     assert result.returncode == 0, result.stderr
     assert "skipping target cuda -arch=sm_80:" in result.stderr
-    assert "2 examples in" in result.stderr
+    assert "2 examples in" in result.stdout
 
 
 def test_help_explains_every_option(run_cli):
@@ -59,13 +60,13 @@ def test_replay_of_an_empty_corpus_has_nothing_to_replay(run_cli, tmp_path):
 
 
 def test_passes_command_lists_the_catalogue(run_cli):
-    result = run_cli("passes", timeout=120)
+    result = run_cli("passes", "--json", timeout=120)
     assert result.returncode == 0
-    lines = {line.split()[0]: line for line in result.stdout.splitlines()[1:]}
-    assert "LegalizeOps,AnnotateTIROpPattern" in lines["FuseOps"]
-    assert "no: needs" in lines["FuseOpsByPattern"]
-    assert "main_transform_params" in lines["LiftTransformParams"]
-    assert "yes" in lines["FoldConstant"]
+    passes = {entry["name"]: entry for entry in json.loads(result.stdout)}
+    assert passes["FuseOps"]["prerequisites"] == ["LegalizeOps", "AnnotateTIROpPattern"]
+    assert not passes["FuseOpsByPattern"]["fuzzable"] and passes["FuseOpsByPattern"]["why_not_fuzzable"].startswith("needs")
+    assert "main_transform_params" in passes["LiftTransformParams"]["calling_convention"]
+    assert passes["FoldConstant"]["fuzzable"]
 
 
 def test_prerequisites_are_inserted_and_shown(run_cli, tmp_path):
@@ -81,9 +82,8 @@ def test_ops_lists_the_catalogue_and_docs_ops_md_is_current(run_cli):
     from passfuzz.cli.ops import markdown
     from passfuzz.ir.catalogue import OPS
 
-    listing = run_cli("ops")
+    listing = run_cli("ops", "--json")
     assert listing.returncode == 0
     drawable = [op.name for op in OPS if op.propose is not None]
-    assert f"{len(drawable)} ops" in listing.stdout
-    assert all(line.split()[0] in drawable for line in listing.stdout.split("\n\n")[0].splitlines())
+    assert [op["name"] for op in json.loads(listing.stdout)["ops"]] == drawable
     assert (ROOT / "docs" / "ops.md").read_text() == markdown(), "regenerate: passfuzz ops --markdown > docs/ops.md"

@@ -87,7 +87,7 @@ def test_the_help_groups_every_option_and_explains_each(run_cli):
         "--ops", "--focus", "--seeds", "--max-examples", "--max-time", "--strict-time", "--seed", "--corpus",
         "--known-bugs", "--targets", "-x", "--exitfirst", "--workers", "--scheduler", "--resume", "--timeout",
         "--max-nodes", "--shrink-time", "--reduce-time", "--check-speed", "--slowdown-threshold",
-        "--probe-time", "--min-fire-rate"}
+        "--probe-time", "--min-fire-rate", "-q", "--quiet", "-v", "--verbose", "--json", "--junit-xml"}
 
 
 # -- abbreviations and misspellings --------------------------------------------------------------
@@ -121,11 +121,11 @@ _started = []
 @pytest.fixture
 def start(tmp_path):
     """Start the real command in its own process group (as a terminal's foreground job), its
-    stderr in a file; every one still running at the end is killed."""
+    stdout and stderr in one file; every one still running at the end is killed."""
     def run(*args):
         log = tmp_path / f"{len(_started)}.log"
         process = subprocess.Popen([sys.executable, "-m", "passfuzz", *args], cwd=tmp_path,
-                                   stdout=subprocess.DEVNULL, stderr=open(log, "w"),
+                                   stdout=open(log, "w"), stderr=subprocess.STDOUT,
                                    env=dict(os.environ, PYTHONPATH=str(ROOT)), start_new_session=True)
         _started.append(process)
         return process, log

@@ -104,8 +104,8 @@ def client_env():
     return dict(os.environ, PYTHONPATH=str(ROOT))
 
 
-def examples_by_worker(stderr: str) -> dict[str, int]:
-    [line] = re.findall(r"^examples by worker: (.*)$", stderr, re.MULTILINE)
+def examples_by_worker(summary: str) -> dict[str, int]:
+    [line] = re.findall(r"^examples by worker: (.*)$", summary, re.MULTILINE)
     return {name: int(count) for name, count in (item.rsplit(" ", 1) for item in line.split(", "))}
 
 
@@ -124,9 +124,9 @@ def test_cluster_run_saves_the_finding_on_the_client_and_counts_both_workers(clu
     assert entry.record["kind"] == "wrong-result"
     assert (client_dir / "found" / f"{entry.id}.py").exists() and (client_dir / "found" / f"{entry.id}.md").exists()
     assert not (workdir / "found").exists()
-    assert "8 examples in" in result.stderr and "worker lost" not in result.stderr, result.stderr
+    assert "8 examples in" in result.stdout and "worker lost" not in result.stdout, result.stderr
     assert ", 2 workers, seed 1)" in result.stderr.splitlines()[0], result.stderr  # the cluster's, not --workers'
-    counts = examples_by_worker(result.stderr)
+    counts = examples_by_worker(result.stdout)
     assert len(counts) == 2 and all(count > 0 for count in counts.values()) and sum(counts.values()) == 8, counts
 
 
@@ -134,15 +134,15 @@ def test_a_killed_worker_is_counted_lost_and_the_run_finishes_with_the_other(clu
     address, workers, _ = cluster
     process = subprocess.Popen(passfuzz_command("--scheduler", address, "--passes", PLANTED + "permute_as_reshape_fixed",
                                                 "--max-examples", "16", "--seed", "1", "--corpus", str(tmp_path / "c")),
-                               cwd=ROOT, env=client_env(), stderr=subprocess.PIPE, text=True)
+                               cwd=ROOT, env=client_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + RUN_TIMEOUT
-        for line in process.stderr:
+        for line in process.stdout:  # progress (stderr) and results (stdout) in one stream
             if " examples " in line or time.monotonic() > deadline:  # the first progress line: fuzzing began
                 break
         time.sleep(3)
         workers[1].send_signal(signal.SIGKILL)
-        rest = process.stderr.read()
+        rest = process.stdout.read()
         assert process.wait(timeout=RUN_TIMEOUT) == 0, rest
     finally:
         process.kill()
@@ -200,16 +200,16 @@ def test_a_worker_joining_mid_run_is_asked_first_and_one_running_another_source_
     scheduler.addresses(1)
     process = subprocess.Popen(passfuzz_command("--scheduler", scheduler.address, "--passes", "FoldConstant",
                                                 "--max-time", "45", "--seed", "1", "--corpus", str(tmp_path / "c")),
-                               cwd=ROOT, env=client_env(), stderr=subprocess.PIPE, text=True)
+                               cwd=ROOT, env=client_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + RUN_TIMEOUT
-        for line in process.stderr:
+        for line in process.stdout:  # progress (stderr) and results (stdout) in one stream
             if " examples " in line or time.monotonic() > deadline:  # the first progress line: fuzzing began
                 break
         scheduler.worker("edited", other_source)
         scheduler.worker("late")  # the control: the client's own passfuzz, so it takes over the rest of the time
         addresses = scheduler.addresses(3)
-        rest = process.stderr.read()
+        rest = process.stdout.read()
         assert process.wait(timeout=RUN_TIMEOUT) == 0, rest
     finally:
         process.kill()

@@ -57,8 +57,8 @@ def test_corrected_pass_yields_no_finding_in_the_same_budget(run_cli, tmp_path):
     result = run_cli("--passes", PLANTED + "permute_as_reshape_fixed", "--max-examples", "300", "--seed", "1", "-x",
                      "--corpus", str(tmp_path))
     assert result.returncode == 0, result.stderr
-    assert "300 examples in" in result.stderr and "no new finding" in result.stderr
-    assert "generator defects 0" in result.stderr
+    assert "300 examples in" in result.stdout and "no new finding" in result.stdout
+    assert "generator defects 0" in result.stdout
     assert records(tmp_path) == []
 
 
@@ -66,7 +66,7 @@ def test_segfaulting_pass_is_a_crash_finding_and_the_run_continues(run_cli, tmp_
     result = run_cli("--passes", PLANTED + "segfault_on_negative", "--max-examples", "40", "--seed", "3",
                      "--corpus", str(tmp_path))
     assert result.returncode == 1, result.stderr
-    assert "40 examples in" in result.stderr and "stop: max examples reached" in result.stderr
+    assert "40 examples in" in result.stdout and "stop: max examples reached" in result.stdout
     [record] = records(tmp_path)
     assert record["kind"] == "crash" and "SIGSEGV" in record["message"]
     assert record["stage"] == f"pass:{PLANTED}segfault_on_negative"
@@ -80,13 +80,14 @@ def test_ctrl_c_stops_cleanly_with_the_finding_already_saved(tmp_path):
     process = subprocess.Popen(
         [sys.executable, "-m", "passfuzz", "--passes", PLANTED + "permute_as_reshape", "--max-examples", "500",
          "--seed", "1", "--corpus", str(tmp_path)],
-        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stderr=subprocess.PIPE, text=True)
+        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True)
     deadline = time.monotonic() + 300
-    for line in process.stderr:
+    for line in process.stdout:  # progress (stderr) and results (stdout) in one stream
         if "saved unshrunk" in line or time.monotonic() > deadline:
             break
     process.send_signal(signal.SIGINT)
-    rest = process.stderr.read()
+    rest = process.stdout.read()
     assert process.wait(timeout=120) == 130  # interrupted, whatever it found by then
     assert "stop: interrupted" in rest and "Traceback" not in rest
     [path] = list(tmp_path.glob("*.json"))
@@ -99,7 +100,7 @@ def test_workers_share_the_budget(run_cli, tmp_path):
     result = run_cli("--passes", "FoldConstant", "--max-examples", "12", "--workers", "2", "--seed", "5",
                      "--corpus", str(tmp_path))
     assert result.returncode == 0, result.stderr
-    assert "12 examples in" in result.stderr
+    assert "12 examples in" in result.stdout
 
 
 def test_random_sequences_shrink_to_the_passes_the_bug_needs(run_cli, tmp_path):
@@ -132,7 +133,7 @@ def test_planted_legalization_bug_is_a_reference_mismatch_that_blames_no_pass(tm
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     # It blames no named pass: saved and listed apart, it neither stops -x nor makes the run fail.
     assert result.returncode == 0, result.stderr
-    assert "stop: max examples reached" in result.stderr and "of TVM's plain build, blaming no pass" in result.stderr
+    assert "stop: max examples reached" in result.stdout and "of TVM's plain build, blaming no pass" in result.stdout
     [record] = records(tmp_path)  # every consumer of the wrong maximum is the same finding
     assert record["kind"] == "reference-mismatch" and record["passes"] == [] and record["shrunk"]
     assert "at maximum" in record["signature"]

@@ -150,8 +150,8 @@ def test_a_variant_is_saved_apart_and_not_counted_as_new(run_cli, tmp_path):
     run = run_cli("--passes", PLANTED, "--max-examples", "4", "--seed", "1", "-x", "--corpus", str(tmp_path / "c"),
                   "--known-bugs", str(baseline))
     assert run.returncode == 0, run.stderr  # -x does not stop at it, and the run found nothing new
-    assert "no new finding" in run.stderr
-    assert "1 variant of known faults" in run.stderr and fault.title in run.stderr
+    assert "no new finding" in run.stdout
+    assert "1 variant of known faults" in run.stdout and fault.title in run.stdout
     [record] = [json.loads(p.read_text()) for p in (tmp_path / "c" / "variants").glob("*.json")]
     assert record["variant_of"] == "raise-always"
     assert not list((tmp_path / "c").glob("*.json"))

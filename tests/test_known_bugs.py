@@ -59,9 +59,9 @@ def test_a_baseline_bug_does_not_stop_x_in_an_empty_corpus(run_cli, tmp_path):
     args = ["--passes", PLANTED + "raise_always", "--max-examples", "6", "--seed", "1", "-x"]
     known = run_cli(*args, "--corpus", str(tmp_path / "known"), "--known-bugs", str(baseline))
     assert known.returncode == 0, known.stderr
-    assert "known bugs hit 6" in known.stderr and "no new finding" in known.stderr
+    assert "known bugs hit 6" in known.stdout and "no new finding" in known.stdout
     fp = json.loads(baseline.read_text())["bugs"][0]["fingerprint"]
-    assert f"  {fp}: 6 hits" in known.stderr, known.stderr  # a fingerprint of no fault is named by itself
+    assert f"  {fp}: 6 hits" in known.stdout, known.stdout  # a fingerprint of no fault is named by itself
     assert not list((tmp_path / "known").glob("*.json"))
     # the control: the same run without the baseline stops at the bug
     unknown = run_cli(*args, "--corpus", str(tmp_path / "unknown"), "--known-bugs", "none")

@@ -31,8 +31,8 @@ _started = []
 
 
 def start(log, *args):
-    process = subprocess.Popen([sys.executable, "-m", "passfuzz", *args], cwd=ROOT, stdout=subprocess.DEVNULL,
-                               stderr=open(log, "w"), env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    process = subprocess.Popen([sys.executable, "-m", "passfuzz", *args], cwd=ROOT, stdout=open(log, "w"),
+                               stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
                                start_new_session=True)
     _started.append(process)
     return process

@@ -42,14 +42,14 @@ def short_run(tmp_path_factory):
         cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=600)
     assert result.returncode == 1, result.stderr  # the planted bug is a new finding
     (run_dir,) = (corpus / ".runs").iterdir()
-    return SimpleNamespace(run_dir=run_dir, stderr=result.stderr, corpus=corpus)
+    return SimpleNamespace(run_dir=run_dir, summary=result.stdout, corpus=corpus)
 
 
-def _summary(stderr: str) -> dict:
-    first = re.search(r"passfuzz: (\d+) examples in [\d.]+ s \([\d.]+/s\), (\d+) shrink runs; stop: ([^;]+);", stderr)
-    second = re.search(r"incomparable (\d+); known bugs hit (\d+); generator defects (\d+)", stderr)
-    found = re.search(r"(\d+) new findings?:", stderr)
-    fire_rates = stderr.split("fire rate (examples where the pass changed the module): ")[1].splitlines()[0]
+def _summary(text: str) -> dict:
+    first = re.search(r"passfuzz: (\d+) examples in [\d.]+ s \([\d.]+/s\), (\d+) shrink runs; stop: ([^;]+);", text)
+    second = re.search(r"incomparable (\d+); known bugs hit (\d+); generator defects (\d+)", text)
+    found = re.search(r"(\d+) new findings?:", text)
+    fire_rates = text.split("fire rate (examples where the pass changed the module): ")[1].splitlines()[0]
     rates = re.findall(r"(\S+) (\d+)% of (\d+)", fire_rates)
     return {"passes": {name: (int(rate), int(runs)) for name, rate, runs in rates},
             "examples": int(first[1]), "shrink_runs": int(first[2]), "stop_reason": first[3],
@@ -70,7 +70,7 @@ def test_a_run_logs_valid_lines_that_agree_with_its_summary(short_run):
         for name in ("examples", "shrink_runs", "findings", "known"):
             assert after[name] >= before[name]
     last = lines[-1]
-    summary = _summary(short_run.stderr)
+    summary = _summary(short_run.summary)
     counts = {name: value for name, value in summary.items() if name != "passes"}
     assert {name: last[name] for name in counts} == counts
     assert {name: (round(100 * figures["rate"]), figures["runs"]) for name, figures in last["passes"].items()} \
@@ -80,10 +80,10 @@ def test_a_run_logs_valid_lines_that_agree_with_its_summary(short_run):
     assert last["memory_source"] == "proc" and last["rss_bytes"] > 50 * 2**20
 
 
-def test_report_draws_four_plots_into_a_png_and_an_html_page(short_run, tmp_path):
+def test_report_draws_six_plots_into_a_png_and_an_html_page(short_run, tmp_path):
     lines, _ = read(short_run.run_dir)
     fig = figure(lines)
-    assert len(fig.axes) == 4
+    assert len(fig.axes) == 6
     for axes in fig.axes:  # each holds data: lines, areas, dots or bars
         assert axes.lines or axes.collections or axes.patches, axes.get_title()
     assert main(["report", str(short_run.run_dir)]) == 0
@@ -182,7 +182,7 @@ def _stats():
 
 def test_the_live_display_shows_the_numbers_on_a_terminal(tmp_path):
     screen = io.StringIO()
-    console = Console(terminal=RichConsole(force_terminal=True, file=screen, width=200))
+    console = Console(terminal=RichConsole(force_terminal=True, file=screen, width=200), out=screen)
     console.start(dataclasses.replace(_config(), run_dir=tmp_path / "run"), 1)
     console.handle(ExampleChecked(_stats()))
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())  # the display, without its escapes

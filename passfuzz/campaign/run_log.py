@@ -29,6 +29,7 @@ INTERVAL_SECONDS = 5.0
 
 _COUNTS = ("examples", "shrink_runs", "known", "generator_defects", "incomparable", "fired", "behaviours")
 _SETS = ("findings", "unblamed", "outside_contract", "variants")
+_CUMULATIVE = (*_COUNTS, *_SETS, "seconds_generating", "seconds_shrinking")
 
 
 class RunLogError(Exception):
@@ -213,3 +214,30 @@ def read(run_dir: Path) -> tuple[list[dict], list[str]]:
     if not lines:
         raise RunLogError(f"{path}: the run log is empty")
     return lines, warnings
+
+
+def joined(lines: list[dict]) -> tuple[list[dict], list[float]]:
+    """The lines of a run resumed once or more as one run: each resumed segment's clock restarts
+    at zero, so its ``elapsed`` is moved on by where the segments before it ended (time while
+    stopped left out), and the placeholder line each segment starts with (all counts zero, written
+    before the resumed statistics are loaded) is dropped. Counts are the run's own already (a
+    resumed run carries its statistics on from its last round boundary); the rounds after that
+    boundary, counted before the stop and run again after it, would make them dip, so each count
+    is held at its highest so far: the work redone shows as time without progress. Also the
+    elapsed seconds at which each resumed segment began."""
+    out: list[dict] = []
+    resumed_at: list[float] = []
+    offset, previous = 0.0, None
+    for line in lines:
+        if previous is not None and (line["elapsed"] < previous["elapsed"] or previous["final"]):
+            offset = out[-1]["elapsed"] if out else 0.0  # a new segment
+            resumed_at.append(offset)
+            previous = line
+            if line["examples"] == 0 and line["shrink_runs"] == 0 and out and out[-1]["examples"] > 0:
+                continue  # its placeholder start line
+        else:
+            previous = line
+        held = {name: max(line[name], out[-1].get(name, 0)) for name in _CUMULATIVE if name in line} if out else {}
+        out.append({**line, **held, "elapsed": line["elapsed"] + offset})
+    return out, resumed_at
+

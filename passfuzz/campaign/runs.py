@@ -105,6 +105,21 @@ def findings_in_progress(run_dir: Path, seed: int) -> set[str]:
     return found
 
 
+def findings_saved(run_dir: Path) -> dict[str, dict[str, str]]:
+    """What the run's workers saved by their last recorded round, by where it was listed: the
+    ``findings``, ``unblamed`` and ``outside_contract`` of their statistics (finding id -> record
+    path), for ``passfuzz report``. A worker file that cannot be read says nothing."""
+    saved: dict[str, dict[str, str]] = {"findings": {}, "unblamed": {}, "outside_contract": {}}
+    for path in sorted(run_dir.glob("worker-*.json")):
+        try:
+            stats = json.loads(path.read_text(encoding="utf-8"))["stats"]
+            for what, listed in saved.items():
+                listed.update({str(fid): str(record) for fid, record in stats.get(what, {}).items()})
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return saved
+
+
 # What a run planned from the state of the corpus when it started (its behaviour corpus, the
 # probe's cache): a resumed run uses these, not what the corpus holds by then, so it draws what the
 # uninterrupted run would.

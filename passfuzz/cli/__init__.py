@@ -39,12 +39,13 @@ COMMANDS = {
     "replay": ("replay", "re-check saved findings against the installed TVM (and regenerate their files)"),
     "reduce": ("reduce", "check a module of your own with the passes, and reduce what it shows"),
     "report": ("report", "plot a run's log (examples, findings, fire rates, memory) as PNG or HTML"),
-    "passes": ("passes", "list TVM's passes with their contracts, prerequisites and tolerances"),
+    "passes": ("passes", "list TVM's passes with their contracts and the ops each matches (passes NAME: one in full)"),
     "ops": ("ops", "list the ops programs are drawn from (the names --ops and --focus take)"),
     "known": ("known", "list the TVM bugs already known for the installed TVM"),
     "import-model": ("import_model", "write ONNX models as seed files for --seeds"),
 }
 HIDDEN_COMMANDS = {"fuzz": "fuzz"}  # `passfuzz fuzz ...` is `passfuzz ...`
+WITHOUT_TVM = {"ops", "report"}  # commands that run without importing TVM, so skip its check
 
 USAGE = """\
 usage: passfuzz --passes P[,P...] [options]   fuzz passes (passfuzz --help lists the options)
@@ -186,6 +187,13 @@ def _main(argv: list[str]) -> int:
         return USAGE_ERROR
     else:
         command = _command("fuzz")  # fuzzing is the default command
+        name = "fuzz"
+    if name not in WITHOUT_TVM:  # before the parser, which for fuzzing imports TVM already
+        try:
+            _check_tvm()
+        except UsageError as exc:
+            print(f"passfuzz: error: {exc}", file=sys.stderr)
+            return USAGE_ERROR
     parser = command.parser()
     args = parser.parse_args(argv)
     try:
@@ -196,6 +204,16 @@ def _main(argv: list[str]) -> int:
     except BrokenPipeError:  # `passfuzz passes | head`: the reader has what it wanted
         sys.stdout = None  # nothing left to flush at exit
         return OK
+
+
+def _check_tvm() -> None:
+    """UsageError in one line if the installed TVM lacks what passfuzz needs (passfuzz.relax.tvm_api)."""
+    from passfuzz.relax.tvm_api import UnsupportedTVM, check
+
+    try:
+        check()
+    except UnsupportedTVM as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _close_command(word: str) -> str:

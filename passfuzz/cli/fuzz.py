@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import json
 import os
+import sys
 import random
 from pathlib import Path
 
@@ -16,7 +18,11 @@ from passfuzz.campaign.plan import (  # no TVM: the help needs none
 )
 
 from . import FOUND, INTERRUPTED, OK, UNTESTED, USAGE, Parser, UsageError, VersionAction, commands_text
-from .output import Console
+from .output import NORMAL, QUIET, VERBOSE, Console
+
+# options that say how this invocation reports, not what the run does: not kept in the run
+# directory, and given anew to `--resume`
+REPORTING = ("quiet", "verbose", "json", "junit_xml")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -131,6 +137,20 @@ def parser() -> argparse.ArgumentParser:
                         help="TVM bugs that never count as new, besides those in --corpus: default, the baseline "
                              "passfuzz ships for the installed TVM release (`passfuzz known` lists it); none; or a "
                              "baseline file or corpus directory")
+    verbosity = output.add_mutually_exclusive_group()
+    verbosity.add_argument("-q", "--quiet", action="store_true",
+                           help="print only the findings and the summary (stdout), warnings and errors: no progress, "
+                                "no notes")
+    verbosity.add_argument("-v", "--verbose", action="store_true",
+                           help="a progress line every 5 s instead of 30 when stderr is not a terminal")
+    output.add_argument("--json", type=Path, metavar="FILE",
+                        help="write the run's result as JSON when it ends or is interrupted: the exit status, the "
+                             "summary's figures, each finding with its reproduce command "
+                             "(passfuzz/schemas/run-result.schema.json describes it)")
+    output.add_argument("--junit-xml", type=Path, metavar="FILE",
+                        help="write a JUnit XML report when the run ends or is interrupted, for CI: one testcase per "
+                             "named pass, failed by the new findings that blame it (with their reproduce commands), "
+                             "skipped if the pass never changed the module (or fell below --min-fire-rate)")
     budget.add_argument("-x", "--exitfirst", action="store_true",
                         help="stop after the first new finding has been shrunk and saved")
     cluster.add_argument("--workers", type=int, default=1, metavar="N",
@@ -145,7 +165,8 @@ def parser() -> argparse.ArgumentParser:
                              "directory, by default CORPUS/.runs/<UTC time>-<suffix>/, printed when it starts. The "
                              "resumed run skips the rounds already done, counts the bugs it saved as known, reduces a "
                              "finding whose shrinking was cut off from its simplest example saved, and runs within what "
-                             "is left of --max-examples and --max-time. Takes no other option: the run's own are used")
+                             "is left of --max-examples and --max-time. Takes no other option but -q, -v, --json and "
+                             "--junit-xml: the run's own are used")
     budget.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                         help="time limit for building, optimizing, compiling and running one side of one example; "
                              "past it the side counts as hung (default 60)")
@@ -182,7 +203,12 @@ def config_from(args: argparse.Namespace, console: Console):
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console()
+    console = Console(verbosity=QUIET if args.quiet else VERBOSE if args.verbose else NORMAL)
+    for option, path in (("--json", args.json), ("--junit-xml", args.junit_xml)):
+        if path is not None and not path.parent.is_dir():  # known before the run, not after hours of it
+            raise UsageError(f"{option} {path}: no such directory: {path.parent}")
+    # absolute: --resume enters the run's own working directory
+    args.json, args.junit_xml = (path.resolve() if path is not None else None for path in (args.json, args.junit_xml))
     run_dir = args.resume
     if run_dir is not None:
         args = resumed_arguments(run_dir, args)
@@ -263,18 +289,43 @@ def _fuzz(args: argparse.Namespace, config, run_dir: Path | None, cluster, conso
     if stats.stop_reason == "interrupted":
         # a cluster run keeps no worker positions: nothing to resume (see passfuzz.campaign.runs)
         unshrunk = runs.findings_in_progress(run_dir, args.seed) if cluster is None else set()
-        console.summary(stats, config, unshrunk=unshrunk, resume=run_dir if cluster is None else None)
+        resume = run_dir if cluster is None else None
+        console.summary(stats, config, unshrunk=unshrunk, resume=resume)
+        _write_results(args, stats, config, INTERRUPTED, unshrunk, resume)
         return INTERRUPTED
     console.summary(stats, config)
     if stats.findings:
-        return FOUND
-    untested = config.min_fire_rate is not None and stats.rarely_fired(config.named, config.min_fire_rate)
-    return UNTESTED if untested else OK
+        status = FOUND
+    else:
+        untested = config.min_fire_rate is not None and stats.rarely_fired(config.named, config.min_fire_rate)
+        status = UNTESTED if untested else OK
+    _write_results(args, stats, config, status, set(), run_dir if cluster is None else None)
+    return status
+
+
+def _write_results(args: argparse.Namespace, stats, config, status: int, unshrunk: set[str], run_dir) -> None:
+    """--json and --junit-xml, written whole (atomically) once the run has ended or was interrupted."""
+    if args.json is None and args.junit_xml is None:
+        return
+    from passfuzz.findings.corpus import atomic_write
+
+    from .results import junit_xml, result
+
+    document = result(stats, config, status, unshrunk, run_dir)
+    for path, text in ((args.json, lambda: json.dumps(document, indent=2) + "\n"),
+                       (args.junit_xml, lambda: junit_xml(document, config.named, config.min_fire_rate))):
+        if path is None:
+            continue
+        try:
+            atomic_write(path, text())
+        except OSError as exc:  # the run's findings are saved already: say so and go on to the status
+            print(f"passfuzz: error: cannot write {path}: {exc.strerror}", file=sys.stderr)
 
 
 def _stored(args: argparse.Namespace) -> dict:
     """The options as JSON, the corpus absolute (a resume may start elsewhere)."""
-    options = {name: str(value) if isinstance(value, Path) else value for name, value in vars(args).items()}
+    options = {name: str(value) if isinstance(value, Path) else value for name, value in vars(args).items()
+               if name not in REPORTING}
     options["corpus"] = str(args.corpus.resolve())
     del options["resume"]
     return options
@@ -286,7 +337,8 @@ def resumed_arguments(run_dir: Path, args: argparse.Namespace) -> argparse.Names
     from passfuzz.campaign.runs import RunDirError, read_arguments
 
     defaults = parser().parse_args([])
-    given = [name for name, value in vars(args).items() if name != "resume" and value != getattr(defaults, name)]
+    given = [name for name, value in vars(args).items()
+             if name != "resume" and name not in REPORTING and value != getattr(defaults, name)]
     if given:
         raise UsageError(f"--resume takes no other option (the run's own are used); got --{given[0].replace('_', '-')}")
     try:
@@ -296,7 +348,8 @@ def resumed_arguments(run_dir: Path, args: argparse.Namespace) -> argparse.Names
     options, cwd = stored.get("options"), stored.get("cwd")
     if not isinstance(options, dict) or not isinstance(cwd, str):
         raise UsageError(f"--resume {run_dir}: not a run directory passfuzz can resume (run.json holds no options)")
-    resumed = argparse.Namespace(**{**vars(defaults), **options, "resume": run_dir.resolve()})
+    resumed = argparse.Namespace(**{**vars(defaults), **options, "resume": run_dir.resolve(),
+                                    **{name: getattr(args, name) for name in REPORTING}})
     for action in parser()._actions:
         if action.type is Path and isinstance(getattr(resumed, action.dest, None), str):
             setattr(resumed, action.dest, Path(getattr(resumed, action.dest)))

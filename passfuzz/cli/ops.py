@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from . import Parser
 
@@ -12,7 +13,10 @@ def parser() -> argparse.ArgumentParser:
                description="List the ops passfuzz draws programs from (the names --ops takes), the dtypes each "
                            "accepts as its first operand, where its Relax semantics differ from numpy, and the ops "
                            "or uses left out with the reason.")
-    p.add_argument("--markdown", action="store_true", help="print docs/ops.md instead of a plain table")
+    p.add_argument("--markdown", action="store_true", help="print docs/ops.md instead of a table")
+    p.add_argument("--json", action="store_true",
+                   help='print JSON instead of a table: {"ops": [{"name", "dtypes", "differs_from_numpy"}], '
+                        '"left_out": [{"what", "why"}]}')
     return p
 
 
@@ -55,11 +59,28 @@ def run(args: argparse.Namespace) -> int:
         print(markdown(), end="")
         return 0
     table = rows()
-    width = max(len(name) for name, _, _ in table)
-    dwidth = max(len(dtypes) for _, dtypes, _ in table)
+    if args.json:
+        print(json.dumps({"ops": [{"name": name, "dtypes": dtypes.split(", ") if dtypes != "-" else [],
+                                   "differs_from_numpy": notes if notes != "-" else ""}
+                                  for name, dtypes, notes in table],
+                          "left_out": [{"what": what, "why": why} for what, why in EXCLUDED]}, indent=2))
+        return 0
+    from rich.table import Table
+
+    from .output import print_rich
+
+    ops = Table(title=f"{len(table)} ops programs are drawn from (the names --ops and --focus take)",
+                show_lines=True, expand=True)
+    ops.add_column("op", no_wrap=True)
+    ops.add_column("dtypes (first operand)", overflow="fold", ratio=2)
+    ops.add_column("differs from numpy", overflow="fold", ratio=5)
     for name, dtypes, notes in table:
-        print(f"{name:<{width}}  {dtypes:<{dwidth}}  {notes if notes != '-' else ''}".rstrip())
-    print(f"\n{len(table)} ops. Left out:")
+        ops.add_row(name, dtypes, "" if notes == "-" else notes)
+    left_out = Table(title="left out, and why", show_lines=True, expand=True)
+    left_out.add_column("op or use", overflow="fold", ratio=2)
+    left_out.add_column("reason", overflow="fold", ratio=5)
     for what, why in EXCLUDED:
-        print(f"  {what}: {why}")
+        left_out.add_row(what, why)
+    print_rich(ops)
+    print_rich(left_out)
     return 0

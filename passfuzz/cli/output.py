@@ -1,8 +1,10 @@
 """What the user sees: a live display on a terminal, finding notices, the final summary.
 
-Execution never prints; it emits events (passfuzz.campaign.events) that the Console renders. On a terminal
-the progress is a rich live display (passfuzz.cli.live); when stderr is a file or a pipe (CI
-logs), a plain progress line every 30 s, which scripts and tests read.
+Execution never prints; it emits events (passfuzz.campaign.events) that the Console renders. The
+results (each finding as it is seen and saved, and the summary) go to stdout, so ``passfuzz ... >
+results.txt`` keeps them; progress and notes go to stderr. On a terminal the progress is a rich
+live display (passfuzz.cli.live); when stderr is a file or a pipe (CI logs), a plain progress line
+every 30 s (5 s with ``-v``), which scripts and tests read. ``-q`` leaves out progress and notes.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from passfuzz.findings.known_bugs import hits_by_fault
 
 _REFRESH_SECONDS = 0.25  # live display on a terminal
 _LOG_SECONDS = 30.0  # progress line when stderr is a file or a pipe (CI logs)
+_VERBOSE_LOG_SECONDS = 5.0  # the same with -v
+QUIET, NORMAL, VERBOSE = -1, 0, 1  # verbosity: -q, neither, -v
 
 
 def counted(count: int, noun: str) -> str:
@@ -40,12 +44,16 @@ def clock(seconds: float) -> str:
 
 
 class Console:
-    """``terminal``: a rich Console to show the live display on; by default one on ``stream``
-    when that is a terminal, else none (plain lines)."""
+    """``stream`` (stderr) takes progress and notes, ``out`` (stdout; by default ``stream`` when
+    that is given alone) the findings and the summary. ``terminal``: a rich Console to show the
+    live display on; by default one on ``stream`` when that is a terminal, else none (plain lines).
+    ``verbosity``: QUIET (no progress, no notes but warnings), NORMAL or VERBOSE (progress lines every 5 s)."""
 
-    def __init__(self, stream=None, terminal=None):
+    def __init__(self, stream=None, terminal=None, out=None, verbosity: int = NORMAL):
+        self.out = out or stream or sys.stdout
         self.stream = stream or sys.stderr
-        if terminal is None and self.stream.isatty():
+        self.verbosity = verbosity
+        if terminal is None and self.stream.isatty() and verbosity > QUIET:
             from rich.console import Console as RichConsole
             terminal = RichConsole(file=self.stream)
         self.display = None
@@ -56,12 +64,23 @@ class Console:
         self.started = time.monotonic()
         self.last_progress = 0.0
 
-    def _write(self, text: str) -> None:
+    def _write(self, text: str, warning: bool = False) -> None:
+        """Progress and notes: stderr; with -q, warnings alone."""
+        if self.verbosity == QUIET and not warning:
+            return
         if self.display is not None:
             self.display.print(text)
             return
         self.stream.write(text + "\n")
         self.stream.flush()
+
+    def _result(self, text: str) -> None:
+        """Findings and the summary: stdout (above the live display when both are the terminal)."""
+        if self.display is not None and self.display.live is not None and self.out.isatty():
+            self.display.print(text)
+            return
+        self.out.write(text + "\n")
+        self.out.flush()
 
     def close(self) -> None:
         """End the live display (erased: the summary that follows says it all)."""
@@ -69,7 +88,7 @@ class Console:
             self.display.stop()
 
     def note(self, text: str) -> None:
-        self._write(f"passfuzz: {text}")
+        self._write(f"passfuzz: {text}", warning=text.startswith("warning:"))
 
     def start(self, config, workers: int) -> None:
         budget = []
@@ -109,14 +128,14 @@ class Console:
                 self._progress(stats)
             case FindingSeen(finding=finding, path=path):
                 blame = "" if finding.blamed else " of TVM's plain build (no pass to blame)"
-                self._write(f"new finding{blame} {finding.kind}: {finding.message[:160]}\n"
-                            f"  saved unshrunk to {path}; shrinking...")
+                self._result(f"new finding{blame} {finding.kind}: {finding.message[:160]}\n"
+                             f"  saved unshrunk to {path}; shrinking...")
             case OutsideContract(finding=finding, path=path):
-                self._write(f"outside the pass contracts, not a bug: {finding.kind}: {finding.message[:120]}\n"
-                            f"  because {finding.outside_contract[:200]}\n  saved apart to {path}")
+                self._result(f"outside the pass contracts, not a bug: {finding.kind}: {finding.message[:120]}\n"
+                             f"  because {finding.outside_contract[:200]}\n  saved apart to {path}")
             case VariantSeen(finding=finding, path=path):
-                self._write(f"a variant of the known fault {finding.variant_of}, not a new bug: {finding.kind}: "
-                            f"{finding.message[:120]}\n  saved apart to {path}")
+                self._result(f"a variant of the known fault {finding.variant_of}, not a new bug: {finding.kind}: "
+                             f"{finding.message[:120]}\n  saved apart to {path}")
             case ClusterJoined(scheduler=scheduler, workers=workers, multithreaded=multithreaded):
                 self.note(f"on {len(workers)} worker{'s' * (len(workers) > 1)} of the Dask cluster at "
                           f"{scheduler}: {', '.join(workers)}")
@@ -128,8 +147,8 @@ class Console:
             case WorkerLost(worker=worker, why=why):
                 self._write(f"worker {worker} lost ({why}); the others go on")
             case FindingSaved(program=program, path=path):
-                self._write(f"shrunk to {program.summary()}\n  saved {path}\n"
-                            f"  reproduce: python {str(path)[:-5]}.py")
+                self._result(f"shrunk to {program.summary()}\n  saved {path}\n"
+                             f"  reproduce: python {str(path)[:-5]}.py")
             case Replanned(reason=reason):
                 self._write(f"re-planned: {reason}")
             case _:
@@ -137,7 +156,8 @@ class Console:
 
     def _progress(self, stats) -> None:
         now = time.monotonic()
-        if now - self.last_progress < (_REFRESH_SECONDS if self.live else _LOG_SECONDS):
+        period = _REFRESH_SECONDS if self.live else _VERBOSE_LOG_SECONDS if self.verbosity == VERBOSE else _LOG_SECONDS
+        if self.verbosity == QUIET or now - self.last_progress < period:
             return
         self.last_progress = now
         if self.display is not None:
@@ -217,7 +237,7 @@ class Console:
                 lines.append(f"  {names.get(fault, fault)}: {path}")
         if stats.stop_reason == "interrupted":
             lines.append(_interrupted(stats, unshrunk, resume))
-        self._write("\n".join(f"passfuzz: {line}" if i == 0 else line for i, line in enumerate(lines)))
+        self._result("\n".join(f"passfuzz: {line}" if i == 0 else line for i, line in enumerate(lines)))
 
 
 def _interrupted(stats, unshrunk: set[str], resume) -> str:
@@ -231,3 +251,11 @@ def _interrupted(stats, unshrunk: set[str], resume) -> str:
                 f"saved as first seen, not yet shrunk; passfuzz --resume {resume} finishes shrinking "
                 f"{'it' if len(left) == 1 else 'them'} and the run")
     return f"interrupted: passfuzz --resume {resume} continues the run"
+
+
+def print_rich(renderable) -> None:
+    """A rich table on stdout, wrapped to the terminal's width (80 columns, or $COLUMNS, when stdout
+    is a file or a pipe)."""
+    from rich.console import Console as RichConsole
+
+    RichConsole(soft_wrap=False, highlight=False).print(renderable)

@@ -14,16 +14,19 @@ DEFAULT_NAME = "report.png"
 def parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="passfuzz report",
-        description="Plot a fuzzing run from its run log (RUN_DIR/log.jsonl, a line every few seconds): examples "
-                    "and new findings over time, the fire rate of each pass, time spent checking fresh examples "
-                    "against shrinking and reducing, and resident memory over time. A run's directory is "
+        description="Plot a fuzzing run from its run log (RUN_DIR/log.jsonl, a line every few seconds): examples, "
+                    "examples per second, and new findings and known hits over time, the fire rate of each pass, "
+                    "time spent checking fresh examples against shrinking and reducing, and resident memory over "
+                    "time. A resumed run's segments are joined on one time axis. An HTML report also lists the "
+                    "findings with the commands that reproduce them. A run's directory is "
                     "<corpus>/.runs/<run id>/.",
         epilog="Exit status: 0 written; 2 a missing, empty or garbled run log, or a bad --out. A truncated last "
                "line (a run killed mid-write) is skipped with a warning.")
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run's directory, holding log.jsonl")
     p.add_argument("--out", type=Path, metavar="FILE.png|FILE.html",
-                   help="where to write: a .png holds the four plots in one figure; an .html page holds that "
-                        f"picture and a table of the final figures (default: RUN_DIR/{DEFAULT_NAME})")
+                   help="where to write: a .png holds the six plots in one figure; an .html page holds that "
+                        "picture, a table of the final figures and the findings with their reproduce commands "
+                        f"(default: RUN_DIR/{DEFAULT_NAME})")
     return p
 
 
@@ -39,10 +42,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     for warning in warnings:
         print(f"passfuzz report: warning: {warning}", file=sys.stderr)
+    from passfuzz.campaign.run_log import joined
+    from passfuzz.campaign.runs import findings_saved
+
     from .run_report import write  # matplotlib: only once there is something to plot
 
+    lines, resumed_at = joined(lines)
     try:
-        write(lines, out, f"passfuzz run {args.run_dir.resolve().name}")
+        write(lines, out, f"passfuzz run {args.run_dir.resolve().name}", resumed_at, findings_saved(args.run_dir))
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot write: {exc.strerror}") from None
     print(out)

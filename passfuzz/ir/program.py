@@ -30,7 +30,7 @@ first parameter of its role whose type names it (the variable must be defined be
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Callable, ClassVar, Union
 
 import ml_dtypes  # numpy's bfloat16 (a dependency of apache-tvm)
 import numpy as np
@@ -89,6 +89,20 @@ class Program:
     outputs: tuple[int, ...]
     shape_params: tuple[tuple[str, ...], ...] = ()  # R.Shape([names]) parameters of main, after the inputs
     prim_params: tuple[PrimParam, ...] = ()  # R.Prim("int64") parameters, each before its variable's first use
+
+    # How Hypothesis' falsifying-example output (and IPython) shows a Program: set by a layer that
+    # can print the module it builds as TVMScript (passfuzz.testing), since this floor knows no TVM;
+    # None, or a printer that fails, shows the dataclass.
+    pretty_text: ClassVar[Callable[["Program"], str] | None] = None
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        text = None
+        if not cycle and Program.pretty_text is not None:
+            try:
+                text = Program.pretty_text(self)
+            except Exception:  # noqa: BLE001 - a failing example must still print
+                text = None
+        printer.text(text if text is not None else repr(self))
 
     # -- views -------------------------------------------------------------------------
     def signature(self) -> list:
