@@ -47,22 +47,33 @@ def test_a_faults_script_that_cannot_import_tvm_exits_125_not_1(tmp_path):
         assert done.returncode == faults.CANNOT_RUN, (fault.id, done.stdout + done.stderr)
 
 
-@pytest.mark.parametrize("fault", ALL, ids=lambda fault: fault.id)
-def test_its_regression_test_fails_on_this_tvm_by_an_assertion_or_the_faults_error(fault, tmp_path):
-    """Written for the fix PR: it fails while the fault is there. A collection error (a typo, an
-    import that fails) would fail too, for no reason of TVM's: it must be a test failure, or for a
-    crash, the process dying by a signal."""
-    report = tmp_path / "junit.xml"
+CRASHES = ("crash", "pipeline-crash")  # a crash fault's test may die by the fault's signal, and pytest with it
+
+
+def _regression_tests_fail(faults_here, report):
+    """Run the faults' regression tests in one pytest (TVM imported once) and check that each
+    fails: a collection error (a typo, an import that fails) would fail too, for no reason of
+    TVM's, so it must be a test failure, in every file."""
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-                           "-o", "addopts=", f"--junitxml={report}", fault.test_name], cwd=FOLDER,
-                          capture_output=True, text=True, timeout=900)
-    if fault.shows_as in ("crash", "pipeline-crash") and done.returncode < 0:
-        return  # the signal the fault raises ends pytest itself
+                           "-o", "addopts=", f"--junitxml={report}", *(f.test_name for f in faults_here)],
+                          cwd=FOLDER, capture_output=True, text=True, timeout=1800)
+    if len(faults_here) == 1 and faults_here[0].shows_as in CRASHES and done.returncode < 0:
+        return
     cases = list(ElementTree.parse(report).getroot().iter("testcase"))
-    assert cases, done.stdout + done.stderr
+    files = {case.get("classname", "").rsplit(".", 1)[-1] for case in cases}
+    assert {f.test_name[:-3] for f in faults_here} <= files, done.stdout[-3000:]
     for case in cases:
         outcome = [child.tag for child in case if child.tag in ("failure", "error", "skipped")]
-        assert outcome == ["failure"], (case.get("name"), outcome, done.stdout[-2000:])
+        assert outcome == ["failure"], (case.get("classname"), case.get("name"), outcome, done.stdout[-2000:])
+
+
+def test_the_regression_tests_fail_on_this_tvm_by_an_assertion_or_the_faults_error(tmp_path):
+    _regression_tests_fail([f for f in ALL if f.shows_as not in CRASHES], tmp_path / "junit.xml")
+
+
+@pytest.mark.parametrize("fault", [f for f in ALL if f.shows_as in CRASHES], ids=lambda fault: fault.id)
+def test_a_crash_faults_regression_test_fails_or_dies_by_its_signal(fault, tmp_path):
+    _regression_tests_fail([fault], tmp_path / "junit.xml")
 
 
 def test_the_reports_and_the_index_are_written_from_the_fault_files():

@@ -25,7 +25,6 @@ from passfuzz.campaign.events import (
     WorkerLost,
     WorkerRefused,
 )
-from passfuzz.findings.known_bugs import hits_by_fault
 
 _REFRESH_SECONDS = 0.25  # live display on a terminal
 _LOG_SECONDS = 30.0  # progress line when stderr is a file or a pipe (CI logs)
@@ -202,6 +201,8 @@ class Console:
             names = dict(config.fault_names)
             names.update((fid.rsplit("-", 1)[-1], names.get(where.split(" ", 1)[0], where.split(" ", 1)[0]))
                          for fid, where in stats.variants.items())  # a variant this run saved, met again
+            from passfuzz.findings.known_bugs import hits_by_fault  # TVM: only once a run has hit one
+
             hits = hits_by_fault(stats.known_hits, names)
             lines.append(f"known faults hit ({len(hits)}; passfuzz known ID shows one):")
             lines += [f"  {name}: {counted(count, 'hit')}" for name, count in hits]
