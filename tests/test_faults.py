@@ -4,6 +4,7 @@ and the corpus index are written from the fault files; a variable's name never s
 a new finding matching a fault's signatures is kept as its variant, not counted as new."""
 
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -145,7 +146,7 @@ def test_every_faults_signatures_compile_and_no_record_matches_another_faults():
         for match in fault.matches:
             for record_id, record in records.items():
                 other = next((f for f in ALL if record_id in f.record_ids), None)
-                if other is not None and other.id != fault.id and faults.re.search(match.signature,
+                if other is not None and other.id != fault.id and re.search(match.signature,
                                                                                   record["signature"]):
                     ops = set(match.ops)
                     assert ops, f"{fault.id}'s /{match.signature}/ matches {record_id} of {other.id}"

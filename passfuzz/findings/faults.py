@@ -300,8 +300,6 @@ def write_report(corpus_dir: Path, fault: Fault) -> Path:
 
 
 def write_observed(corpus_dir: Path, fault: Fault, observed: dict) -> Fault:
-    from dataclasses import replace
-
     updated = replace(fault, observed=observed)
     atomic_write(Path(corpus_dir) / FAULTS / f"{fault.id}.json", json.dumps(updated.to_json(), indent=1) + "\n")
     return updated

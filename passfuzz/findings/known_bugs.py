@@ -24,10 +24,8 @@ from pathlib import Path
 from passfuzz.judge.finding import names_one_bug
 
 from . import faults as fault_files
-
-from .corpus import VARIANTS, CorpusError, atomic_write, entries
+from .corpus import VARIANTS, CorpusError, atomic_write, entries, trigger_of
 from .corpus import load as load_record
-from .corpus import trigger_of
 
 BASELINE_FORMAT = 2
 
