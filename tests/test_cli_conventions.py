@@ -264,11 +264,12 @@ def test_the_tune_extra_lists_what_tuning_needs():
 
 # -- small things --------------------------------------------------------------------------------
 
-def test_known_counts_one_known_bug_in_the_singular(run_cli, tmp_path):
+def test_known_counts_one_record_in_the_singular(run_cli, tmp_path):
     shutil.copy(ROOT / "corpus" / f"{RECORD}.json", tmp_path)
     result = run_cli("known", "--known-bugs", str(tmp_path), timeout=120)
     assert result.returncode == 0, result.stderr
-    assert re.search(r"^passfuzz known: 1 known bug for TVM \S+$", result.stdout, re.M), result.stdout
+    assert re.search(r"^passfuzz known: 0 distinct faults \(.*\) in 1 record; 1 record not triaged into a fault, "
+                     r"for TVM \S+", result.stdout, re.M), result.stdout
 
 
 def test_resume_of_an_empty_directory_is_one_line_that_says_what_is_missing(run_cli, tmp_path):

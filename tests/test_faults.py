@@ -115,6 +115,8 @@ def test_a_variables_name_does_not_split_a_fault():
     assert by_name == by_dim
     assert normalize_error("IllFormed: DataflowVar lv is not defined.") == \
         normalize_error("IllFormed: DataflowVar x_1 is not defined.")
+    assert normalize_error("Check failed: Variable lv could not be found in any group") == \
+        normalize_error("Check failed: Variable gv1 could not be found in any group")  # MergeCompositeFunctions
     assert normalize_error("Var with name x") != normalize_error("Var x is not defined")  # words stay
     baseline = known_bugs.from_corpus(CORPUS)
     [record] = [bug for bug in baseline.bugs if bug.fingerprint == by_name]

@@ -95,7 +95,8 @@ def test_prim_parameters_of_both_roles_are_drawn_and_round_trip(role):
                    settings=settings(FAST, max_examples=2000, phases=[Phase.generate]))
     analyse(program)
     doc = json.loads(json.dumps(program.to_json()))
-    assert {"name": program.prim_params[0].name, "role": role} in doc["prim_params"]
+    assert doc["prim_params"] == [{"name": q.name, "role": q.role} for q in program.prim_params]
+    assert role in {q["role"] for q in doc["prim_params"]}
     assert Program.from_json(doc) == program
     jsonschema.validate(doc, schema()["properties"]["program"])
     assert len(program.arguments()) == len(build_module(program)["main"].params)

@@ -4,7 +4,9 @@ import json
 from pathlib import Path
 
 import pytest
+import tvm
 
+from passfuzz.findings import known_bugs
 from passfuzz.findings.corpus import load
 from tests.planted_passes import MINIMAL_OPS
 
@@ -42,7 +44,8 @@ def test_a_record_is_checked_with_its_own_passes_and_named_when_known(run_cli, t
     assert result.returncode == 1, result.stderr
     fingerprint = json.loads(RECORD.read_text())["fingerprint"]
     assert load(tmp_path / RECORD.name).record["fingerprint"] == fingerprint
-    assert f"this is known bug {RECORD.stem}" in result.stderr, result.stderr
+    fault = next(f for f in known_bugs.shipped(tvm.__version__).bugs if f.id == RECORD.stem).fault
+    assert f"this is the known fault {fault}: [Bug]" in result.stderr, result.stderr
 
 
 def test_a_schedule_record_is_checked_with_its_own_steps_and_keeps_them(run_cli, tmp_path):

@@ -45,7 +45,7 @@ def test_the_rate_follows_the_examples_per_second():
 
 
 def test_report_of_an_interrupted_and_resumed_run_lists_its_finding_and_joins_its_log(run_cli, tmp_path):
-    args = ["--passes", "tests.planted_passes:permute_as_reshape", "--max-examples", "30", "--seed", "1",
+    args = ["--passes", "tests.planted_passes:permute_as_reshape", "--max-examples", "120", "--seed", "1",
             "--shrink-time", "2", "--reduce-time", "2", "--known-bugs", "none", "--corpus", str(tmp_path / "c")]
     process = subprocess.Popen([sys.executable, "-m", "passfuzz", *args], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=str(ROOT)), text=True,
@@ -67,7 +67,7 @@ def test_report_of_an_interrupted_and_resumed_run_lists_its_finding_and_joins_it
     assert resumed.returncode == 1, resumed.stderr  # its finding, saved before the stop, is the run's
 
     lines, resumed_at = joined(read(run_dir)[0])
-    assert len(resumed_at) == 1 and lines[-1]["final"] and lines[-1]["examples"] == 30
+    assert len(resumed_at) == 1 and lines[-1]["final"] and lines[-1]["examples"] == 120
     for before, after in zip(lines, lines[1:]):
         assert after["elapsed"] >= before["elapsed"] and after["examples"] >= before["examples"]
 

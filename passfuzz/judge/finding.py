@@ -176,7 +176,7 @@ def normalize_error(text: str) -> str:
     line = re.sub(r'dtype="\w+"', 'dtype=...', line)
     # A variable's name is the program's, not the fault's: "Var gv is not defined" and "Var n0 is
     # not defined" are one fault (LiftTransformParams returning a weight, by its name or its dim's).
-    line = re.sub(r"\b(Var|DataflowVar|symbolic variable)\s+(?!(?:with|of|to|in|is|must|and)\b)[A-Za-z_]\w*",
+    line = re.sub(r"\b(Var|DataflowVar|Variable|symbolic variable)\s+(?!(?:with|of|to|in|is|must|and)\b)[A-Za-z_]\w*",
                   r"\1 _", line)
     line = re.sub(r'GlobalVar\("[^"]*"\)', "GlobalVar(...)", line)
     line = re.sub(r"\b[A-Za-z_]\w*_untyped\b", "_untyped", line)  # LazyGetInput's name for a fetched one

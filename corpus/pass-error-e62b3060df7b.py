@@ -1,6 +1,6 @@
-"""passfuzz pass-error-91a848b27f9a: pass-error after FuseOpsByPattern(tensorrt, bind_constants=True, annotate_codegen=False), MergeCompositeFunctions on llvm.
+"""passfuzz pass-error-e62b3060df7b: pass-error after FuseOpsByPattern(tensorrt, bind_constants=True, annotate_codegen=False), MergeCompositeFunctions on llvm.
 
-error at pass:MergeCompositeFunctions: InternalError: Check failed: (it_group != obj2group_.end()) is false: Variable lv could not be found in any group
+error at pass:MergeCompositeFunctions: InternalError: Check failed: (it_group != obj2group_.end()) is false: Variable gv could not be found in any group
 Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
@@ -18,15 +18,6 @@ import tvm.relax.backend.contrib.tensorrt  # registers the tensorrt patterns
 class Module:
     @R.function(private=True)
     def f1(p0: R.Tensor((), dtype="float32")) -> R.Tensor((), dtype="float32"):
-        cls = Module
-        with R.dataflow():
-            lv: R.Tensor((), dtype="float32") = cls.f1_1(p0)
-            gv1: R.Tensor((), dtype="float32") = lv
-            R.output(gv1)
-        return gv1
-
-    @R.function(private=True)
-    def f1_1(p0: R.Tensor((), dtype="float32")) -> R.Tensor((), dtype="float32"):
         with R.dataflow():
             gv: R.Tensor((), dtype="float32") = p0
             R.output(gv)
@@ -36,10 +27,10 @@ class Module:
     def main(x0: R.Tensor((), dtype="float32")) -> R.Tensor((), dtype="float32"):
         cls = Module
         with R.dataflow():
-            lv1: R.Tensor((), dtype="float32") = cls.f1(x0)
-            gv2: R.Tensor((), dtype="float32") = lv1
-            R.output(gv2)
-        return gv2
+            lv: R.Tensor((), dtype="float32") = cls.f1(x0)
+            gv1: R.Tensor((), dtype="float32") = lv
+            R.output(gv1)
+        return gv1
 
 
 mod = relax.transform.FuseOpsByPattern(get_patterns_with_prefix("tensorrt"), bind_constants=True, annotate_codegen=False)(Module)
