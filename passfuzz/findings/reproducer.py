@@ -54,6 +54,7 @@ from passfuzz.portable import (
     conventions,
     dlight_rules,
     finite_differences,
+    round_trip,
     schedules,
     standalone,
     timing,
@@ -66,27 +67,6 @@ from passfuzz.run.execute import Outcome
 from passfuzz.run.speed import SpeedCheck
 
 from .scheduled_kernel import Kernel, scheduled_kernel
-
-# Scalar constants of these dtypes print inline (R.const(1, "int8")); every other constant,
-# uint8 and bfloat16 scalars included (measured on TVM 0.27), prints as a metadata reference.
-_INLINE_SCALAR_DTYPES = ("float32", "float16", "int32", "int64", "int8", "bool")
-
-
-def _printed_as_metadata(const) -> bool:
-    return len(const.value.shape) > 0 or str(const.value.dtype) not in _INLINE_SCALAR_DTYPES
-
-
-def _constants_in_print_order(mod: tvm.IRModule) -> list:
-    found: list = []
-    for gv in sorted(mod.functions.keys(), key=lambda g: g.name_hint):
-        func = mod[gv]
-        if isinstance(func, relax.Function):
-            def visit(expr):
-                if isinstance(expr, tvm.ir.expr.GenericConst) and _printed_as_metadata(expr) \
-                        and not any(seen.same_as(expr) for seen in found):
-                    found.append(expr)
-            relax.analysis.post_order_visit(func.body, visit)
-    return found
 
 
 def _array_literal(array) -> str:
@@ -114,7 +94,7 @@ def _const_literal(array: np.ndarray) -> str:
 
 def module_script(mod: tvm.IRModule) -> str:
     """TVMScript of ``mod`` that parses on its own: constants inline, no metadata section."""
-    constants = _constants_in_print_order(mod)
+    constants = round_trip.constants_in_print_order(mod)
     text = mod.script()
     text = re.sub(r'metadata\["ir\.GenericConst"\]\[(\d+)\]',
                   lambda m: _const_literal(constants[int(m.group(1))].value.numpy()), text)
