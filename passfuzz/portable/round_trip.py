@@ -9,14 +9,10 @@ is the printer and the parser, not the missing metadata section.
 
 from __future__ import annotations
 
-from typing import TypeVar
+import typing
 
 import tvm
 from tvm import relax
-from tvm.script import ir as I
-from tvm.script import relax as R
-from tvm.script import tirx as T
-from tvm.tirx.layout import Axis
 
 # Scalar constants of these dtypes print inline (R.const(1, "int8")); every other constant,
 # uint8 and bfloat16 scalars included (measured on TVM 0.27), prints as a metadata reference.
@@ -44,9 +40,9 @@ def constants_in_print_order(mod):
 def printed_back(mod):
     """``mod.script()`` parsed back by ``tvm.script.from_source``, with the names the printer's
     header imports (``extra_vars`` replaces the parser's own) and its constants bound by value."""
-    return tvm.script.from_source(mod.script(), extra_vars={
-        "I": I, "R": R, "T": T, "Axis": Axis, "TypeVar": TypeVar,
-        "metadata": {"ir.GenericConst": constants_in_print_order(mod)}})
+    names = {"I": tvm.script.ir, "R": tvm.script.relax, "T": tvm.script.tirx, "Axis": tvm.tirx.layout.Axis,
+             "TypeVar": typing.TypeVar, "metadata": {"ir.GenericConst": constants_in_print_order(mod)}}
+    return tvm.script.from_source(mod.script(), extra_vars=names)
 
 
 def first_line(error: BaseException) -> str:
