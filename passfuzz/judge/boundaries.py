@@ -11,6 +11,8 @@ what the original computes.
 - ``nondeterministic-output``: the optimized module compiled and run twice gives bit-identical
   outputs on CPU targets (off by default: it costs a side).
 
+The JSON round trip is off by default too (``BoundaryChecks``).
+
 The original module is checked first, before any pass: a module that does not round-trip before
 any pass shows a printer, parser or serializer bug that blames no pass (``passes=()``, saved and
 listed apart like a reference mismatch), and the check is then not applied after the passes (it
@@ -27,6 +29,7 @@ without the function names and indices, which vary from program to program.
 from __future__ import annotations
 
 import re
+import signal
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -34,7 +37,7 @@ import numpy as np
 import tvm_ffi
 import tvm
 
-from passfuzz.ir.program import Program
+from passfuzz.ir.program import Node, Param, Program
 from passfuzz.passes.names import PassSpec
 from passfuzz.portable.round_trip import first_line, json_round_trip, print_round_trip
 from passfuzz.portable.standalone import GPU_KINDS, kind_of
@@ -58,10 +61,12 @@ STAGE_HEADS = {PRINT_ROUND_TRIP: "print", JSON_ROUND_TRIP: "json", NONDETERMINIS
 
 @dataclass(frozen=True)
 class BoundaryChecks:
-    """Which boundary oracles run; the defaults are those that cost little (benchmarks/boundaries.py)."""
+    """Which boundary oracles run; the defaults are those that cost little (benchmarks/boundaries.py)
+    and tell something on this TVM: on 0.27.0.post1 the JSON round trip crashes on every module
+    with a tensor, one fault, so it is asked for (``--json-round-trip``)."""
 
     print_round_trip: bool = True
-    json_round_trip: bool = True
+    json_round_trip: bool = False
     same_passes: bool = True  # nondeterministic-pass
     same_outputs: bool = False  # nondeterministic-output: a second compile and run of the optimized module
 
@@ -85,6 +90,8 @@ def boundary_verdict(program: Program, passes: Sequence[PassSpec], original: Out
     A child that crashes or hangs outside the JSON round trip's own child tells nothing new (the
     optimized side applied the same passes): no verdict."""
     before_passes = Verdict()  # a finding of the original module, told if nothing blames a pass
+    if checks.print_round_trip:
+        _warm_up()
     if checks.in_child:
         child = isolate.run_forked(lambda: _check_modules(program, passes, checks, timeout), timeout)
         if child.status == "ok" and child.value is not None:
@@ -116,12 +123,13 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
             printing = False
     for ran, spec in enumerate(passes, start=1):
         isolate.mark(f"pass:{spec.text}")
+        before = tvm_ffi.structural_hash(first)  # a hash: a pass may update its input in place
         try:
             first = spec.for_program(program).instantiate()(first)
         except Exception:  # noqa: BLE001 - the optimized side judges a pass that raises
             break
         modules.append(first)
-        if printing:
+        if printing and tvm_ffi.structural_hash(first) != before:  # else it round-tripped before the pass
             isolate.mark(f"print:{spec.text}")
             why = print_round_trip(first)
             if why:
@@ -143,7 +151,7 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
         names = ["original"] + [spec.text for spec in passes]
         for ran, mod in enumerate(modules):
             isolate.mark(f"json:{names[ran]}")
-            child = isolate.run_forked(lambda: json_round_trip(mod), timeout)
+            child = isolate.run_forked(lambda: _quietly(json_round_trip, mod), timeout)
             if child.status == "ok" and not child.value:
                 continue
             if child.status == "ok":
@@ -159,6 +167,29 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
                 break
             return found
     return found_before_passes
+
+
+def _quietly(function, *args):
+    """``function(*args)`` with the default action on SIGSEGV: TVM's handler symbolizes a
+    backtrace first, which made a crashing round trip take 0.1 s instead of 0.02 s."""
+    signal.signal(signal.SIGSEGV, signal.SIG_DFL)
+    return function(*args)
+
+
+# A module whose print and parse do, once per process, what every first one does (the parser's
+# lazy imports, TIR's above all): done before the first child is forked, as run.execute warms up.
+_WARM_UP = Program((Param((2, 3), "float32", -1, 1, [[0.5] * 3] * 2), Node("exp", (0,))), (1,))
+_warmed: list[bool] = []
+
+
+def _warm_up() -> None:
+    if _warmed:
+        return
+    _warmed.append(True)
+    try:
+        print_round_trip(tvm.relax.transform.LegalizeOps()(build_module(_WARM_UP)))
+    except Exception:  # noqa: BLE001 - only the head start is lost; the child meets it again
+        pass
 
 
 def _difference(a, b) -> str:
@@ -182,12 +213,16 @@ def _path_tail(line: str) -> str:
     return ".".join([name for name in names if name][-3:]) or "the root"
 
 
+_QUOTED = re.compile(r"'[^']*'")
+
+
 def _detail(why: str) -> str:
     """A round trip's failure (portable.round_trip's line), as a signature detail."""
     head, _, rest = why.partition(": ")
     if head.startswith(("parses back to another module", "loads back as another module")):
         return f"{head} at {_path_tail(rest)}"
-    return f"{head}: {normalize_error(rest)}"
+    # a quoted name is the program's (name 'n0' is not defined), not the fault's
+    return f"{head}: " + normalize_error(_QUOTED.sub("'...'", rest))
 
 
 def cpu_targets(targets: Sequence[str]) -> list[str]:
