@@ -5,7 +5,7 @@
 For each pass, the same drawn programs are checked (judge.trial.check, as the fuzz loop checks an
 example) under each set of boundary oracles in turn, program by program, so a change in the
 machine's load falls on every set alike: none, each oracle alone, the default set, and the
-default set with output determinism. Prints examples per second for each, its ratio to none, and
+default set with JSON, and with output determinism. Prints examples per second for each, its ratio to none, and
 the findings each set reported (by kind and fingerprint).
 """
 
@@ -29,7 +29,8 @@ SETS = {
     "print round trip": BoundaryChecks(True, False, False, False),
     "JSON round trip": BoundaryChecks(False, True, False, False),
     "passes twice": BoundaryChecks(False, False, True, False),
-    "default (the three)": BoundaryChecks(),
+    "default (print, passes twice)": BoundaryChecks(),
+    "default + JSON": BoundaryChecks(json_round_trip=True),
     "default + outputs twice": BoundaryChecks(same_outputs=True),
 }
 
