@@ -111,7 +111,7 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
     """In a child: (kind, how many passes ran, detail, message, stage) of the first boundary
     finding, pass-blaming ones before those of the original module; None when every check holds."""
     first, second = build_module(program), build_module(program) if checks.same_passes else None
-    modules = [first]  # after each pass, for the JSON round trips checked last
+    modules = [("original", 0, first)]  # (after what, passes run, module): the JSON round trips, checked last
     found_before_passes = None
     printing = checks.print_round_trip
     if printing:
@@ -128,8 +128,10 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
             first = spec.for_program(program).instantiate()(first)
         except Exception:  # noqa: BLE001 - the optimized side judges a pass that raises
             break
-        modules.append(first)
-        if printing and tvm_ffi.structural_hash(first) != before:  # else it round-tripped before the pass
+        changed = tvm_ffi.structural_hash(first) != before
+        if changed:  # else it was checked before the pass
+            modules.append((spec.text, ran, first))
+        if printing and changed:
             isolate.mark(f"print:{spec.text}")
             why = print_round_trip(first)
             if why:
@@ -148,9 +150,8 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
                         f"{spec.text} applied to two fresh copies of the module gives modules that differ: {where}",
                         f"repeat:{spec.text}")
     if checks.json_round_trip:
-        names = ["original"] + [spec.text for spec in passes]
-        for ran, mod in enumerate(modules):
-            isolate.mark(f"json:{names[ran]}")
+        for after, ran, mod in modules:
+            isolate.mark(f"json:{after}")
             child = isolate.run_forked(lambda: _quietly(json_round_trip, mod), timeout)
             if child.status == "ok" and not child.value:
                 continue
@@ -159,9 +160,8 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
             else:  # a crash, a hang, or an error outside json_round_trip's own try
                 why = f"{child.status}: {child.error}"
                 detail = normalize_error(child.error) if child.status == "error" else why
-            whose = "the unoptimized module" if not ran else f"the module after {names[ran]}"
-            found = (JSON_ROUND_TRIP, ran, detail, f"tvm.ir.save_json and load_json of {whose}: {why}",
-                     f"json:{names[ran]}")
+            whose = "the unoptimized module" if not ran else f"the module after {after}"
+            found = (JSON_ROUND_TRIP, ran, detail, f"tvm.ir.save_json and load_json of {whose}: {why}", f"json:{after}")
             if not ran:  # the original does not serialize: a pass cannot be blamed for what follows
                 found_before_passes = found_before_passes or found
                 break
