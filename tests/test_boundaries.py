@@ -49,7 +49,7 @@ def test_a_module_built_by_passfuzz_prints_and_parses_back_to_itself(program):
 def test_a_pass_whose_module_does_not_parse_back_is_a_print_round_trip_finding_and_its_twin_is_not(tmp_path):
     script, finding = saved_script(tmp_path, EXP_OF_NEGATIVE, PLANTED + "keyword_result", NO_JSON, "print-round-trip")
     assert finding.signature == f"print-round-trip | {PLANTED}keyword_result | does not parse back: " \
-                                "SyntaxError: invalid syntax (printed.py, line N)"
+                                "SyntaxError: invalid syntax (<unknown>, line N)"
     assert finding.stage == f"print:{PLANTED}keyword_result"
     twin, _ = checked(EXP_OF_NEGATIVE, PLANTED + "renamed_result", NO_JSON)
     assert twin.finding is None, twin
@@ -93,7 +93,7 @@ def test_the_original_modules_json_crash_blames_no_pass_and_hides_no_finding_tha
     assert hidden.finding is not None and hidden.finding.kind == "print-round-trip", hidden
     (bug,) = run_scripts(script)
     assert_reproduces(bug, "json-round-trip")
-    assert "died of SIGSEGV" in bug.stdout
+    assert bug.stdout.endswith("save_json, load_json: SIGSEGV\n"), bug.stdout
 
 
 def test_json_round_trip_holds_for_a_module_without_a_primexpr():
@@ -131,13 +131,10 @@ def test_replay_checks_a_record_with_its_own_oracle(tmp_path):
     assert replay.returncode == 1 and "REPRODUCES" in replay.stdout, replay
 
 
-def test_a_tensor_typed_by_an_r_prim_parameter_does_not_print_back_and_blames_no_pass(tmp_path):
-    # TVM 0.27 prints main(x0, n: T.int64, w1: R.Tensor((n, 3))): as Python, w1's annotation names
-    # a parameter, which is undefined there. passfuzz's own scripts quote it ("n"); this is the finding.
+def test_a_tensor_typed_by_an_r_prim_parameter_prints_and_parses_back():
+    # main(x0, n: T.int64, w1: R.Tensor((n, 3))): passfuzz's scripts quote n because Python
+    # evaluates annotations in a file; TVM's parser reads them and gives back the same module.
     from .test_prim_params import lifted
 
-    script, finding = saved_script(tmp_path, lifted("input"), "FoldConstant", NO_JSON, "print-round-trip")
-    assert finding.passes == () and finding.stage == "print:original"
-    assert finding.signature == "print-round-trip | - | does not parse back: NameError: name '...' is not defined"
-    (bug,) = run_scripts(script)
-    assert_reproduces(bug, "print-round-trip")
+    assert print_round_trip(build_module(lifted("input"))) == ""
+    assert checked(lifted("input"), "FoldConstant", NO_JSON)[0].finding is None

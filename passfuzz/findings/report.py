@@ -124,9 +124,8 @@ def _expected(record: dict) -> str:
     if kind == "hang":
         return "The script finishes: passfuzz gave the optimized side as long as the script's timeout."
     if kind == "print-round-trip":
-        return ("`mod.script()`, run as a Python file of its own (with the imports its header names, and the\n"
-                "module's constants bound to `metadata`, which the printer leaves out), gives back a module\n"
-                "structurally equal to it.")
+        return ("`mod.script()` parsed back by `tvm.script.from_source` (with the module's constants bound to\n"
+                "`metadata`, which the printer leaves out) is structurally equal to the module.")
     if kind == "json-round-trip":
         return "`tvm.ir.load_json(tvm.ir.save_json(mod))` is structurally equal to `mod`, without crashing."
     if kind == "nondeterministic-pass":
