@@ -58,7 +58,7 @@ class RunOptions:
     min_fire_rate: str | None = None  # a fraction (0.01) or a percentage (1%)
     slowdown_threshold: float = DEFAULT_THRESHOLD
     no_print_round_trip: bool = False
-    json_round_trip: bool = False
+    serialization_round_trip: bool = False
     no_pass_determinism: bool = False
     output_determinism: bool = False
 
@@ -249,7 +249,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       seeds=seeds, keep_behaviours=bool(named),
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None,
                       boundaries=BoundaryChecks(print_round_trip=not args.no_print_round_trip,
-                                                json_round_trip=args.json_round_trip,
+                                                json_round_trip=args.serialization_round_trip,
                                                 same_passes=not args.no_pass_determinism,
                                                 same_outputs=args.output_determinism))
 

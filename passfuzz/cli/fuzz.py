@@ -193,7 +193,7 @@ def parser() -> argparse.ArgumentParser:
     checks.add_argument("--no-print-round-trip", action="store_true",
                         help="do not check that the original module, and the module after each pass, prints "
                              "(mod.script()) and parses back (tvm.script.from_source) to a structurally equal module")
-    checks.add_argument("--json-round-trip", action="store_true",
+    checks.add_argument("--serialization-round-trip", action="store_true",
                         help="also check that the original module, and the module after each pass, saves and loads "
                              "back (tvm.ir.save_json, load_json) structurally equal, in a child process of its own. "
                              "Off by default: on TVM 0.27.0.post1 save_json crashes on every module with a tensor")

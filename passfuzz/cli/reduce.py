@@ -84,7 +84,7 @@ def _run_options(args: argparse.Namespace, passes: str | None, build: str, recor
     options.check_speed = args.check_speed or slowdown
     # a record's own boundary check, where the defaults leave it off
     options.output_determinism = record is not None and record["kind"] == "nondeterministic-output"
-    options.json_round_trip = record is not None and record["kind"] == "json-round-trip"
+    options.serialization_round_trip = record is not None and record["kind"] == "json-round-trip"
     if args.slowdown_threshold is not None or slowdown:
         options.slowdown_threshold = args.slowdown_threshold or record["slowdown_threshold"]
     return options

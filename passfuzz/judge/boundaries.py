@@ -63,7 +63,7 @@ STAGE_HEADS = {PRINT_ROUND_TRIP: "print", JSON_ROUND_TRIP: "json", NONDETERMINIS
 class BoundaryChecks:
     """Which boundary oracles run; the defaults are those that cost little (benchmarks/boundaries.py)
     and tell something on this TVM: on 0.27.0.post1 the JSON round trip crashes on every module
-    with a tensor, one fault, so it is asked for (``--json-round-trip``)."""
+    with a tensor, one fault, so it is asked for (``--serialization-round-trip``)."""
 
     print_round_trip: bool = True
     json_round_trip: bool = False
