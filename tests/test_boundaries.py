@@ -15,7 +15,13 @@ from passfuzz.passes.names import resolve_list
 from passfuzz.portable.round_trip import json_round_trip, print_round_trip
 from passfuzz.relax.build import build_module
 
-from .test_reproducer import assert_fixed, assert_reproduces, fixed_twin, lines, run_scripts
+from .test_reproducer import (
+    assert_fixed,
+    assert_reproduces,
+    fixed_twin,
+    lines,
+    run_scripts,
+)
 
 PLANTED = "tests.planted_boundaries:"
 X = Param((2, 3), "float32", -4, 4, [[1.0, 2.0, 3.0], [0.0, -1.0, 4.0]])

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import re
 import signal
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
-import tvm_ffi
 import tvm
+import tvm_ffi
 
 from passfuzz.ir.program import Node, Param, Program
 from passfuzz.passes.names import PassSpec
@@ -71,7 +71,7 @@ class BoundaryChecks:
     same_outputs: bool = False  # nondeterministic-output: a second compile and run of the optimized module
 
     @classmethod
-    def only(cls, kind: str) -> "BoundaryChecks":
+    def only(cls, kind: str) -> BoundaryChecks:
         """The one check that shows a finding of ``kind`` (replaying a record); none for another kind."""
         return cls(kind == PRINT_ROUND_TRIP, kind == JSON_ROUND_TRIP, kind == NONDETERMINISTIC_PASS,
                    kind == NONDETERMINISTIC_OUTPUT)
@@ -152,7 +152,7 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
     if checks.json_round_trip:
         for after, ran, mod in modules:
             isolate.mark(f"json:{after}")
-            child = isolate.run_forked(lambda: _quietly(json_round_trip, mod), timeout)
+            child = isolate.run_forked(lambda mod=mod: _quietly(json_round_trip, mod), timeout)
             if child.status == "ok" and not child.value:
                 continue
             if child.status == "ok":
