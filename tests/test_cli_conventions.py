@@ -87,7 +87,8 @@ def test_the_help_groups_every_option_and_explains_each(run_cli):
         "--ops", "--focus", "--seeds", "--max-examples", "--max-time", "--strict-time", "--seed", "--corpus",
         "--known-bugs", "--targets", "-x", "--exitfirst", "--workers", "--scheduler", "--resume", "--timeout",
         "--max-nodes", "--shrink-time", "--reduce-time", "--check-speed", "--slowdown-threshold",
-        "--probe-time", "--min-fire-rate", "-q", "--quiet", "-v", "--verbose", "--json", "--junit-xml"}
+        "--probe-time", "--min-fire-rate", "-q", "--quiet", "-v", "--verbose", "--json", "--junit-xml",
+        "--no-print-round-trip", "--serialization-round-trip", "--no-pass-determinism", "--output-determinism"}
 
 
 # -- abbreviations and misspellings --------------------------------------------------------------

@@ -44,6 +44,7 @@ from passfuzz.findings.reproducer import render_script
 from passfuzz.ir.catalogue import OPS
 from passfuzz.ir.program import Node, Program
 from passfuzz.judge import gradient, trial
+from passfuzz.judge.boundaries import BoundaryChecks
 from passfuzz.judge.finding import Finding, identify, named_as, same_bug, variant_of
 from passfuzz.judge.oracle import Verdict
 from passfuzz.passes.names import PassSpec
@@ -106,6 +107,7 @@ class FuzzConfig:
     behaviours: tuple[Program, ...] = ()
     keep_behaviours: bool = False
     speed: SpeedCheck | None = None  # --check-speed: time the sides that match (passfuzz.run.speed)
+    boundaries: BoundaryChecks = BoundaryChecks()  # the oracles at every pass boundary (passfuzz.judge.boundaries)
 
 
 def keep_hypothesis_files_in(directory: Path) -> None:
@@ -417,7 +419,7 @@ class Fuzzer:
             started = time.monotonic()
             verdict, optimized = trial.check(program, passes, self.config.targets, self.config.timeout,
                                        self._build(steps), shrinking=bool(pending),
-                                       speed=self.config.speed)
+                                       speed=self.config.speed, boundaries=self.config.boundaries)
             self._spent(time.monotonic() - started, shrinking=bool(pending))
             known_as = ""
             if verdict.finding is not None:  # named against the round's known set, so the name holds while it shrinks
@@ -502,7 +504,7 @@ class Fuzzer:
             started = time.monotonic()
             try:
                 return trial.check(program, list(passes), self.config.targets, self.config.timeout, self._build(tuple(steps)),
-                             shrinking=True, speed=self.config.speed)
+                             shrinking=True, speed=self.config.speed, boundaries=self.config.boundaries)
             finally:
                 self._spent(time.monotonic() - started, shrinking=True)
 

@@ -57,6 +57,10 @@ class RunOptions:
     probe_time: float = DEFAULT_PROBE_SECONDS
     min_fire_rate: str | None = None  # a fraction (0.01) or a percentage (1%)
     slowdown_threshold: float = DEFAULT_THRESHOLD
+    no_print_round_trip: bool = False
+    serialization_round_trip: bool = False
+    no_pass_determinism: bool = False
+    output_determinism: bool = False
 
     @classmethod
     def of(cls, namespace) -> "RunOptions":
@@ -169,6 +173,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
     if args.probe_time < 0:
         raise PlanError(f"--probe-time must be 0 or more, got {args.probe_time:g}")
     from passfuzz.judge.gradient import involved, loss_ops
+    from passfuzz.judge.boundaries import BoundaryChecks
     from passfuzz.run.speed import SpeedCheck
     if passes and involved(passes) and not loss_ops(ops):
         raise PlanError("--ops: Gradient needs at least one smooth op with a registered gradient: "
@@ -242,7 +247,11 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       named=tuple(spec.text for spec in named or []), min_fire_rate=min_fire_rate,
                       probe_time=args.probe_time, replan=args.focus == "auto" and args.probe_time > 0,
                       seeds=seeds, keep_behaviours=bool(named),
-                      speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None)
+                      speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None,
+                      boundaries=BoundaryChecks(print_round_trip=not args.no_print_round_trip,
+                                                json_round_trip=args.serialization_round_trip,
+                                                same_passes=not args.no_pass_determinism,
+                                                same_outputs=args.output_determinism))
 
 
 def partner_lines(passes) -> list[str]:

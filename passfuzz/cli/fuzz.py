@@ -188,6 +188,21 @@ def parser() -> argparse.ArgumentParser:
     targets.add_argument("--slowdown-threshold", type=float, default=DEFAULT_THRESHOLD, metavar="X",
                          help="with --check-speed: how many times slower the optimized module must be, beyond timing "
                               "noise, to be a slowdown (default %g)" % DEFAULT_THRESHOLD)
+    checks = p.add_argument_group("oracles at every pass boundary (after the outputs matched; "
+                                  "benchmarks/README.md measures what each costs)")
+    checks.add_argument("--no-print-round-trip", action="store_true",
+                        help="do not check that the original module, and the module after each pass, prints "
+                             "(mod.script()) and parses back (tvm.script.from_source) to a structurally equal module")
+    checks.add_argument("--serialization-round-trip", action="store_true",
+                        help="also check that the original module, and the module after each pass, saves and loads "
+                             "back (tvm.ir.save_json, load_json) structurally equal, in a child process of its own. "
+                             "Off by default: on TVM 0.27.0.post1 save_json crashes on every module with a tensor")
+    checks.add_argument("--no-pass-determinism", action="store_true",
+                        help="do not apply the passes a second time, to a fresh copy of the module, and check that "
+                             "both copies are structurally equal after every pass")
+    checks.add_argument("--output-determinism", action="store_true",
+                        help="also compile and run the optimized module a second time and check that its outputs "
+                             "on CPU targets are bit-identical. Off by default: it costs a side")
     return p
 
 

@@ -82,6 +82,9 @@ def _run_options(args: argparse.Namespace, passes: str | None, build: str, recor
                          targets=args.targets if args.targets is not None or not record else ",".join(record["targets"]))
     slowdown = record is not None and record["kind"] == "slowdown"
     options.check_speed = args.check_speed or slowdown
+    # a record's own boundary check, where the defaults leave it off
+    options.output_determinism = record is not None and record["kind"] == "nondeterministic-output"
+    options.serialization_round_trip = record is not None and record["kind"] == "json-round-trip"
     if args.slowdown_threshold is not None or slowdown:
         options.slowdown_threshold = args.slowdown_threshold or record["slowdown_threshold"]
     return options
@@ -169,7 +172,8 @@ def run(args: argparse.Namespace) -> int:
                  + (f" compiled with {config.build.text}" if config.build.text else "") + " on "
                  f"{','.join(config.targets)}" + (f" ({tried})" if tried else ""))
     for number, program in enumerate(programs, 1):
-        verdict, _ = check(program, config.passes, config.targets, config.timeout, config.build, speed=config.speed)
+        verdict, _ = check(program, config.passes, config.targets, config.timeout, config.build, speed=config.speed,
+                           boundaries=config.boundaries)
         if verdict.finding is not None:
             finding, known_as = identify(verdict.finding, lambda: relax_ops(program), set(known_set(baseline)))
             console.note(f"{finding.kind} ({finding.fingerprint}): {finding.message.splitlines()[0][:200]}")

@@ -40,6 +40,7 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     finding that REPRODUCES has its files regenerated from this run (atomically), after being
     reduced again for ``reduce_seconds`` when that is given."""
     from passfuzz.findings.corpus import CorpusError, load, problem
+    from passfuzz.judge.boundaries import BoundaryChecks
     from passfuzz.judge.finding import named_as, same_bug
     from passfuzz.judge.trial import check
     from passfuzz.passes.names import PassSpecError, resolve
@@ -61,7 +62,8 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
         skipped = [f"{t} ({unavailable_reason(t)})" for t in entry.record["targets"] if t not in targets]
         return "ERROR", f"{path}: compares targets, and these cannot run here: {'; '.join(skipped)}"
     speed = speed_of(entry.record)
-    verdict, optimized = check(entry.program, passes, targets, timeout, build, speed=speed)
+    verdict, optimized = check(entry.program, passes, targets, timeout, build, speed=speed,
+                               boundaries=BoundaryChecks.only(entry.record["kind"]))
     if verdict.generator_defect:
         return "ERROR", f"the original module no longer runs: {verdict.generator_defect}"
     if verdict.finding is None:
@@ -91,10 +93,11 @@ def speed_of(record: dict):
 def _reduce(entry, finding, targets: list[str], timeout: float, build, reduce_seconds: float) -> None:
     """Reduce the finding as a fuzzing run reduces a new one, and save it over its record."""
     from passfuzz.campaign.engine import FindingError, FuzzConfig, Fuzzer
+    from passfuzz.judge.boundaries import BoundaryChecks
 
     config = FuzzConfig(passes=list(finding.passes), targets=targets, corpus_dir=entry.path.parent, timeout=timeout,
                         reduce_seconds=reduce_seconds, build=build, seed=entry.record.get("seed"),
-                        speed=speed_of(entry.record))
+                        speed=speed_of(entry.record), boundaries=BoundaryChecks.only(entry.record["kind"]))
     Fuzzer(config).reduce_and_save(FindingError(finding, entry.program))
 
 

@@ -80,6 +80,14 @@ def _title(record: dict) -> str:
         return f"`{second}` and `{first}` disagree on the same module {how}".rstrip()
     if kind == "slowdown":
         return f"module {record['slowdown_threshold']:g}x slower or more {how} on `{record['targets'][0]}`"
+    if kind in ("print-round-trip", "json-round-trip"):
+        after = f"after {last}" if passes else "before any pass"
+        how_back = "print and parse back" if kind == "print-round-trip" else "save and load back as JSON"
+        return f"module does not {how_back} {after}"
+    if kind == "nondeterministic-pass":
+        return f"{last} gives two fresh copies of one module different results"
+    if kind == "nondeterministic-output":
+        return f"two compiles and runs of one module {how} give different outputs".replace("  ", " ")
     return f"wrong result {how}"
 
 
@@ -115,6 +123,15 @@ def _expected(record: dict) -> str:
                 f"{target_slack((first, second)):g} times between these target kinds).")
     if kind == "hang":
         return "The script finishes: passfuzz gave the optimized side as long as the script's timeout."
+    if kind == "print-round-trip":
+        return ("`mod.script()` parsed back by `tvm.script.from_source` (with the module's constants bound to\n"
+                "`metadata`, which the printer leaves out) is structurally equal to the module.")
+    if kind == "json-round-trip":
+        return "`tvm.ir.load_json(tvm.ir.save_json(mod))` is structurally equal to `mod`, without crashing."
+    if kind == "nondeterministic-pass":
+        return "The same passes applied to two fresh copies of one module give structurally equal modules."
+    if kind == "nondeterministic-output":
+        return "The same module compiled and run twice on a CPU target gives bit-identical outputs."
     if kind == "slowdown":
         return (f"The optimized module, which returns the original's outputs, is not slower than the original by\n"
                 f"{record['slowdown_threshold']:g}x or more. The script times both in one process, interleaved, and\n"

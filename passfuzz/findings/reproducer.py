@@ -24,6 +24,13 @@ skips) through the script's ``sys.excepthook``, and so does a failure of another
 - target-mismatch: each target in a child process of its own (``standalone.outputs_in_child``).
 - slowdown: both modules compiled in the script's process and timed interleaved
   (passfuzz.portable.timing, copied), which prints both medians, the ratio and its interval.
+- print-round-trip: the passes, ``mod.script()`` parsed back (passfuzz.portable.round_trip,
+  copied) and ``assert_structural_equal``.
+- json-round-trip: the passes, then ``save_json``, ``load_json`` and ``assert_structural_equal`` in
+  a forked child (it segfaults on TVM 0.27.0.post1), as a crash script does.
+- nondeterministic-pass: two fresh copies of the module (its text inside a function), the passes
+  applied to each, ``assert_structural_equal``.
+- nondeterministic-output: the optimized module compiled and called twice, outputs compared bit for bit.
 
 Everything a script runs beyond TVM's and numpy's API is real code of passfuzz.portable.standalone and
 passfuzz.portable.conventions (which passfuzz calls for the same job), copied with ``inspect.getsource``
@@ -54,6 +61,7 @@ from passfuzz.portable import (
     conventions,
     dlight_rules,
     finite_differences,
+    round_trip,
     schedules,
     standalone,
     timing,
@@ -66,27 +74,6 @@ from passfuzz.run.execute import Outcome
 from passfuzz.run.speed import SpeedCheck
 
 from .scheduled_kernel import Kernel, scheduled_kernel
-
-# Scalar constants of these dtypes print inline (R.const(1, "int8")); every other constant,
-# uint8 and bfloat16 scalars included (measured on TVM 0.27), prints as a metadata reference.
-_INLINE_SCALAR_DTYPES = ("float32", "float16", "int32", "int64", "int8", "bool")
-
-
-def _printed_as_metadata(const) -> bool:
-    return len(const.value.shape) > 0 or str(const.value.dtype) not in _INLINE_SCALAR_DTYPES
-
-
-def _constants_in_print_order(mod: tvm.IRModule) -> list:
-    found: list = []
-    for gv in sorted(mod.functions.keys(), key=lambda g: g.name_hint):
-        func = mod[gv]
-        if isinstance(func, relax.Function):
-            def visit(expr):
-                if isinstance(expr, tvm.ir.expr.GenericConst) and _printed_as_metadata(expr) \
-                        and not any(seen.same_as(expr) for seen in found):
-                    found.append(expr)
-            relax.analysis.post_order_visit(func.body, visit)
-    return found
 
 
 def _array_literal(array) -> str:
@@ -114,7 +101,7 @@ def _const_literal(array: np.ndarray) -> str:
 
 def module_script(mod: tvm.IRModule) -> str:
     """TVMScript of ``mod`` that parses on its own: constants inline, no metadata section."""
-    constants = _constants_in_print_order(mod)
+    constants = round_trip.constants_in_print_order(mod)
     text = mod.script()
     text = re.sub(r'metadata\["ir\.GenericConst"\]\[(\d+)\]',
                   lambda m: _const_literal(constants[int(m.group(1))].value.numpy()), text)
@@ -240,6 +227,8 @@ _CANNOT_RUN_HOOK = (f"sys.excepthook = lambda *error: (sys.__excepthook__(*error
                     "  # cannot run")
 # Pipeline scripts: how a child re-running the script ended.
 _FATE_PREFIX = {"pipeline-crash": "died of", "pipeline-hang": "no result", "pipeline-error": "exited with status"}
+# Kinds about the module itself, not its run on a target.
+_MODULE_KINDS = ("print-round-trip", "json-round-trip", "nondeterministic-pass")
 
 
 class _Script:
@@ -291,7 +280,7 @@ class _Script:
         def uses(name: str) -> bool:
             return re.search(rf"(?<![\w.]){re.escape(name)}[.(]", code) is not None
         stdlib = [f"import {m}" for m in ("importlib", "math", "os", "pickle", "shutil", "signal", "subprocess", "sys",
-                                          "tempfile", "time") if m == "sys" or uses(m)]
+                                          "tempfile", "time", "typing") if m == "sys" or uses(m)]
         if "TypeVar(" in code:
             # A TIR kernel's symbolic buffer shape, as 0.27 prints it and parses it exactly (written
             # as a string, the parser makes it int32); TVM's parser, not Python, reads the annotations.
@@ -345,7 +334,7 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
     title = describe([p.text for p in passes], build) or "in the unoptimized module"
     if kind == "target-mismatch":
         title = f"between {' and '.join(targets[:2])} {title}"
-    elif kind != "reference-mismatch":
+    elif kind not in ("reference-mismatch", *_MODULE_KINDS):
         title += f" on {targets[0]}"
     script = _Script(finding, title)
     script.custom_imports = [p.python_import for p in passes if p.python_import]
@@ -374,6 +363,15 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
         _targets(script, sides, targets, timeout)
     elif kind == "slowdown":
         _slowdown(script, sides, speed or SpeedCheck())
+    elif kind == "print-round-trip":
+        _print_round_trip(script, sides)
+    elif kind == "json-round-trip":
+        _json_round_trip(script, sides, timeout)
+    elif kind == "nondeterministic-pass":
+        _repeated_passes(script, sides)
+        mod_script = _in_function("fresh_module", mod_script)
+    elif kind == "nondeterministic-output":
+        _rerun(script, sides)
     elif gradient.involved(passes):
         _gradient(script, sides, gradient.noise(program))
     else:
@@ -783,3 +781,57 @@ def describe(passes: Sequence[str], build: Build = PLAIN_BUILD) -> str:
     if build.text:
         text = f"{text} compiled with {build.text}".strip()
     return text
+
+
+def _print_round_trip(script: _Script, sides: _Sides) -> None:
+    script.need(f"INLINE_SCALAR_DTYPES = {round_trip.INLINE_SCALAR_DTYPES!r}")
+    script.need(_source(round_trip.printed_as_metadata, round_trip.constants_in_print_order, round_trip.printed_back))
+    whose = f"the module after {sides.passes[-1].text}" if sides.passes else "the module"
+    script.add(*sides.pass_lines(), "try:", "    tvm.ir.assert_structural_equal(mod, printed_back(mod))",
+               "except Exception as error:")
+    script.verdict(f"{whose} does not print and parse back to itself:")
+    script.add(f'print("fixed: {whose} prints and parses back to itself")')
+
+
+def _json_round_trip(script: _Script, sides: _Sides, timeout: float) -> None:
+    """The passes here, the round trip in a forked child (it segfaults on TVM 0.27.0.post1), whose
+    end this process reads, as a crash script does."""
+    kind, seconds = script.finding.kind, int(max(1, timeout))
+    script.add(*sides.pass_lines(),
+               "if os.fork() == 0:  # a child makes the round trip; this process reads how it ends",
+               f"    signal.alarm({seconds})",
+               "    tvm.ir.assert_structural_equal(mod, tvm.ir.load_json(tvm.ir.save_json(mod)))",
+               "    os._exit(0)",
+               "_, status = os.wait()",
+               "ended = signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)",
+               "if ended != 0:  # a signal, or the child's traceback (exit 1) says what differs",
+               f'    print(f"BUG REPRODUCES ({kind}): save_json, load_json: {{ended}}")',
+               "    sys.exit(1)",
+               'print("fixed: the module saves and loads back as itself")')
+
+
+def _in_function(name: str, module: str) -> str:
+    """The module's text inside a function returning it: each call parses a fresh copy."""
+    body = "\n".join(f"    {line}" if line else line for line in module.rstrip().splitlines())
+    return f"def {name}():\n{body}\n    return Module\n"
+
+
+def _repeated_passes(script: _Script, sides: _Sides) -> None:
+    lines = []
+    for copy in ("first", "second"):
+        lines += [f"{copy} = fresh_module()"] + [f"{copy} = {p.for_program(sides.program).python_expr()}({copy})"
+                                                  for p in sides.passes]
+    script.add(*lines, "try:", "    tvm.ir.assert_structural_equal(first, second)", "except ValueError as error:")
+    script.verdict(f"{sides.passes[-1].text} gives two fresh copies of the module different results:")
+    script.add('print("fixed: the passes give two fresh copies of the module the same result")')
+
+
+def _rerun(script: _Script, sides: _Sides) -> None:
+    script.add(*sides.arguments_lines(), *sides.pass_lines(),
+               *sides.run_lines(script, "mod", True, "first"), *sides.run_lines(script, "mod", True, "second"),
+               "for i, (a, b) in enumerate(zip(first, second)):",
+               "    if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():",
+               f'        print(f"BUG REPRODUCES ({script.finding.kind}): output {{i}} differs between two compiles '
+               'and runs of the same module")',
+               "        sys.exit(1)",
+               'print("fixed: two compiles and runs of the module give bit-identical outputs")')

@@ -51,7 +51,8 @@ from passfuzz.passes.names import PassSpec
 from passfuzz.run.builds import PLAIN_BUILD, Build
 
 KINDS = ("pass-error", "ill-formed", "compile-error", "runtime-error", "crash", "hang", "wrong-result",
-         "reference-mismatch", "target-mismatch", "pipeline-error", "pipeline-crash", "pipeline-hang", "slowdown")
+         "reference-mismatch", "target-mismatch", "pipeline-error", "pipeline-crash", "pipeline-hang", "slowdown",
+         "print-round-trip", "json-round-trip", "nondeterministic-pass", "nondeterministic-output")
 
 
 VALUE_KINDS = ("wrong-result", "target-mismatch")

@@ -24,6 +24,7 @@ from passfuzz.run.execute import Outcome, run_side
 from passfuzz.run.speed import SpeedCheck, time_sides
 
 from . import gradient
+from .boundaries import BoundaryChecks, boundary_verdict
 from .finding import keyed_as_misuse
 from .oracle import (
     Verdict,
@@ -50,7 +51,8 @@ def shrink_timeout(original_seconds: float, timeout: float) -> float:
 
 def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
           timeout: float, build: Build = PLAIN_BUILD, shrinking: bool = False,
-          speed: SpeedCheck | None = None) -> tuple[Verdict, Outcome | None]:
+          speed: SpeedCheck | None = None,
+          boundaries: BoundaryChecks | None = None) -> tuple[Verdict, Outcome | None]:
     """Run both sides of one example and judge them. The original side is first held against
     the numpy reference, then across targets; if it disagrees, that is the verdict (no pass is
     judged on a suspect original); if it fails to build or run, a pass of TVM's build pipeline
@@ -60,7 +62,8 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     bad pass; with a non-plain build the empty prefix counts too (the build alone may be at
     fault). ``shrinking``: every later side gets ``shrink_timeout``. ``speed``: when the sides
     match and the passes changed the module (or the build differs), time both (passfuzz.run.speed);
-    a slowdown is pinned to the shortest prefix that shows it too."""
+    a slowdown is pinned to the shortest prefix that shows it too. ``boundaries``: when the sides
+    match, the oracles at every pass boundary (passfuzz.judge.boundaries), before the timing."""
     started = time.monotonic()
     original = run_side(program, None, targets, timeout)
     if shrinking:
@@ -95,6 +98,10 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
         verdict, optimized = _blame_chosen_schedules(program, original, verdict, optimized, targets, timeout,
                                                      build, expected)
         return _contract_checked(verdict, optimized), optimized
+    if boundaries is not None and not verdict.generator_defect:
+        at_boundaries = boundary_verdict(program, passes, original, optimized, targets, timeout, build, boundaries)
+        if at_boundaries.finding is not None:
+            return _contract_checked(at_boundaries, optimized), optimized
     if speed is not None and verdict == Verdict() and (optimized.changed or build.text):
         slow = slowdown_verdict(passes, time_sides(program, passes, targets, timeout, speed, build), build)
         if slow.finding is not None:

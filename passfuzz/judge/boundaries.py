@@ -1,0 +1,269 @@
+"""Oracles at every pass boundary: what must hold of each module a pass returns, beyond computing
+what the original computes.
+
+- ``print-round-trip``: ``mod.script()`` parsed back by ``tvm.script.from_source`` is structurally
+  equal to the module (passfuzz.portable.round_trip).
+- ``json-round-trip``: ``tvm.ir.save_json`` then ``load_json`` gives a structurally equal module.
+  Each is checked in a child of its own: on TVM 0.27.0.post1 ``save_json`` segfaults on any
+  module holding a PrimExpr (every Relax module with a tensor shape).
+- ``nondeterministic-pass``: the passes applied, in lockstep, to two fresh builds of the Program
+  give structurally equal modules after every pass.
+- ``nondeterministic-output``: the optimized module compiled and run twice gives bit-identical
+  outputs on CPU targets (off by default: it costs a side).
+
+The JSON round trip is off by default too (``BoundaryChecks``).
+
+The original module is checked first, before any pass: a module that does not round-trip before
+any pass shows a printer, parser or serializer bug that blames no pass (``passes=()``, saved and
+listed apart like a reference mismatch), and the check is then not applied after the passes (it
+would fail there for the same reason). A failure after a pass blames the first pass after which
+the check fails, so the finding needs no prefix search. The printer is checked first, then
+determinism, then JSON: on TVM 0.27 the original's JSON always crashes, a known finding once
+saved, and checked last it hides no other.
+
+A signature's detail is the parser's error normalized (``finding.normalize_error``), or where the
+two modules differ: the last three names of the structural-equality path (``extent.ty.dtype``),
+without the function names and indices, which vary from program to program.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import tvm
+import tvm_ffi
+
+from passfuzz.ir.program import Node, Param, Program
+from passfuzz.passes.names import PassSpec
+from passfuzz.portable.round_trip import first_line, json_round_trip, print_round_trip
+from passfuzz.portable.standalone import GPU_KINDS, kind_of
+from passfuzz.relax.build import build_module
+from passfuzz.run import isolate
+from passfuzz.run.builds import PLAIN_BUILD, Build
+from passfuzz.run.execute import Outcome, run_side
+
+from .finding import new_finding, normalize_error
+from .oracle import Verdict
+
+PRINT_ROUND_TRIP = "print-round-trip"
+JSON_ROUND_TRIP = "json-round-trip"
+NONDETERMINISTIC_PASS = "nondeterministic-pass"
+NONDETERMINISTIC_OUTPUT = "nondeterministic-output"
+KINDS = (PRINT_ROUND_TRIP, JSON_ROUND_TRIP, NONDETERMINISTIC_PASS, NONDETERMINISTIC_OUTPUT)
+# The stage each kind names: "<head>:<pass>", or "<head>:original" before any pass.
+STAGE_HEADS = {PRINT_ROUND_TRIP: "print", JSON_ROUND_TRIP: "json", NONDETERMINISTIC_PASS: "repeat",
+               NONDETERMINISTIC_OUTPUT: "rerun"}
+
+
+@dataclass(frozen=True)
+class BoundaryChecks:
+    """Which boundary oracles run; the defaults are those that cost little (benchmarks/boundaries.py)
+    and tell something on this TVM: on 0.27.0.post1 the JSON round trip crashes on every module
+    with a tensor, one fault, so it is asked for (``--serialization-round-trip``)."""
+
+    print_round_trip: bool = True
+    json_round_trip: bool = False
+    same_passes: bool = True  # nondeterministic-pass
+    same_outputs: bool = False  # nondeterministic-output: a second compile and run of the optimized module
+
+    @classmethod
+    def only(cls, kind: str) -> BoundaryChecks:
+        """The one check that shows a finding of ``kind`` (replaying a record); none for another kind."""
+        return cls(kind == PRINT_ROUND_TRIP, kind == JSON_ROUND_TRIP, kind == NONDETERMINISTIC_PASS,
+                   kind == NONDETERMINISTIC_OUTPUT)
+
+    @property
+    def in_child(self) -> bool:
+        return self.print_round_trip or self.json_round_trip or self.same_passes
+
+
+NO_CHECKS = BoundaryChecks(False, False, False, False)
+
+
+def boundary_verdict(program: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome,
+                     targets: Sequence[str], timeout: float, build: Build, checks: BoundaryChecks) -> Verdict:
+    """A boundary finding of an example whose sides already matched, or Verdict() (see the module doc).
+    A child that crashes or hangs outside the JSON round trip's own child tells nothing new (the
+    optimized side applied the same passes): no verdict."""
+    before_passes = Verdict()  # a finding of the original module, told if nothing blames a pass
+    if checks.print_round_trip:
+        _warm_up()
+    if checks.in_child:
+        child = isolate.run_forked(lambda: _check_modules(program, passes, checks, timeout), timeout)
+        if child.status == "ok" and child.value is not None:
+            kind, ran, detail, message, stage = child.value
+            before_passes = Verdict(new_finding(kind, tuple(passes[:ran]), detail, message, stage))
+            if ran:
+                return before_passes
+    if checks.same_outputs and optimized.ok:
+        rerun = _rerun_verdict(program, passes, original, optimized, targets, timeout, build)
+        if rerun.finding is not None and (rerun.finding.passes or before_passes.finding is None):
+            return rerun
+    return before_passes
+
+
+def _check_modules(program: Program, passes: Sequence[PassSpec], checks: BoundaryChecks,
+                   timeout: float) -> tuple | None:
+    """In a child: (kind, how many passes ran, detail, message, stage) of the first boundary
+    finding, pass-blaming ones before those of the original module; None when every check holds."""
+    first, second = build_module(program), build_module(program) if checks.same_passes else None
+    modules = [("original", 0, first)]  # (after what, passes run, module): the JSON round trips, checked last
+    found_before_passes = None
+    printing = checks.print_round_trip
+    if printing:
+        isolate.mark("print:original")
+        why = print_round_trip(first)
+        if why:
+            found_before_passes = (PRINT_ROUND_TRIP, 0, _detail(why), f"the unoptimized module {why}",
+                                   "print:original")
+            printing = False
+    for ran, spec in enumerate(passes, start=1):
+        isolate.mark(f"pass:{spec.text}")
+        before = tvm_ffi.structural_hash(first)  # a hash: a pass may update its input in place
+        try:
+            first = spec.for_program(program).instantiate()(first)
+        except Exception:  # noqa: BLE001 - the optimized side judges a pass that raises
+            break
+        changed = tvm_ffi.structural_hash(first) != before
+        if changed:  # else it was checked before the pass
+            modules.append((spec.text, ran, first))
+        if printing and changed:
+            isolate.mark(f"print:{spec.text}")
+            why = print_round_trip(first)
+            if why:
+                return PRINT_ROUND_TRIP, ran, _detail(why), f"the module after {spec.text} {why}", f"print:{spec.text}"
+        if second is not None:
+            isolate.mark(f"repeat:{spec.text}")
+            try:
+                second = spec.for_program(program).instantiate()(second)
+            except Exception as error:  # noqa: BLE001 - it did not raise on the first copy
+                return (NONDETERMINISTIC_PASS, ran, "raises on one copy only",
+                        f"{spec.text} raised {first_line(error)} on one fresh copy of the module, not on the other",
+                        f"repeat:{spec.text}")
+            if not tvm_ffi.structural_equal(first, second):
+                where = _difference(first, second)
+                return (NONDETERMINISTIC_PASS, ran, f"copies differ at {_path_tail(where)}",
+                        f"{spec.text} applied to two fresh copies of the module gives modules that differ: {where}",
+                        f"repeat:{spec.text}")
+    if checks.json_round_trip:
+        for after, ran, mod in modules:
+            isolate.mark(f"json:{after}")
+            child = isolate.run_forked(lambda mod=mod: _quietly(json_round_trip, mod), timeout)
+            if child.status == "ok" and not child.value:
+                continue
+            if child.status == "ok":
+                why, detail = child.value, _detail(child.value)
+            else:  # a crash, a hang, or an error outside json_round_trip's own try
+                why = f"{child.status}: {child.error}"
+                detail = normalize_error(child.error) if child.status == "error" else why
+            whose = "the unoptimized module" if not ran else f"the module after {after}"
+            found = (JSON_ROUND_TRIP, ran, detail, f"tvm.ir.save_json and load_json of {whose}: {why}", f"json:{after}")
+            if not ran:  # the original does not serialize: a pass cannot be blamed for what follows
+                found_before_passes = found_before_passes or found
+                break
+            return found
+    return found_before_passes
+
+
+def _quietly(function, *args):
+    """``function(*args)`` with the default action on SIGSEGV: TVM's handler symbolizes a
+    backtrace first, which made a crashing round trip take 0.1 s instead of 0.02 s."""
+    signal.signal(signal.SIGSEGV, signal.SIG_DFL)
+    return function(*args)
+
+
+# A module whose print and parse do, once per process, what every first one does (the parser's
+# lazy imports, TIR's above all): done before the first child is forked, as run.execute warms up.
+_WARM_UP = Program((Param((2, 3), "float32", -1, 1, [[0.5] * 3] * 2), Node("exp", (0,))), (1,))
+_warmed: list[bool] = []
+
+
+def _warm_up() -> None:
+    if _warmed:
+        return
+    _warmed.append(True)
+    try:
+        print_round_trip(tvm.relax.transform.LegalizeOps()(build_module(_WARM_UP)))
+    except Exception:  # noqa: BLE001 - only the head start is lost; the child meets it again
+        pass
+
+
+def _difference(a, b) -> str:
+    try:
+        tvm.ir.assert_structural_equal(a, b)
+    except ValueError as error:
+        return first_line(error)
+    return "structural_equal and assert_structural_equal disagree"
+
+
+_PATH = re.compile(r"<root>(\S*?):?$")
+
+
+def _path_tail(line: str) -> str:
+    """The last three names of a structural-equality path: where two modules differ, without the
+    function names and indices that vary with the program."""
+    match = _PATH.search(line)
+    if not match:
+        return normalize_error(line)
+    names = [re.sub(r"\[.*?\]", "", part) for part in re.sub(r"\[[^\]]*\]", "", match.group(1)).split(".")]
+    return ".".join([name for name in names if name][-3:]) or "the root"
+
+
+_QUOTED = re.compile(r"'[^']*'")
+
+
+def _detail(why: str) -> str:
+    """A round trip's failure (portable.round_trip's line), as a signature detail."""
+    head, _, rest = why.partition(": ")
+    if head.startswith(("parses back to another module", "loads back as another module")):
+        return f"{head} at {_path_tail(rest)}"
+    # a quoted name is the program's (name 'n0' is not defined), not the fault's
+    return f"{head}: " + normalize_error(_QUOTED.sub("'...'", rest))
+
+
+def cpu_targets(targets: Sequence[str]) -> list[str]:
+    return [target for target in targets if kind_of(target) not in GPU_KINDS]
+
+
+def _rerun_verdict(program: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome,
+                   targets: Sequence[str], timeout: float, build: Build) -> Verdict:
+    """The optimized module compiled and run again: a ``nondeterministic-output`` finding when a
+    CPU target's outputs are not bit-identical. It blames the passes unless the original module,
+    compiled and run again, differs too (or is the module that ran: the passes changed nothing)."""
+    cpu = cpu_targets(targets)
+    if not cpu:
+        return Verdict()
+    build = build.with_tune_records(optimized.tune_records) if build.tune is not None else build
+    again = run_side(program, passes, cpu, timeout, build)
+    difference = _bits_differ(optimized, again, cpu)
+    if not difference:
+        return Verdict()
+    blamed: Sequence[PassSpec] = passes
+    if optimized.reused or _bits_differ(original, run_side(program, None, cpu, timeout), cpu):
+        blamed = ()
+    whose = "the optimized module" if blamed else "the unoptimized module"
+    target = difference.split(":", 1)[0]
+    return Verdict(new_finding(NONDETERMINISTIC_OUTPUT, blamed, "outputs differ between two runs",
+                               f"{whose}, compiled and run twice, {difference}", f"rerun:{target}",
+                               build=build if blamed else PLAIN_BUILD, targets=(target,)))
+
+
+def _bits_differ(first: Outcome, second: Outcome, targets: Sequence[str]) -> str:
+    """'' when both sides ran and every output on ``targets`` is bit-identical, else what differs."""
+    if not second.ok:
+        return ""  # a failure the first run did not show is for the differential oracle to judge
+    for target in targets:
+        a, b = first.outputs.get(target, []), second.outputs.get(target, [])
+        if len(a) != len(b):
+            return f"{target}: {len(a)} outputs, then {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes():
+                bad = np.argwhere(x.view(np.uint8).reshape(-1) != y.view(np.uint8).reshape(-1)) \
+                    if x.shape == y.shape and x.dtype == y.dtype else None
+                where = "" if bad is None or not len(bad) else f" (first differing byte {int(bad[0][0])})"
+                return f"{target}: output {i} ({x.dtype}, shape {x.shape}) is not bit-identical{where}"
+    return ""
