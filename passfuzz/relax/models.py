@@ -1,14 +1,31 @@
-"""Real models as seeds: an ONNX model through TVM's own frontend (``tvm.relax.frontend.onnx``),
-written out as a TVMScript file that ``--seeds`` and ``passfuzz reduce`` read like any other.
+"""Real models as seeds: an ONNX model through TVM's own frontend (``tvm.relax.frontend.onnx``).
 
-The weights stay parameters of ``main`` (``keep_params_in_input``, so ``num_input`` marks them):
-their values are drawn like every other argument, and the script needs no metadata section,
-which a TVMScript file cannot carry. ``onnx`` is an optional dependency (``pip install
-".[onnx]"``).
+``import_onnx`` returns the frontend's module as an object, made fit to import and to print:
+
+- A graph input that is also an initializer (ONNX's "input with a default value", as older
+  exporters write every weight) is listed twice among ``main``'s parameters: with
+  ``keep_params_in_input=True`` the frontend appends every initializer after the graph inputs,
+  the same Var again (``docs/onnx_duplicate_parameters.py`` shows it). Such a function is
+  ill-formed (``Var 1 is defined more than once``) and prints two parameters of one name; the
+  second occurrence is dropped, and ``num_input`` counts the parameters left before it.
+- Parameter names that are no Python identifier (``0``, ``input.1``: the frontend sanitizes the
+  names of graph inputs but not those of initializers) are renamed (``p_0``, ``input_1``), since
+  TVMScript prints them as they are and cannot parse them back.
+- Bindings nothing reads are dropped (``batch_norm``'s unread mean and variance items), so
+  each op's result has the one reader the catalogue's patterns expect.
+- An inference ``batch_norm``'s ``momentum`` (which ONNX models set, and which only training
+  reads) is reset to the op's default, the form the catalogue emits.
+
+The weights stay parameters of ``main`` (``num_input`` marks them): their values are drawn like
+every other argument, and the seed file needs no metadata section, which a TVMScript file cannot
+carry. ``onnx`` is an optional dependency (``pip install ".[onnx]"``).
 """
 
 from __future__ import annotations
 
+import keyword
+import re
+import warnings
 from pathlib import Path
 
 import tvm
@@ -21,7 +38,8 @@ class ModelError(ValueError):
 
 
 def import_onnx(path: Path) -> tvm.IRModule:
-    """The Relax module TVM's ONNX frontend makes of the model at ``path``, weights as parameters."""
+    """The Relax module TVM's ONNX frontend makes of the model at ``path``, weights as parameters,
+    every function well-formed and printable (see the module's docstring)."""
     try:
         import onnx
     except ImportError:
@@ -33,15 +51,58 @@ def import_onnx(path: Path) -> tvm.IRModule:
     except Exception as exc:  # noqa: BLE001 - any unreadable file, told in one line
         raise ModelError(f"{path}: not an ONNX model: {_first_line(exc)}") from None
     try:
-        mod = from_onnx(model, keep_params_in_input=True)
+        with warnings.catch_warnings():  # "Renaming name 0 to input_0", once per input: not the user's concern
+            warnings.simplefilter("ignore", UserWarning)
+            mod = from_onnx(model, keep_params_in_input=True)
     except Exception as exc:  # noqa: BLE001 - the frontend's own refusal, told in one line
         raise ModelError(f"{path}: TVM's ONNX frontend fails: {type(exc).__name__}: {_first_line(exc)}") from None
-    # The frontend records the weights' values in a "params" attribute, which only a metadata
-    # section can print; the values are drawn as arguments instead.
     for gv, func in list(mod.functions.items()):
-        if isinstance(func, relax.Function) and func.attrs is not None and "params" in func.attrs:
-            mod[gv] = func.without_attr("params")
+        if isinstance(func, relax.Function):
+            mod[gv] = fit_function(func)
     return mod
+
+
+def fit_function(func: relax.Function) -> relax.Function:
+    """``func`` with each parameter listed once, under a printable name, without its unread
+    bindings, and without the "params" attribute (the frontend records the weights' values there,
+    which only a metadata section can print; the values are drawn as arguments instead)."""
+    params, num_input = [], None
+    given = func.attrs.get("num_input") if func.attrs is not None else None
+    for k, p in enumerate(func.params):
+        if given is not None and k == int(given):
+            num_input = len(params)
+        if not any(p.same_as(q) for q in params):
+            params.append(p)
+    renamed = [relax.Var(printable_name(p.name), p.ty) for p in params]
+    # bind_params substitutes the new Vars and drops the old parameters; the new ones are then listed
+    body = relax.Function(params, func.body, func.ret_ty, func.is_pure, func.attrs).bind_params(
+        dict(zip(params, renamed))).body
+    fitted = relax.Function(renamed, body, func.ret_ty, func.is_pure, func.attrs)
+    if func.attrs is not None and "params" in func.attrs:
+        fitted = fitted.without_attr("params")
+    if num_input is not None and num_input != int(given):
+        fitted = fitted.with_attr("num_input", num_input)
+    return relax.analysis.remove_all_unused(_InferenceMomentum().visit_expr(fitted))
+
+
+@relax.expr_functor.mutator
+class _InferenceMomentum(relax.PyExprMutator):
+    """Every ``batch_norm(..., training=False)`` with the default momentum: nothing reads it."""
+
+    def visit_call_(self, call: relax.Call) -> relax.Expr:
+        call = super().visit_call_(call)
+        if isinstance(call.op, tvm.ir.Op) and call.op.name == "relax.nn.batch_norm" and not call.attrs.training:
+            a = call.attrs
+            return relax.op.nn.batch_norm(*call.args, axis=a.axis, epsilon=a.epsilon, center=a.center,
+                                          scale=a.scale, training=False)
+        return call
+
+
+def printable_name(name: str) -> str:
+    """``name`` as a Python identifier TVMScript parses back: ``input.1`` -> ``input_1``,
+    ``0`` -> ``p_0``, ``lambda`` -> ``p_lambda``."""
+    name = re.sub(r"\W", "_", name) or "p"
+    return f"p_{name}" if name[0].isdigit() or keyword.iskeyword(name) else name
 
 
 def seed_source(mod: tvm.IRModule, origin: Path) -> str:
