@@ -59,13 +59,13 @@ def run(args: argparse.Namespace) -> int:
     failed = 0
     for model, name in zip(args.models, seed_names(args.models)):
         try:
-            mod = import_onnx(model)
+            mod, arguments = import_onnx(model)
         except ModelError as exc:
             print(f"passfuzz import-model: {exc}", file=sys.stderr)
             failed += 1
             continue
         try:
-            program = import_module(mod)
+            program = import_module(mod, arguments=arguments, argument_ranges=True)
         except ImportRejected as rejected:
             try:  # kept as TVMScript, for a later passfuzz that imports what this one cannot
                 source = seed_source(mod, model)

@@ -16,9 +16,12 @@
 - An inference ``batch_norm``'s ``momentum`` (which ONNX models set, and which only training
   reads) is reset to the op's default, the form the catalogue emits.
 
-The weights stay parameters of ``main`` (``num_input`` marks them): their values are drawn like
-every other argument, and the seed file needs no metadata section, which a TVMScript file cannot
-carry. ``onnx`` is an optional dependency (``pip install ".[onnx]"``).
+The weights stay parameters of ``main`` (``num_input`` marks them), and ``model_arguments``
+gives ``main``'s arguments: the model's own weights, which the frontend keeps in a "params"
+attribute, and drawn values for the inputs. The importer declares each parameter's range from
+them, so a deep network's value bounds stay those its real weights give (a range guessed per
+parameter, such as [-4, 4] for a batch_norm's variance or a 576-wide convolution's kernel, makes
+fifty layers overflow any float bound). ``onnx`` is an optional dependency (``pip install ".[onnx]"``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import re
 import warnings
 from pathlib import Path
 
+import numpy as np
 import tvm
 import tvm_ffi
 from tvm import relax
@@ -37,9 +41,10 @@ class ModelError(ValueError):
     """A model that cannot be read or converted; the message is one line."""
 
 
-def import_onnx(path: Path) -> tvm.IRModule:
+def import_onnx(path: Path) -> tuple[tvm.IRModule, list]:
     """The Relax module TVM's ONNX frontend makes of the model at ``path``, weights as parameters,
-    every function well-formed and printable (see the module's docstring)."""
+    every function well-formed and printable (see the module's docstring), and the arguments of
+    its ``main`` (``model_arguments``)."""
     try:
         import onnx
     except ImportError:
@@ -56,10 +61,38 @@ def import_onnx(path: Path) -> tvm.IRModule:
             mod = from_onnx(model, keep_params_in_input=True)
     except Exception as exc:  # noqa: BLE001 - the frontend's own refusal, told in one line
         raise ModelError(f"{path}: TVM's ONNX frontend fails: {type(exc).__name__}: {_first_line(exc)}") from None
+    arguments = model_arguments(mod["main"])
     for gv, func in list(mod.functions.items()):
         if isinstance(func, relax.Function):
             mod[gv] = fit_function(func)
-    return mod
+    return mod, arguments
+
+
+def model_arguments(func: relax.Function, seed: int = 0) -> list[np.ndarray]:
+    """The arguments of ``func`` as the frontend made it, in the order of its parameters once
+    ``fit_function`` listed each once: a weight's own value (the "params" attribute holds one per
+    parameter after the inputs, duplicates included), an input's drawn (floats in [-1, 1],
+    integers in [0, 2], booleans either)."""
+    values = list(func.attrs["params"]) if func.attrs is not None and "params" in func.attrs else []
+    known = dict(zip(list(func.params)[len(func.params) - len(values):], values))
+    rng = np.random.default_rng(seed)
+    arguments, seen = [], []
+    for p in func.params:
+        if any(p.same_as(q) for q in seen):
+            continue
+        seen.append(p)
+        value = next((v for q, v in known.items() if q.same_as(p)), None)
+        if value is not None:
+            arguments.append(value.numpy())
+            continue
+        shape, dtype = [int(d) for d in p.ty.shape.values], str(p.ty.dtype)
+        if dtype == "bool":
+            arguments.append(rng.integers(0, 2, shape).astype("bool"))
+        elif dtype.startswith(("int", "uint")):
+            arguments.append(rng.integers(0, 3, shape).astype(dtype))
+        else:
+            arguments.append(rng.uniform(-1, 1, shape).astype(dtype))
+    return arguments
 
 
 def fit_function(func: relax.Function) -> relax.Function:
