@@ -193,6 +193,21 @@ def test_batch_norm_inference():
 
 
 
+def test_dropout_is_the_identity_and_a_mask_of_ones_at_inference():
+    x = F((2, 3), -2, 5, exact=False)
+    assert infer("dropout", x, rate=0.5, index=0) == x
+    mask = infer("dropout", x, rate=0.5, index=1)
+    assert (mask.shape, mask.dtype, mask.lo, mask.hi, mask.exact) == ((2, 3), "float32", 1.0, 1.0, True)
+    for bad in (dict(rate=1.0, index=0), dict(rate=-0.1, index=0), dict(rate=0.5, index=2), dict(rate=1, index=0)):
+        with pytest.raises(OpError):
+            infer("dropout", x, **bad)
+    with pytest.raises(OpError, match="float"):
+        infer("dropout", F((2,), dtype="int32"), rate=0.5, index=0)
+    data = np.arange(6, dtype="float32").reshape(2, 3) - 2
+    assert np.array_equal(ref("dropout", data, rate=0.9, index=0), data)
+    assert np.array_equal(ref("dropout", data, rate=0.9, index=1), np.ones((2, 3), "float32"))
+
+
 BN_TRAINING = dict(axis=1, epsilon=1.0, momentum=0.25, center=True, scale=True)
 
 

@@ -9,6 +9,8 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from passfuzz.campaign.seeds import find_seeds  # noqa: E402
+from passfuzz.relax.importer import import_module  # noqa: E402
+from passfuzz.relax.models import import_onnx, placeholder_weights, printable_name  # noqa: E402
 
 
 def _model(path: Path, nodes, inputs, outputs, weights) -> Path:
@@ -30,10 +32,71 @@ def test_a_model_becomes_a_seed_file_with_its_weights_as_parameters(run_cli, tmp
     result = run_cli("import-model", str(model), "--out", str(tmp_path / "seeds"), timeout=300)
     assert result.returncode == 0, result.stderr
     assert "imports as 3 param(s), 3 node(s): add, matmul, relu" in result.stdout, result.stdout
+    assert (tmp_path / "seeds" / "dense.json").is_file()
     found = find_seeds([tmp_path / "seeds"])
     (program,) = found.programs
     assert [p.role for _, p in program.params] == ["input", "weight", "weight"]
     assert program.node_ops() == ["matmul", "add", "relu"]
+    # the weights' own values are the arguments, and each declared range is its argument's
+    _, w = program.params[1]
+    assert np.array_equal(np.asarray(w.value), np.ones((3, 4))) and (w.lo, w.hi) == (1.0, 1.0)
+
+
+def weights_also_inputs(path: Path) -> Path:
+    """Weights that are graph inputs too (as older exporters write every initializer), named as
+    PyTorch's exporter names them ("1", "weight.1")."""
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["0", "weight.1"], ["m"]), helper.make_node("Add", ["m", "1"], ["y"])], "g",
+        [helper.make_tensor_value_info("0", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("weight.1", TensorProto.FLOAT, [3, 4]),
+         helper.make_tensor_value_info("1", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
+        [numpy_helper.from_array(np.full((3, 4), 0.5, "float32"), "weight.1"),
+         numpy_helper.from_array(np.arange(4, dtype="float32"), "1")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path
+
+
+def test_a_weight_that_is_also_an_input_is_one_parameter_under_a_printable_name(tmp_path):
+    from tvm import relax
+    from tvm.relax.frontend.onnx import from_onnx
+
+    model = weights_also_inputs(tmp_path / "m.onnx")
+    raw = from_onnx(onnx.load(str(model)), keep_params_in_input=True)["main"]
+    assert len(raw.params) == 5  # the frontend's fault this works around: "weight.1" and "1" listed twice
+    mod, arguments = import_onnx(model)
+    main = mod["main"]
+    assert [p.name for p in main.params] == ["input_0", "weight_1", "p_1"]
+    assert relax.analysis.check_well_formed(mod)
+    assert int(main.attrs["num_input"]) == 1 and "params" not in main.attrs
+    assert [a.shape for a in arguments] == [(2, 3), (3, 4), (4,)]
+    assert np.array_equal(arguments[2], np.arange(4, dtype="float32"))  # the initializer's own value
+    program = import_module(mod, arguments=arguments, argument_ranges=True)
+    assert program.node_ops() == ["matmul", "add"] and [p.role for _, p in program.params] == ["input", "weight", "weight"]
+
+
+def test_printable_names():
+    assert [printable_name(n) for n in ("0", "input.1", "lambda", "x", "_y", "a-b")] == \
+        ["p_0", "input_1", "p_lambda", "x", "_y", "a_b"]
+
+
+def test_placeholder_weights_of_the_light_networks_become_drawn_initializers():
+    """ONNX's light model-zoo networks write each kernel as ConstantOfShape(<name>__SHAPE) of 0.02;
+    a ConstantOfShape of any other input is the model's own computation and stays."""
+    graph = helper.make_graph(
+        [helper.make_node("ConstantOfShape", ["w__SHAPE"], ["w"], value=numpy_helper.from_array(np.full(1, 0.02, "float32"))),
+         helper.make_node("ConstantOfShape", ["s"], ["c"]),
+         helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8]),
+         helper.make_tensor_value_info("w__SHAPE", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
+        [numpy_helper.from_array(np.array([8, 4], "int64"), "w__SHAPE"), numpy_helper.from_array(np.array([3], "int64"), "s")])
+    model = helper.make_model(graph)
+    assert placeholder_weights(model) == 1
+    assert [n.op_type for n in model.graph.node] == ["ConstantOfShape", "MatMul"]
+    assert {t.name for t in model.graph.initializer} == {"w", "s"} and [i.name for i in model.graph.input] == ["x"]
+    w = numpy_helper.to_array(next(t for t in model.graph.initializer if t.name == "w"))
+    assert w.shape == (8, 4) and w.dtype == np.float32 and np.abs(w).max() <= 1 / 4 and len(np.unique(w)) > 1
 
 
 def test_an_op_outside_the_catalogue_is_written_and_said(run_cli, tmp_path):

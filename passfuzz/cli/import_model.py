@@ -10,6 +10,7 @@ from pathlib import Path
 from . import Parser, UsageError
 
 FRONTEND = "tvm.relax.frontend.onnx"
+MAX_ELEMENTS = 2_000_000
 
 
 def parser() -> argparse.ArgumentParser:
@@ -26,6 +27,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("models", nargs="+", type=Path, metavar="MODEL", help="ONNX model files (.onnx)")
     p.add_argument("--out", type=Path, required=True, metavar="DIR",
                    help="where the seed files go (DIR/<model name>.json or .py; created if missing)")
+    p.add_argument("--max-elements", type=int, default=MAX_ELEMENTS, metavar="N",
+                   help="largest number of argument elements (inputs and weights together) a seed file may hold; "
+                        "a seed file stores each as JSON text, about 60 bytes an element (default %(default)s, "
+                        "about 120 MB: SqueezeNet and ShuffleNet fit, VGG-19's 143 million do not)")
     return p
 
 
@@ -49,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     from passfuzz.relax.importer import ImportRejected, import_module
     from passfuzz.relax.models import ModelError, import_onnx, seed_source
 
+    if args.max_elements < 1:
+        raise UsageError(f"--max-elements must be at least 1, not {args.max_elements}")
     missing = [str(m) for m in args.models if not m.is_file()]
     if missing:
         raise UsageError(f"no such model file: {', '.join(missing)}")
@@ -77,6 +84,12 @@ def run(args: argparse.Namespace) -> int:
             target = args.out / f"{name}.py"
             atomic_write(target, source)
             print(f"wrote {target}: passfuzz cannot import it yet: {rejected}")
+            continue
+        elements = sum(a.size for a in arguments)
+        if elements > args.max_elements:
+            print(f"passfuzz import-model: {model}: imports as {program.summary()}, but its arguments hold {elements} "
+                  f"elements, more than --max-elements {args.max_elements}; nothing written", file=sys.stderr)
+            failed += 1
             continue
         target = args.out / f"{name}.json"
         atomic_write(target, json.dumps(model_seed(program, model, FRONTEND), indent=1) + "\n")

@@ -13,6 +13,12 @@
   TVMScript prints them as they are and cannot parse them back.
 - Bindings nothing reads are dropped (``batch_norm``'s unread mean and variance items), so
   each op's result has the one reader the catalogue's patterns expect.
+- The ONNX test data's "light" networks (AlexNet, ResNet-50, ... in the onnx wheel) carry no
+  convolution or dense weights: each is a ``ConstantOfShape`` of an initializer named
+  ``<weight>__SHAPE``, filled with 0.02. Such a placeholder becomes an initializer of drawn
+  values (``placeholder_weights``): with every kernel element 0.02 a 576-wide convolution
+  multiplies its input's bound by 11.5, and VGG-19's sixteen of them reach 1e31, past what any
+  program passfuzz draws may hold (``FLOAT_LIMIT``).
 - An inference ``batch_norm``'s ``momentum`` (which ONNX models set, and which only training
   reads) is reset to the op's default, the form the catalogue emits.
 
@@ -55,6 +61,7 @@ def import_onnx(path: Path) -> tuple[tvm.IRModule, list]:
         model = onnx.load(str(path))
     except Exception as exc:  # noqa: BLE001 - any unreadable file, told in one line
         raise ModelError(f"{path}: not an ONNX model: {_first_line(exc)}") from None
+    placeholder_weights(model)
     try:
         with warnings.catch_warnings():  # "Renaming name 0 to input_0", once per input: not the user's concern
             warnings.simplefilter("ignore", UserWarning)
@@ -66,6 +73,37 @@ def import_onnx(path: Path) -> tuple[tvm.IRModule, list]:
         if isinstance(func, relax.Function):
             mod[gv] = fit_function(func)
     return mod, arguments
+
+
+def placeholder_weights(model, seed: int = 0) -> int:
+    """Replace, in the ONNX ``model``, each placeholder weight (``ConstantOfShape`` of an
+    initializer named ``<output>__SHAPE``) by an initializer of that name holding drawn values:
+    uniform in +-1/fan-in for a kernel (rank >= 2, fan-in the product of all but the first dim),
+    so that a layer's value bound does not grow, and in [0, 0.1] for a bias; return how many."""
+    from onnx import numpy_helper
+
+    graph = model.graph
+    initializers = {t.name: t for t in graph.initializer}
+    rng = np.random.default_rng(seed)
+    replaced = []
+    for node in graph.node:
+        shape_name = node.input[0] if node.op_type == "ConstantOfShape" and node.input else ""
+        if shape_name != f"{node.output[0]}__SHAPE" or shape_name not in initializers:
+            continue
+        shape = [int(d) for d in numpy_helper.to_array(initializers[shape_name])]
+        value = next((numpy_helper.to_array(a.t) for a in node.attribute if a.name == "value"), np.zeros(1, "float32"))
+        fan_in = int(np.prod(shape[1:])) if len(shape) >= 2 else 0
+        drawn = rng.uniform(-1 / fan_in, 1 / fan_in, shape) if fan_in else rng.uniform(0, 0.1, shape)
+        graph.initializer.append(numpy_helper.from_array(drawn.astype(value.dtype), node.output[0]))
+        replaced.append(node)
+    for node in replaced:
+        graph.node.remove(node)
+    read = {name for node in graph.node for name in node.input}
+    for tensor in [t for t in graph.initializer if t.name.endswith("__SHAPE") and t.name not in read]:
+        graph.initializer.remove(tensor)
+    for value in [v for v in graph.input if v.name.endswith("__SHAPE") and v.name not in read]:
+        graph.input.remove(value)
+    return len(replaced)
 
 
 def model_arguments(func: relax.Function, seed: int = 0) -> list[np.ndarray]:

@@ -343,6 +343,41 @@ GROUP_NORM = OpDef(
     notes="Normalizes each group of channels over every other non-batch axis (the only axes drawn). "
           "epsilon is drawn as for layer_norm.")
 
+# -- dropout ------------------------------------------------------------------------------------------
+# Relax's dropout is inference only: legalized to the identity and an all-ones mask whatever the
+# rate (legalize_ops/nn.py, _nn_dropout); every classification network exported for inference holds it.
+
+
+def _dropout_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and set(attrs) == {"rate", "index"}, "dropout takes one operand, rate and index")
+    (x,) = args
+    require(x.dtype in FLOATS, "dropout takes a float tensor")
+    rate = attrs["rate"]
+    require(isinstance(rate, float) and 0 <= rate < 1, "rate must be a float in [0, 1)")
+    require(attrs["index"] in (0, 1), "dropout's tuple has 2 fields (output, mask)")
+    return x if attrs["index"] == 0 else ValueInfo(x.shape, x.dtype, 1.0, 1.0, True)
+
+
+def _dropout_ref(args, attrs):
+    (x,) = args
+    return x.copy() if attrs["index"] == 0 else np.ones_like(x)
+
+
+_dropout_accepts = lambda info: info.dtype in FLOATS  # noqa: E731
+
+
+def _dropout_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _dropout_accepts)
+    sketch.add("dropout", [x], {"rate": choose.choice([0.5, 0.1, 0.0]), "index": choose.choice([0, 1])})
+
+
+DROPOUT = OpDef(
+    "dropout", _dropout_infer,
+    lambda R, args, at: R.TupleGetItem(R.op.nn.dropout(args[0], rate=at["rate"]), at["index"]),
+    _dropout_ref, _dropout_propose, _dropout_accepts,
+    notes="Inference semantics whatever the rate: field 0 is the operand unchanged, field 1 an all-ones mask "
+          "(TVM legalizes it so). One node is dropout + TupleGetItem(index), as for split.")
+
 # -- batch_norm (inference) ---------------------------------------------------------------------------
 
 
@@ -1003,5 +1038,5 @@ ATTENTION = OpDef(
           "difference in the scores stays within tolerance. float16 with an explicit scale returns float32 "
           "in TVM (declared float16): not drawn.")
 
-OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, LAYER_NORM, GROUP_NORM, BATCH_NORM,
+OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, LAYER_NORM, GROUP_NORM, DROPOUT, BATCH_NORM,
                     BATCH_NORM_TRAINING, CONV1D, CONV2D, ATTENTION]
