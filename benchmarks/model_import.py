@@ -72,7 +72,7 @@ def reason(message: str) -> str:
     message = re.sub(r"(TVM's ONNX frontend fails: \w+).*", r"\1", message)
     message = re.sub(r"(TVM prints a module it cannot parse back).*", r"\1", message)
     message = re.sub(r"parameter \w+:", "parameter _:", message)
-    return re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "#", message)[:110]
+    return re.sub(r"(?<![\w.])-?\d+(\.\d+)?(e[-+]?\d+)?", "#", message)[:110]
 
 
 def measure(sets: list[str]) -> dict:

@@ -344,6 +344,32 @@ def test_avg_pool_counts_and_range():
     assert ref("avg_pool2d", data, **POOL, count_include_pad=True)[0, 0, 0, 0] == 1  # one real of four
 
 
+def test_pools_of_one_and_three_spatial_dims_follow_their_layouts():
+    assert infer("max_pool1d", F((2, 3, 5)), pool_size=[2], strides=[2], padding=[0, 1], dilation=[1],
+                 layout="NCW").shape == (2, 3, 3)
+    assert infer("max_pool1d", F((2, 5, 3)), pool_size=[2], strides=[2], padding=[0, 1], dilation=[1],
+                 layout="NWC").shape == (2, 3, 3)
+    three = dict(pool_size=[1, 2, 2], strides=[1, 1, 2], padding=[0, 0, 0, 0, 1, 1], dilation=[1, 1, 1])
+    assert infer("avg_pool3d", F((1, 2, 3, 4, 5)), **three, layout="NCDHW", count_include_pad=False).shape == (1, 2, 3, 4, 3)
+    with pytest.raises(OpError, match="rank-5"):
+        infer("max_pool3d", F((1, 2, 3, 4)), **three, layout="NCDHW")
+    with pytest.raises(OpError, match="NCW or NWC"):  # a 2-D layout for a 1-D pool
+        infer("max_pool1d", F((1, 2, 3, 4)), pool_size=[1], strides=[1], padding=[0, 0], dilation=[1], layout="NCHW")
+    with pytest.raises(OpError, match="6 integers"):
+        infer("max_pool3d", F((1, 1, 2, 2, 2)), **dict(three, padding=[0, 0, 0, 0]), layout="NCDHW")
+    # the window count is the product of the pool's sizes, with padding counted or not
+    data = np.ones((1, 1, 2, 2, 2), "float32")
+    full = dict(pool_size=[2, 2, 2], strides=[1, 1, 1], padding=[1, 0, 0, 0, 0, 0], dilation=[1, 1, 1], layout="NCDHW")
+    assert ref("avg_pool3d", data, **full, count_include_pad=True).ravel().tolist() == [0.5, 1.0]
+    assert ref("avg_pool3d", data, **full, count_include_pad=False).ravel().tolist() == [1.0, 1.0]
+    x = np.array([[[3, -1, 4, -1, 5]]], "int32")  # N, C, W
+    got = ref("max_pool1d", x, pool_size=[2], strides=[2], padding=[0, 1], dilation=[1], layout="NCW")
+    assert got.tolist() == [[[3, 4, 5]]] and got.dtype == np.int32
+    nwc = ref("max_pool1d", x.transpose(0, 2, 1).copy(), pool_size=[2], strides=[2], padding=[0, 1], dilation=[1],
+              layout="NWC")
+    assert nwc.transpose(0, 2, 1).tolist() == [[[3, 4, 5]]]
+
+
 def test_adaptive_avg_pool():
     assert infer("adaptive_avg_pool2d", F((1, 2, 5, 3)), output_size=[2, 3], layout="NCHW").shape == (1, 2, 2, 3)
     with pytest.raises(OpError):

@@ -116,3 +116,22 @@ def test_bad_models_are_one_line_each(run_cli, tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1
     result = run_cli("import-model", str(tmp_path / "missing.onnx"), "--out", str(tmp_path), timeout=300)
     assert result.returncode == 2 and "no such model file" in result.stderr, result.stderr
+
+
+def test_each_part_of_a_split_read_is_a_split_node_of_its_own(tmp_path):
+    """The frontend binds split's tuple once and reads every part from it; the catalogue's split
+    is split and one part, so each part read comes back as a node, and the Program computes the same."""
+    from passfuzz.ir.graph import evaluate
+
+    model = _model(tmp_path / "split.onnx",
+                   [helper.make_node("Split", ["x", "parts"], ["a", "b"], axis=1),
+                    helper.make_node("Sub", ["a", "b"], ["y"])],
+                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])],
+                   [("parts", np.array([2, 2], "int64"))])
+    mod, arguments = import_onnx(model)
+    program = import_module(mod, arguments=arguments, argument_ranges=True)
+    assert program.node_ops() == ["split", "split", "subtract"]
+    x = np.asarray(arguments[0])
+    (y,) = evaluate(program)
+    assert np.allclose(y, x[:, :2] - x[:, 2:])

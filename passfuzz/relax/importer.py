@@ -407,8 +407,12 @@ class _Body:
         self.claimed: set = set()  # vars whose bindings a matched op absorbed
 
     def absorbable(self, var) -> bool:
+        """Can a match descend into ``var``'s binding? When it is read once; or when it is an op's
+        tuple (split's parts, a batch_norm's fields): each item read is then a node of its own
+        with the op repeated, as the catalogue writes one (``split`` is split and one item)."""
         value = self.bound.get(var)
-        return value is not None and self.uses.get(var, 0) == 1 and not var.same_as(self.result) \
+        once = self.uses.get(var, 0) == 1 or (isinstance(value, relax.Call) and isinstance(value.ty, relax.TupleType))
+        return value is not None and once and not var.same_as(self.result) \
             and isinstance(value, (relax.Call, relax.TupleGetItem, relax.Tuple)) \
             and not (isinstance(value, relax.Call) and not isinstance(value.op, tvm.ir.Op))
 

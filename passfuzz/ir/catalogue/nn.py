@@ -722,33 +722,41 @@ CONV1D = convolution(1)
 CONV2D = convolution(2)
 
 # -- pooling ----------------------------------------------------------------------------------------
+# max_pool and avg_pool over 1, 2 or 3 spatial dims, one OpDef each (real networks hold all six:
+# PyTorch's MaxPool1d, AlexNet's local response normalization as an avg_pool3d). The layout's
+# letters name the axes: N, C, and the spatial D, H, W, the last ones used for fewer dims.
 
-POOL_LAYOUTS = ("NCHW", "NHWC")
+POOL_LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
-def _spatial(x: ValueInfo, layout: str) -> list[int]:
-    require(x.rank == 4 and layout in POOL_LAYOUTS, "2-D pooling needs a rank-4 tensor in NCHW or NHWC")
-    return [x.shape[layout.index(c)] for c in "HW"]
+def _letters(nd: int) -> str:
+    return "DHW"[3 - nd:]
+
+
+def _spatial(x: ValueInfo, layout: str, nd: int = 2) -> list[int]:
+    require(x.rank == nd + 2 and layout in POOL_LAYOUTS[nd],
+            f"{nd}-D pooling needs a rank-{nd + 2} tensor in {' or '.join(POOL_LAYOUTS[nd])}")
+    return [x.shape[layout.index(c)] for c in _letters(nd)]
 
 
 def _with_spatial(x: ValueInfo, layout: str, sizes) -> list[int]:
     shape = list(x.shape)
-    for c, s in zip("HW", sizes):
+    for c, s in zip(_letters(len(sizes)), sizes):
         shape[layout.index(c)] = s
     return shape
 
 
-def _pool_geometry(x: ValueInfo, attrs: dict) -> tuple[list[int], bool]:
+def _pool_geometry(x: ValueInfo, attrs: dict, nd: int) -> tuple[list[int], bool]:
     """Output spatial sizes, and whether some window covers padding. Every window must hold an
     element of the input (an all-padding window gives -inf for max and 0/0 for an average)."""
-    sizes = _spatial(x, attrs["layout"])
-    pool = _ints(attrs["pool_size"], 2, "pool_size", 1)
-    strides = _ints(attrs["strides"], 2, "strides", 1)
-    dilation = _ints(attrs["dilation"], 2, "dilation", 1)
-    padding = _ints(attrs["padding"], 4, "padding", 0)
+    sizes = _spatial(x, attrs["layout"], nd)
+    pool = _ints(attrs["pool_size"], nd, "pool_size", 1)
+    strides = _ints(attrs["strides"], nd, "strides", 1)
+    dilation = _ints(attrs["dilation"], nd, "dilation", 1)
+    padding = _ints(attrs["padding"], 2 * nd, "padding", 0)
     out, touches = [], False
     for i, size in enumerate(sizes):
-        n = _windows(size, pool[i], strides[i], dilation[i], padding[i], padding[i + 2])
+        n = _windows(size, pool[i], strides[i], dilation[i], padding[i], padding[i + nd])
         require(n >= 1, "the pool window does not fit the padded input")
         for o in range(n):
             positions = [o * strides[i] - padding[i] + j * dilation[i] for j in range(pool[i])]
@@ -758,38 +766,46 @@ def _pool_geometry(x: ValueInfo, attrs: dict) -> tuple[list[int], bool]:
     return out, touches
 
 
+def _canonical(layout: str) -> str:
+    return "NC" + _letters(len(layout) - 2)
+
+
 def _pool_windows(x: np.ndarray, attrs: dict, fill) -> tuple[np.ndarray, np.ndarray]:
-    """Every window's elements stacked on a new last axis (NCHW view), and a mask of real ones."""
+    """Every window's elements stacked on a new last axis (N, C, spatial... view), and a mask of
+    the real ones."""
     layout = attrs["layout"]
-    perm = [layout.index(c) for c in "NCHW"]
-    xc = np.transpose(x, perm)
-    pad = [(0, 0), (0, 0), (attrs["padding"][0], attrs["padding"][2]), (attrs["padding"][1], attrs["padding"][3])]
-    xp = np.pad(xc, pad, constant_values=fill)
-    real = np.pad(np.ones(xc.shape[2:], bool), pad[2:], constant_values=False)
-    (kh, kw), (sh, sw), (dh, dw) = attrs["pool_size"], attrs["strides"], attrs["dilation"]
-    oh = (xp.shape[2] - dh * (kh - 1) - 1) // sh + 1
-    ow = (xp.shape[3] - dw * (kw - 1) - 1) // sw + 1
+    nd = len(layout) - 2
+    xc = np.transpose(x, [layout.index(c) for c in _canonical(layout)])
+    pad = [(attrs["padding"][i], attrs["padding"][i + nd]) for i in range(nd)]
+    xp = np.pad(xc, [(0, 0), (0, 0), *pad], constant_values=fill)
+    real = np.pad(np.ones(xc.shape[2:], bool), pad, constant_values=False)
+    kernel, strides, dilation = attrs["pool_size"], attrs["strides"], attrs["dilation"]
+    out = [(xp.shape[2 + i] - dilation[i] * (kernel[i] - 1) - 1) // strides[i] + 1 for i in range(nd)]
     parts, masks = [], []
-    for i, j in itertools.product(range(kh), range(kw)):
-        rows, cols = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh), slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
-        parts.append(xp[:, :, rows, cols])
-        masks.append(real[rows, cols])
+    for offsets in itertools.product(*(range(k) for k in kernel)):
+        window = tuple(slice(j * d, j * d + s * (o - 1) + 1, s) for j, d, s, o in zip(offsets, dilation, strides, out))
+        parts.append(xp[(slice(None), slice(None), *window)])
+        masks.append(real[window])
     return np.stack(parts, -1), np.stack(masks, -1)
 
 
 def _to_layout(out: np.ndarray, layout: str) -> np.ndarray:
-    return np.transpose(out, np.argsort([layout.index(c) for c in "NCHW"]))
+    return np.transpose(out, np.argsort([layout.index(c) for c in _canonical(layout)]))
 
 
 _POOL_KEYS = {"pool_size", "strides", "padding", "dilation", "layout"}
 
 
-def _max_pool_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
-    require(len(args) == 1 and set(attrs) == _POOL_KEYS, f"max_pool2d takes one operand and {sorted(_POOL_KEYS)}")
-    (x,) = args
-    require(x.dtype in NUMERIC, "max_pool2d needs a numeric tensor")
-    sizes, _ = _pool_geometry(x, attrs)
-    return checked(_with_spatial(x, attrs["layout"], sizes), x.dtype, x.lo, x.hi, x.exact)
+def _max_pool_infer(nd: int):
+    name = f"max_pool{nd}d"
+
+    def infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+        require(len(args) == 1 and set(attrs) == _POOL_KEYS, f"{name} takes one operand and {sorted(_POOL_KEYS)}")
+        (x,) = args
+        require(x.dtype in NUMERIC, f"{name} needs a numeric tensor")
+        sizes, _ = _pool_geometry(x, attrs, nd)
+        return checked(_with_spatial(x, attrs["layout"], sizes), x.dtype, x.lo, x.hi, x.exact)
+    return infer
 
 
 def _max_pool_ref(args, attrs):
@@ -799,18 +815,22 @@ def _max_pool_ref(args, attrs):
     return _to_layout(windows.max(-1), attrs["layout"]).astype(x.dtype)
 
 
-def _avg_pool_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
-    require(len(args) == 1 and set(attrs) == _POOL_KEYS | {"count_include_pad"},
-            "avg_pool2d takes one operand, the pooling attributes and count_include_pad")
-    (x,) = args
-    require(x.dtype in FLOATS, "avg_pool2d is drawn for floats only (integers return int64 in TVM)")
-    sizes, touches = _pool_geometry(x, attrs)
-    count = attrs["pool_size"][0] * attrs["pool_size"][1]
-    checked((), x.dtype, -count * x.magnitude, count * x.magnitude, True)  # the window sum
-    lo, hi = x.lo, x.hi
-    if attrs["count_include_pad"] and touches:
-        lo, hi = min(lo, 0.0), max(hi, 0.0)
-    return checked(_with_spatial(x, attrs["layout"], sizes), x.dtype, lo, hi, False)
+def _avg_pool_infer(nd: int):
+    name = f"avg_pool{nd}d"
+
+    def infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+        require(len(args) == 1 and set(attrs) == _POOL_KEYS | {"count_include_pad"},
+                f"{name} takes one operand, the pooling attributes and count_include_pad")
+        (x,) = args
+        require(x.dtype in FLOATS, f"{name} is drawn for floats only (integers return int64 in TVM)")
+        sizes, touches = _pool_geometry(x, attrs, nd)
+        count = int(np.prod(attrs["pool_size"]))
+        checked((), x.dtype, -count * x.magnitude, count * x.magnitude, True)  # the window sum
+        lo, hi = x.lo, x.hi
+        if attrs["count_include_pad"] and touches:
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
+        return checked(_with_spatial(x, attrs["layout"], sizes), x.dtype, lo, hi, False)
+    return infer
 
 
 def _avg_pool_ref(args, attrs):
@@ -820,26 +840,26 @@ def _avg_pool_ref(args, attrs):
     return _to_layout(windows.sum(-1) / count, attrs["layout"]).astype(x.dtype)
 
 
-def _pool_accepts(dtypes):
-    return lambda i: i.dtype in dtypes and _liftable(i, 4)
+def _pool_accepts(dtypes, nd: int = 2):
+    return lambda i: i.dtype in dtypes and _liftable(i, nd + 2)
 
 
-def pool2d(name: str, infer, ref, dtypes, extra: dict, notes: str) -> OpDef:
-    accepts = _pool_accepts(dtypes)
+def pool(name: str, nd: int, infer, ref, dtypes, extra: dict, notes: str) -> OpDef:
+    accepts = _pool_accepts(dtypes, nd)
 
     def propose(sketch: Sketch, choose: Chooser) -> None:
-        x = _lift(sketch, pick(sketch, choose, accepts), 4)
+        x = _lift(sketch, pick(sketch, choose, accepts), nd + 2)
         info = sketch.infos[x]
-        layout = choose.choice(list(POOL_LAYOUTS))
-        sizes = _spatial(info, layout)
-        pool = [choose.integer(1, min(3, s)) for s in sizes]
-        attrs = {"pool_size": pool, "strides": [choose.integer(1, 2) for _ in sizes],
-                 "padding": [choose.integer(0, k - 1) for k in pool + pool],
-                 "dilation": [choose.integer(1, 2) if 2 * k - 1 <= s else 1 for k, s in zip(pool, sizes)],
+        layout = choose.choice(list(POOL_LAYOUTS[nd]))
+        sizes = _spatial(info, layout, nd)
+        window = [choose.integer(1, min(3, s)) for s in sizes]
+        attrs = {"pool_size": window, "strides": [choose.integer(1, 2) for _ in sizes],
+                 "padding": [choose.integer(0, k - 1) for k in window + window],
+                 "dilation": [choose.integer(1, 2) if 2 * k - 1 <= s else 1 for k, s in zip(window, sizes)],
                  "layout": layout}
         attrs.update({key: choose.choice(values) for key, values in extra.items()})
         if not valid(infer, [info], attrs):
-            attrs.update({"padding": [0] * 4, "dilation": [1, 1]})
+            attrs.update({"padding": [0] * (2 * nd), "dilation": [1] * nd})
         sketch.add(name, [x], attrs)
 
     def emit(R, args, at):
@@ -849,12 +869,21 @@ def pool2d(name: str, infer, ref, dtypes, extra: dict, notes: str) -> OpDef:
     return OpDef(name, infer, emit, ref, propose, accepts, notes)
 
 
-MAX_POOL2D = pool2d("max_pool2d", _max_pool_infer, _max_pool_ref, NUMERIC, {},
-                    "Padding is ignored (never the max). ceil_mode is not drawn; every window holds an input "
-                    "element. padding is (top, left, bottom, right).")
-AVG_POOL2D = pool2d("avg_pool2d", _avg_pool_infer, _avg_pool_ref, FLOATS, {"count_include_pad": [False, True]},
-                    "count_include_pad=True divides by pool_h * pool_w, else by the real elements of the window. "
-                    "Integer avg_pool2d returns int64 in TVM (declared otherwise): not drawn.")
+_MAX_NOTES = "Padding is ignored (never the max). ceil_mode is not drawn; every window holds an input element. "
+_AVG_NOTES = ("count_include_pad=True divides by the window's size, else by the real elements of the window. "
+              "Integer average pools return int64 in TVM (declared otherwise): not drawn. ")
+MAX_POOL1D = pool("max_pool1d", 1, _max_pool_infer(1), _max_pool_ref, NUMERIC, {},
+                  _MAX_NOTES + "padding is (left, right).")
+MAX_POOL2D = pool("max_pool2d", 2, _max_pool_infer(2), _max_pool_ref, NUMERIC, {},
+                  _MAX_NOTES + "padding is (top, left, bottom, right).")
+MAX_POOL3D = pool("max_pool3d", 3, _max_pool_infer(3), _max_pool_ref, NUMERIC, {},
+                  _MAX_NOTES + "padding is (front, top, left, back, bottom, right).")
+AVG_POOL1D = pool("avg_pool1d", 1, _avg_pool_infer(1), _avg_pool_ref, FLOATS, {"count_include_pad": [False, True]},
+                  _AVG_NOTES + "padding is (left, right).")
+AVG_POOL2D = pool("avg_pool2d", 2, _avg_pool_infer(2), _avg_pool_ref, FLOATS, {"count_include_pad": [False, True]},
+                  _AVG_NOTES + "padding is (top, left, bottom, right).")
+AVG_POOL3D = pool("avg_pool3d", 3, _avg_pool_infer(3), _avg_pool_ref, FLOATS, {"count_include_pad": [False, True]},
+                  _AVG_NOTES + "padding is (front, top, left, back, bottom, right).")
 
 
 def _adaptive_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
@@ -871,7 +900,7 @@ def _adaptive_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
 def _adaptive_ref(args, attrs):
     x = args[0]
     layout = attrs["layout"]
-    xc = np.transpose(x.astype("float64"), [layout.index(c) for c in "NCHW"])
+    xc = np.transpose(x.astype("float64"), [layout.index(c) for c in _canonical(layout)])
     (h, w), (oh, ow) = xc.shape[2:], attrs["output_size"]
     out = np.zeros(xc.shape[:2] + (oh, ow))
     for i, j in itertools.product(range(oh), range(ow)):
@@ -886,7 +915,7 @@ def _adaptive_propose(sketch: Sketch, choose: Chooser) -> None:
     x = _lift(sketch, pick(sketch, choose, lambda i: accepts(i) and valid(
         _adaptive_infer, [_lifted(i, 4)], {"output_size": [1, 1], "layout": "NCHW"})), 4)
     info = sketch.infos[x]
-    layout = choose.choice(list(POOL_LAYOUTS))
+    layout = choose.choice(list(POOL_LAYOUTS[2]))
     sizes = _spatial(info, layout)
     sketch.add("adaptive_avg_pool2d", [x], {"output_size": [choose.integer(1, s) for s in sizes], "layout": layout})
 
@@ -1038,5 +1067,7 @@ ATTENTION = OpDef(
           "difference in the scores stays within tolerance. float16 with an explicit scale returns float32 "
           "in TVM (declared float16): not drawn.")
 
-OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, LAYER_NORM, GROUP_NORM, DROPOUT, BATCH_NORM,
-                    BATCH_NORM_TRAINING, CONV1D, CONV2D, ATTENTION]
+OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, LAYER_NORM, GROUP_NORM, BATCH_NORM,
+                    BATCH_NORM_TRAINING, CONV1D, CONV2D, ATTENTION,
+                    # what real networks hold besides (benchmarks/model_import.py)
+                    DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D]
