@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 SETS = ("light", "pytorch-converted", "pytorch-operator", "simple")
@@ -131,7 +132,7 @@ def show(now: dict, before: dict | None, sets: list[str]) -> None:
     keys = sorted(set(new["reasons"]) | set(old["reasons"] if old else ()),
                   key=lambda k: (-new["reasons"][k], -(old["reasons"][k] if old else 0), k))
     for key in keys:
-        why.add_row(key, *([str(old["reasons"][key])] if old is not None else []), str(new["reasons"][key]))
+        why.add_row(escape(key), *([str(old["reasons"][key])] if old is not None else []), str(new["reasons"][key]))
     console.print(why)
 
 

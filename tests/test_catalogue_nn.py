@@ -208,6 +208,20 @@ def test_dropout_is_the_identity_and_a_mask_of_ones_at_inference():
     assert np.array_equal(ref("dropout", data, rate=0.9, index=1), np.ones((2, 3), "float32"))
 
 
+def test_prelu_scales_the_negative_part_by_its_channel():
+    out = infer("prelu", F((2, 3), -4, 2), F((3,), 0, 0.5), axis=1)
+    assert (out.lo, out.hi, out.exact) == (approx(-2), approx(2), False)
+    assert infer("prelu", F((2, 3), 0, 2), F((3,), -1, 1), axis=1).exact  # nothing negative to scale
+    assert infer("prelu", F((2, 3), -1, 2), F((3,), -2, 1), axis=1).hi == approx(2)  # -1 * -2
+    with pytest.raises(OpError, match="channels"):
+        infer("prelu", F((2, 3)), F((2,)), axis=1)
+    with pytest.raises(OpError, match="float"):
+        infer("prelu", F((2, 3), dtype="int32"), F((3,), dtype="int32"), axis=1)
+    x = np.array([[-2, 3], [-4, -1]], "float32")
+    got = ref("prelu", x, np.array([0.5, 2], "float32"), axis=0)  # one slope per row
+    assert got.tolist() == [[-1, 3], [-8, -2]]
+
+
 BN_TRAINING = dict(axis=1, epsilon=1.0, momentum=0.25, center=True, scale=True)
 
 

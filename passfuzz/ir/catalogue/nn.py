@@ -343,6 +343,51 @@ GROUP_NORM = OpDef(
     notes="Normalizes each group of channels over every other non-batch axis (the only axes drawn). "
           "epsilon is drawn as for layer_norm.")
 
+# -- prelu ---------------------------------------------------------------------------------------------
+
+
+PRELU_DTYPES = ("float32", "float16")  # bfloat16: "Prelu requires the input tensor to have float dtype"
+
+
+def _prelu_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 2 and set(attrs) == {"axis"}, "prelu takes (x, alpha) and axis")
+    x, alpha = args
+    require(x.dtype in PRELU_DTYPES and alpha.dtype == x.dtype, "prelu takes float32 or float16 operands of one dtype")
+    require(x.rank >= 1, "prelu needs rank >= 1")
+    axis = normalize_axis(attrs["axis"], x.rank)
+    require(alpha.shape == (x.shape[axis],), "alpha must be (channels,)")
+    ends = [max(x.lo, 0.0), max(x.hi, 0.0)]  # the positive part passes unchanged
+    if x.lo < 0:  # the negative part is scaled by its channel's alpha
+        ends += [n * a for n in (x.lo, min(x.hi, 0.0)) for a in (alpha.lo, alpha.hi)]
+    return checked(x.shape, x.dtype, min(ends), max(ends), x.exact and x.lo >= 0)
+
+
+def _prelu_ref(args, attrs):
+    x, alpha = args
+    shape = [1] * x.ndim
+    shape[attrs["axis"] % x.ndim] = -1
+    wide = x.astype("float64")
+    return np.where(wide > 0, wide, wide * alpha.astype("float64").reshape(shape)).astype(x.dtype)
+
+
+_prelu_accepts = lambda info: info.dtype in PRELU_DTYPES and info.rank >= 1  # noqa: E731
+
+
+def _prelu_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _prelu_accepts)
+    info = sketch.infos[x]
+    axis = choose.choice([1 % info.rank, *range(info.rank)])
+    alpha = _weight(sketch, choose, (info.shape[axis],), info.dtype, *choose.choice([(0.0, 0.5), (-1.0, 1.0)]),
+                    accept=lambda i: valid(_prelu_infer, [info, i], {"axis": axis}))
+    sketch.add("prelu", [x, alpha], {"axis": axis})
+
+
+PRELU = OpDef(
+    "prelu", _prelu_infer, lambda R, args, at: R.op.nn.prelu(args[0], args[1], axis=at["axis"]),
+    _prelu_ref, _prelu_propose, _prelu_accepts,
+    notes="x where x > 0, else alpha[c] * x, c the index along axis (PyTorch's PReLU, ONNX's PRelu with one "
+          "slope per channel). bfloat16 is rejected by TVM's type rule: not drawn.")
+
 # -- dropout ------------------------------------------------------------------------------------------
 # Relax's dropout is inference only: legalized to the identity and an all-ones mask whatever the
 # rate (legalize_ops/nn.py, _nn_dropout); every classification network exported for inference holds it.
@@ -585,8 +630,9 @@ BATCH_NORM_TRAINING = OpDef(
 
 # -- conv1d / conv2d --------------------------------------------------------------------------------
 
-LAYOUTS = {1: (("NCW", "OIW"), ("NWC", "WIO")), 2: (("NCHW", "OIHW"), ("NHWC", "HWIO"))}
-CANONICAL = {1: ("NCW", "OIW"), 2: ("NCHW", "OIHW")}
+LAYOUTS = {1: (("NCW", "OIW"), ("NWC", "WIO")), 2: (("NCHW", "OIHW"), ("NHWC", "HWIO")),
+           3: (("NCDHW", "OIDHW"), ("NDHWC", "DHWIO"))}
+CANONICAL = {1: ("NCW", "OIW"), 2: ("NCHW", "OIHW"), 3: ("NCDHW", "OIDHW")}
 
 
 def _perm(layout: str, canonical: str) -> list[int]:
@@ -720,6 +766,7 @@ def convolution(nd: int) -> OpDef:
 
 CONV1D = convolution(1)
 CONV2D = convolution(2)
+CONV3D = convolution(3)
 
 # -- pooling ----------------------------------------------------------------------------------------
 # max_pool and avg_pool over 1, 2 or 3 spatial dims, one OpDef each (real networks hold all six:
@@ -1070,4 +1117,4 @@ ATTENTION = OpDef(
 OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, LAYER_NORM, GROUP_NORM, BATCH_NORM,
                     BATCH_NORM_TRAINING, CONV1D, CONV2D, ATTENTION,
                     # what real networks hold besides (benchmarks/model_import.py)
-                    DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D]
+                    DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D, CONV3D, PRELU]
