@@ -312,6 +312,28 @@ def test_conv_reference_matches_a_direct_sum_in_every_layout():
     assert np.array_equal(nhwc, got.transpose(0, 2, 3, 1))
 
 
+def test_conv2d_transpose_scatters_each_input_element_into_the_output():
+    base = dict(strides=[2, 2], padding=[0, 0, 0, 0], output_padding=[0, 0], dilation=[1, 1], groups=1)
+    out = infer("conv2d_transpose", F((1, 2, 3, 3), -1, 1), F((2, 4, 2, 2), 0, 1), **base)
+    assert out.shape == (1, 4, 6, 6) and (out.lo, out.hi) == (approx(-8), approx(8)) and not out.exact
+    assert infer("conv2d_transpose", F((1, 2, 3, 3)), F((2, 4, 2, 2)),
+                 **dict(base, padding=[1, 0, 0, 1], output_padding=[1, 0])).shape == (1, 4, 6, 5)
+    assert infer("conv2d_transpose", F((1, 4, 3, 3)), F((4, 3, 1, 1)), **dict(base, groups=2)).shape == (1, 6, 5, 5)
+    with pytest.raises(OpError, match="below the stride"):
+        infer("conv2d_transpose", F((1, 2, 3, 3)), F((2, 4, 2, 2)), **dict(base, output_padding=[2, 0]))
+    with pytest.raises(OpError, match="input channels"):
+        infer("conv2d_transpose", F((1, 2, 3, 3)), F((3, 4, 2, 2)), **base)
+    with pytest.raises(OpError, match="no output"):
+        infer("conv2d_transpose", F((1, 1, 1, 1)), F((1, 1, 1, 1)), **dict(base, padding=[1, 0, 0, 0]))
+    # stride 2 spreads the two inputs apart; a kernel of width 2 then fills each gap
+    x = np.array([[[[1, 10]]]], "float32")
+    w = np.array([[[[2, 3]]]], "float32")
+    got = ref("conv2d_transpose", x, w, **dict(base, strides=[1, 2]))
+    assert got.tolist() == [[[[2, 3, 20, 30]]]]
+    cut = ref("conv2d_transpose", x, w, **dict(base, strides=[1, 1], padding=[0, 1, 0, 0]))
+    assert cut.tolist() == [[[[3 + 20, 30]]]]  # overlapping windows add; padding cuts the first column
+
+
 def test_conv1d():
     attrs = dict(strides=[2], padding=[1, 2], dilation=[2], groups=2, data_layout="NCW", kernel_layout="OIW",
                  out_dtype=None)

@@ -768,6 +768,87 @@ CONV1D = convolution(1)
 CONV2D = convolution(2)
 CONV3D = convolution(3)
 
+# -- conv2d_transpose -------------------------------------------------------------------------------
+# The gradient of conv2d with respect to its data (PyTorch's ConvTranspose2d): every input element
+# scatters its kernel, scaled, into the output. Layouts NCHW and IOHW (the weight is (C_in,
+# C_out / groups, KH, KW)), float dtypes, as the frontends write it.
+
+_TRANSPOSE_KEYS = {"strides", "padding", "output_padding", "dilation", "groups"}
+
+
+def _conv2d_transpose_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 2 and set(attrs) == _TRANSPOSE_KEYS,
+            f"conv2d_transpose takes (data, weight) and {sorted(_TRANSPOSE_KEYS)}")
+    x, w = args
+    require(x.dtype == w.dtype and x.dtype in FLOATS, "conv2d_transpose takes float operands of one dtype")
+    require(x.rank == 4 and w.rank == 4, "conv2d_transpose needs rank-4 operands (NCHW data, IOHW weight)")
+    strides = _ints(attrs["strides"], 2, "strides", 1)
+    dilation = _ints(attrs["dilation"], 2, "dilation", 1)
+    padding = _ints(attrs["padding"], 4, "padding", 0)
+    extra = _ints(attrs["output_padding"], 2, "output_padding", 0)
+    require(all(e < s for e, s in zip(extra, strides)), "output_padding must be below the stride")
+    groups = attrs["groups"]
+    channels = x.shape[1]
+    require(isinstance(groups, int) and groups >= 1 and channels % groups == 0, "groups must divide the channels")
+    require(w.shape[0] == channels, f"weight has {w.shape[0]} input channels, expected {channels}")
+    sizes = [(x.shape[2 + i] - 1) * strides[i] - padding[i] - padding[i + 2] + dilation[i] * (w.shape[2 + i] - 1)
+             + extra[i] + 1 for i in range(2)]
+    require(all(n >= 1 for n in sizes), "padding leaves no output")
+    lo, hi = product_range(x, w, (channels // groups) * w.shape[2] * w.shape[3])
+    return checked((x.shape[0], w.shape[1] * groups, *sizes), x.dtype, lo, hi, False)
+
+
+def _conv2d_transpose_ref(args, attrs):
+    x, w = args
+    acc = x.astype("float64"), w.astype("float64")
+    (sh, sw), (dh, dw), pad, groups = attrs["strides"], attrs["dilation"], attrs["padding"], attrs["groups"]
+    n, c, h, wd = x.shape
+    cg, og, kh, kw = c // groups, w.shape[1], w.shape[2], w.shape[3]
+    full = [(h - 1) * sh + dh * (kh - 1) + 1 + attrs["output_padding"][0],
+            (wd - 1) * sw + dw * (kw - 1) + 1 + attrs["output_padding"][1]]
+    out = np.zeros((n, og * groups, *full))
+    for g, i, j in itertools.product(range(groups), range(kh), range(kw)):
+        xs = acc[0][:, g * cg:(g + 1) * cg]
+        ws = acc[1][g * cg:(g + 1) * cg, :, i, j]  # (cg, og)
+        rows = slice(i * dh, i * dh + sh * (h - 1) + 1, sh)
+        cols = slice(j * dw, j * dw + sw * (wd - 1) + 1, sw)
+        out[:, g * og:(g + 1) * og, rows, cols] += np.einsum("nchw,co->nohw", xs, ws)
+    out = out[:, :, pad[0]:full[0] - pad[2], pad[1]:full[1] - pad[3]]
+    return out.astype(x.dtype)
+
+
+_transpose_accepts = lambda info: info.dtype in FLOATS and _liftable(info, 4)  # noqa: E731
+
+
+def _conv2d_transpose_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = _lift(sketch, pick(sketch, choose, _transpose_accepts), 4)
+    info = sketch.infos[x]
+    channels = info.shape[1]
+    groups = choose.choice([g for g in range(1, channels + 1) if channels % g == 0])
+    kernel = [choose.integer(1, 3) for _ in range(2)]
+    strides = [choose.integer(1, 2) for _ in range(2)]
+    dilation = [choose.integer(1, 2) for _ in range(2)]
+    attrs = {"strides": strides, "dilation": dilation, "groups": groups,
+             "padding": [choose.integer(0, d * (k - 1)) for d, k in zip(dilation + dilation, kernel + kernel)],
+             "output_padding": [choose.integer(0, s - 1) for s in strides]}
+    shape = (channels, choose.integer(1, 3), *kernel)
+    if not valid(_conv2d_transpose_infer, [info, probe(info, -1, 1, shape)], attrs):
+        attrs["padding"] = [0, 0, 0, 0]  # no output left on a small input
+    w = _weight(sketch, choose, shape, info.dtype, *choose.choice([(-1.0, 1.0), (0.0, 1.0)]),
+                accept=lambda i: valid(_conv2d_transpose_infer, [info, i], attrs))
+    sketch.add("conv2d_transpose", [x, w], attrs)
+
+
+CONV2D_TRANSPOSE = OpDef(
+    "conv2d_transpose", _conv2d_transpose_infer,
+    lambda R, args, at: R.op.nn.conv2d_transpose(*args, strides=at["strides"], padding=at["padding"],
+                                                 output_padding=at["output_padding"], dilation=at["dilation"],
+                                                 groups=at["groups"], data_layout="NCHW", kernel_layout="IOHW"),
+    _conv2d_transpose_ref, _conv2d_transpose_propose, _transpose_accepts,
+    notes="Data NCHW, weight IOHW ((C_in, C_out / groups, KH, KW)); output size (in - 1) * stride - padding "
+          "+ dilation * (k - 1) + output_padding + 1, padding (top, left, bottom, right) cut from the full "
+          "result, output_padding (< stride) added at the bottom and right. Floats only.")
+
 # -- pooling ----------------------------------------------------------------------------------------
 # max_pool and avg_pool over 1, 2 or 3 spatial dims, one OpDef each (real networks hold all six:
 # PyTorch's MaxPool1d, AlexNet's local response normalization as an avg_pool3d). The layout's
@@ -1117,4 +1198,4 @@ ATTENTION = OpDef(
 OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, LAYER_NORM, GROUP_NORM, BATCH_NORM,
                     BATCH_NORM_TRAINING, CONV1D, CONV2D, ATTENTION,
                     # what real networks hold besides (benchmarks/model_import.py)
-                    DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D, CONV3D, PRELU]
+                    DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D, CONV3D, PRELU, CONV2D_TRANSPOSE]
