@@ -1,5 +1,6 @@
 """``passfuzz import-model``: ONNX models, built here, written as seed files that --seeds reads."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -159,3 +160,21 @@ def test_model_zoo_networks_import_and_seed_a_fuzzing_run(run_cli, tmp_path):
     assert "1 module(s) in 1 file(s), 1 imported, 0 rejected" in run.stderr
     assert "half the programs are mutations of 1 seed(s)" in run.stderr
     assert "3 examples" in run.stderr and "generator defects 0" in run.stderr, run.stderr
+
+
+def test_a_broken_model_seed_is_one_warning_naming_the_field(run_cli, tmp_path):
+    model = dense_relu(tmp_path / "dense.onnx")
+    assert run_cli("import-model", str(model), "--out", str(tmp_path / "seeds"), timeout=300).returncode == 0
+    seed = tmp_path / "seeds" / "dense.json"
+    doc = json.loads(seed.read_text())
+    assert doc["frontend"] == "tvm.relax.frontend.onnx" and doc["origin"] == "dense.onnx"
+    doc["program"]["values"][0]["dtype"] = "float128"
+    seed.write_text(json.dumps(doc))
+    found = find_seeds([tmp_path / "seeds"])
+    assert found.programs == [] and len(found.warnings) == 1
+    assert found.warnings[0].startswith(f"{seed}: field program/values/0") and "\n" not in found.warnings[0]
+
+
+def test_max_elements_must_be_positive(run_cli, tmp_path):
+    result = run_cli("import-model", str(dense_relu(tmp_path / "d.onnx")), "--out", str(tmp_path), "--max-elements", "0")
+    assert result.returncode == 2 and "--max-elements must be at least 1" in result.stderr, result.stderr
