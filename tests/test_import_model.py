@@ -13,6 +13,8 @@ from passfuzz.campaign.seeds import find_seeds  # noqa: E402
 from passfuzz.relax.importer import import_module  # noqa: E402
 from passfuzz.relax.models import import_onnx, placeholder_weights, printable_name  # noqa: E402
 
+ZOO = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"  # the onnx wheel's model-zoo networks
+
 
 def _model(path: Path, nodes, inputs, outputs, weights) -> Path:
     graph = helper.make_graph(nodes, "g", inputs, outputs, [numpy_helper.from_array(w, n) for n, w in weights])
@@ -100,14 +102,20 @@ def test_placeholder_weights_of_the_light_networks_become_drawn_initializers():
     assert w.shape == (8, 4) and w.dtype == np.float32 and np.abs(w).max() <= 1 / 4 and len(np.unique(w)) > 1
 
 
-def test_an_op_outside_the_catalogue_is_written_and_said(run_cli, tmp_path):
+def test_a_model_the_catalogue_cannot_express_yet_is_kept_as_tvmscript_and_said(run_cli, tmp_path):
+    # PyTorch's ZeroPad2d, which the frontend writes as a call_tir of its own kernel
+    model = ZOO.parent / "pytorch-converted" / "test_ZeroPad2d" / "model.onnx"
+    result = run_cli("import-model", str(model), "--out", str(tmp_path / "seeds"), timeout=300)
+    assert result.returncode == 0 and (tmp_path / "seeds" / "test_ZeroPad2d.py").is_file(), result.stderr
+    assert "passfuzz cannot import it yet" in result.stdout and "call_tir" in result.stdout, result.stdout
+
+
+def test_local_response_normalization_imports_through_avg_pool3d(tmp_path):
     model = _model(tmp_path / "lrn.onnx", [helper.make_node("LRN", ["x"], ["y"], size=3)],
                    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 3])],
                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 3, 3])], [])
-    result = run_cli("import-model", str(model), "--out", str(tmp_path / "seeds"), timeout=300)
-    # TVM lowers LRN to an avg_pool3d, which the catalogue does not draw: the file is written all the same
-    assert result.returncode == 0 and (tmp_path / "seeds" / "lrn.py").is_file(), result.stderr
-    assert "passfuzz cannot import it yet" in result.stdout and "avg_pool3d" in result.stdout, result.stdout
+    mod, arguments = import_onnx(model)
+    assert "avg_pool3d" in import_module(mod, arguments=arguments, argument_ranges=True).node_ops()
 
 
 def test_bad_models_are_one_line_each(run_cli, tmp_path):
@@ -136,9 +144,6 @@ def test_each_part_of_a_split_read_is_a_split_node_of_its_own(tmp_path):
     x = np.asarray(arguments[0])
     (y,) = evaluate(program)
     assert np.allclose(y, x[:, :2] - x[:, 2:])
-
-
-ZOO = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 
 
 def test_model_zoo_networks_import_and_seed_a_fuzzing_run(run_cli, tmp_path):
