@@ -220,6 +220,8 @@ def test_prelu_scales_the_negative_part_by_its_channel():
     x = np.array([[-2, 3], [-4, -1]], "float32")
     got = ref("prelu", x, np.array([0.5, 2], "float32"), axis=0)  # one slope per row
     assert got.tolist() == [[-1, 3], [-8, -2]]
+    assert ref("prelu", x, np.array([0.5], "float32"), axis=1).tolist() == [[-1, 3], [-2, -0.5]]  # one slope
+    assert infer("prelu", F((2, 3)), F((1,)), axis=1).shape == (2, 3)
 
 
 BN_TRAINING = dict(axis=1, epsilon=1.0, momentum=0.25, center=True, scale=True)

@@ -355,7 +355,7 @@ def _prelu_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     require(x.dtype in PRELU_DTYPES and alpha.dtype == x.dtype, "prelu takes float32 or float16 operands of one dtype")
     require(x.rank >= 1, "prelu needs rank >= 1")
     axis = normalize_axis(attrs["axis"], x.rank)
-    require(alpha.shape == (x.shape[axis],), "alpha must be (channels,)")
+    require(alpha.shape in ((x.shape[axis],), (1,)), "alpha must be (channels,) or (1,), one slope for all")
     ends = [max(x.lo, 0.0), max(x.hi, 0.0)]  # the positive part passes unchanged
     if x.lo < 0:  # the negative part is scaled by its channel's alpha
         ends += [n * a for n in (x.lo, min(x.hi, 0.0)) for a in (alpha.lo, alpha.hi)]
@@ -377,7 +377,8 @@ def _prelu_propose(sketch: Sketch, choose: Chooser) -> None:
     x = pick(sketch, choose, _prelu_accepts)
     info = sketch.infos[x]
     axis = choose.choice([1 % info.rank, *range(info.rank)])
-    alpha = _weight(sketch, choose, (info.shape[axis],), info.dtype, *choose.choice([(0.0, 0.5), (-1.0, 1.0)]),
+    alpha = _weight(sketch, choose, choose.choice([(info.shape[axis],), (1,)]), info.dtype,
+                    *choose.choice([(0.0, 0.5), (-1.0, 1.0)]),
                     accept=lambda i: valid(_prelu_infer, [info, i], {"axis": axis}))
     sketch.add("prelu", [x, alpha], {"axis": axis})
 
@@ -385,8 +386,8 @@ def _prelu_propose(sketch: Sketch, choose: Chooser) -> None:
 PRELU = OpDef(
     "prelu", _prelu_infer, lambda R, args, at: R.op.nn.prelu(args[0], args[1], axis=at["axis"]),
     _prelu_ref, _prelu_propose, _prelu_accepts,
-    notes="x where x > 0, else alpha[c] * x, c the index along axis (PyTorch's PReLU, ONNX's PRelu with one "
-          "slope per channel). bfloat16 is rejected by TVM's type rule: not drawn.")
+    notes="x where x > 0, else alpha[c] * x, c the index along axis (PyTorch's PReLU, ONNX's PRelu); an alpha "
+          "of shape (1,) is one slope for every channel. bfloat16 is rejected by TVM's type rule: not drawn.")
 
 # -- dropout ------------------------------------------------------------------------------------------
 # Relax's dropout is inference only: legalized to the identity and an all-ones mask whatever the
