@@ -193,6 +193,37 @@ def test_batch_norm_inference():
 
 
 
+def test_dropout_is_the_identity_and_a_mask_of_ones_at_inference():
+    x = F((2, 3), -2, 5, exact=False)
+    assert infer("dropout", x, rate=0.5, index=0) == x
+    mask = infer("dropout", x, rate=0.5, index=1)
+    assert (mask.shape, mask.dtype, mask.lo, mask.hi, mask.exact) == ((2, 3), "float32", 1.0, 1.0, True)
+    for bad in (dict(rate=1.0, index=0), dict(rate=-0.1, index=0), dict(rate=0.5, index=2), dict(rate=1, index=0)):
+        with pytest.raises(OpError):
+            infer("dropout", x, **bad)
+    with pytest.raises(OpError, match="float"):
+        infer("dropout", F((2,), dtype="int32"), rate=0.5, index=0)
+    data = np.arange(6, dtype="float32").reshape(2, 3) - 2
+    assert np.array_equal(ref("dropout", data, rate=0.9, index=0), data)
+    assert np.array_equal(ref("dropout", data, rate=0.9, index=1), np.ones((2, 3), "float32"))
+
+
+def test_prelu_scales_the_negative_part_by_its_channel():
+    out = infer("prelu", F((2, 3), -4, 2), F((3,), 0, 0.5), axis=1)
+    assert (out.lo, out.hi, out.exact) == (approx(-2), approx(2), False)
+    assert infer("prelu", F((2, 3), 0, 2), F((3,), -1, 1), axis=1).exact  # nothing negative to scale
+    assert infer("prelu", F((2, 3), -1, 2), F((3,), -2, 1), axis=1).hi == approx(2)  # -1 * -2
+    with pytest.raises(OpError, match="channels"):
+        infer("prelu", F((2, 3)), F((2,)), axis=1)
+    with pytest.raises(OpError, match="float"):
+        infer("prelu", F((2, 3), dtype="int32"), F((3,), dtype="int32"), axis=1)
+    x = np.array([[-2, 3], [-4, -1]], "float32")
+    got = ref("prelu", x, np.array([0.5, 2], "float32"), axis=0)  # one slope per row
+    assert got.tolist() == [[-1, 3], [-8, -2]]
+    assert ref("prelu", x, np.array([0.5], "float32"), axis=1).tolist() == [[-1, 3], [-2, -0.5]]  # one slope
+    assert infer("prelu", F((2, 3)), F((1,)), axis=1).shape == (2, 3)
+
+
 BN_TRAINING = dict(axis=1, epsilon=1.0, momentum=0.25, center=True, scale=True)
 
 
@@ -283,6 +314,28 @@ def test_conv_reference_matches_a_direct_sum_in_every_layout():
     assert np.array_equal(nhwc, got.transpose(0, 2, 3, 1))
 
 
+def test_conv2d_transpose_scatters_each_input_element_into_the_output():
+    base = dict(strides=[2, 2], padding=[0, 0, 0, 0], output_padding=[0, 0], dilation=[1, 1], groups=1)
+    out = infer("conv2d_transpose", F((1, 2, 3, 3), -1, 1), F((2, 4, 2, 2), 0, 1), **base)
+    assert out.shape == (1, 4, 6, 6) and (out.lo, out.hi) == (approx(-8), approx(8)) and not out.exact
+    assert infer("conv2d_transpose", F((1, 2, 3, 3)), F((2, 4, 2, 2)),
+                 **dict(base, padding=[1, 0, 0, 1], output_padding=[1, 0])).shape == (1, 4, 6, 5)
+    assert infer("conv2d_transpose", F((1, 4, 3, 3)), F((4, 3, 1, 1)), **dict(base, groups=2)).shape == (1, 6, 5, 5)
+    with pytest.raises(OpError, match="below the stride"):
+        infer("conv2d_transpose", F((1, 2, 3, 3)), F((2, 4, 2, 2)), **dict(base, output_padding=[2, 0]))
+    with pytest.raises(OpError, match="input channels"):
+        infer("conv2d_transpose", F((1, 2, 3, 3)), F((3, 4, 2, 2)), **base)
+    with pytest.raises(OpError, match="no output"):
+        infer("conv2d_transpose", F((1, 1, 1, 1)), F((1, 1, 1, 1)), **dict(base, padding=[1, 0, 0, 0]))
+    # stride 2 spreads the two inputs apart; a kernel of width 2 then fills each gap
+    x = np.array([[[[1, 10]]]], "float32")
+    w = np.array([[[[2, 3]]]], "float32")
+    got = ref("conv2d_transpose", x, w, **dict(base, strides=[1, 2]))
+    assert got.tolist() == [[[[2, 3, 20, 30]]]]
+    cut = ref("conv2d_transpose", x, w, **dict(base, strides=[1, 1], padding=[0, 1, 0, 0]))
+    assert cut.tolist() == [[[[3 + 20, 30]]]]  # overlapping windows add; padding cuts the first column
+
+
 def test_conv1d():
     attrs = dict(strides=[2], padding=[1, 2], dilation=[2], groups=2, data_layout="NCW", kernel_layout="OIW",
                  out_dtype=None)
@@ -327,6 +380,32 @@ def test_avg_pool_counts_and_range():
     data = np.full((1, 1, 3, 3), 4, "float32")
     assert ref("avg_pool2d", data, **POOL, count_include_pad=False)[0, 0, 0, 0] == 4
     assert ref("avg_pool2d", data, **POOL, count_include_pad=True)[0, 0, 0, 0] == 1  # one real of four
+
+
+def test_pools_of_one_and_three_spatial_dims_follow_their_layouts():
+    assert infer("max_pool1d", F((2, 3, 5)), pool_size=[2], strides=[2], padding=[0, 1], dilation=[1],
+                 layout="NCW").shape == (2, 3, 3)
+    assert infer("max_pool1d", F((2, 5, 3)), pool_size=[2], strides=[2], padding=[0, 1], dilation=[1],
+                 layout="NWC").shape == (2, 3, 3)
+    three = dict(pool_size=[1, 2, 2], strides=[1, 1, 2], padding=[0, 0, 0, 0, 1, 1], dilation=[1, 1, 1])
+    assert infer("avg_pool3d", F((1, 2, 3, 4, 5)), **three, layout="NCDHW", count_include_pad=False).shape == (1, 2, 3, 4, 3)
+    with pytest.raises(OpError, match="rank-5"):
+        infer("max_pool3d", F((1, 2, 3, 4)), **three, layout="NCDHW")
+    with pytest.raises(OpError, match="NCW or NWC"):  # a 2-D layout for a 1-D pool
+        infer("max_pool1d", F((1, 2, 3, 4)), pool_size=[1], strides=[1], padding=[0, 0], dilation=[1], layout="NCHW")
+    with pytest.raises(OpError, match="6 integers"):
+        infer("max_pool3d", F((1, 1, 2, 2, 2)), **dict(three, padding=[0, 0, 0, 0]), layout="NCDHW")
+    # the window count is the product of the pool's sizes, with padding counted or not
+    data = np.ones((1, 1, 2, 2, 2), "float32")
+    full = dict(pool_size=[2, 2, 2], strides=[1, 1, 1], padding=[1, 0, 0, 0, 0, 0], dilation=[1, 1, 1], layout="NCDHW")
+    assert ref("avg_pool3d", data, **full, count_include_pad=True).ravel().tolist() == [0.5, 1.0]
+    assert ref("avg_pool3d", data, **full, count_include_pad=False).ravel().tolist() == [1.0, 1.0]
+    x = np.array([[[3, -1, 4, -1, 5]]], "int32")  # N, C, W
+    got = ref("max_pool1d", x, pool_size=[2], strides=[2], padding=[0, 1], dilation=[1], layout="NCW")
+    assert got.tolist() == [[[3, 4, 5]]] and got.dtype == np.int32
+    nwc = ref("max_pool1d", x.transpose(0, 2, 1).copy(), pool_size=[2], strides=[2], padding=[0, 1], dilation=[1],
+              layout="NWC")
+    assert nwc.transpose(0, 2, 1).tolist() == [[[3, 4, 5]]]
 
 
 def test_adaptive_avg_pool():

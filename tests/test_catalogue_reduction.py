@@ -45,6 +45,14 @@ def test_max_and_min_keep_range_and_exactness():
     assert infer("max", F((3, 4), 0, 200, "uint8"), axis=None, keepdims=False).hi == 200
 
 
+def test_power_bounds_take_the_extremes_of_every_vertex_without_visiting_them():
+    for lo, hi in [(-2, 3), (-3, -1), (0, 2), (-2, 0), (-0.5, 0.25), (1.5, 2), (-1, 1), (0, 0)]:
+        for n in range(0, 9):
+            every = [lo ** j * hi ** (n - j) for j in range(n + 1)]
+            assert power_bounds(lo, hi, n) == (min(every), max(every)), (lo, hi, n)
+    assert power_bounds(-0.5, 0.5, 2_000_000) == (-(0.5 ** 2_000_000), 0.5 ** 2_000_000)  # at once
+
+
 def test_power_bounds_are_the_vertex_extremes():
     assert power_bounds(-2, 3, 3) == (-18, 27)  # -2 * 3 * 3 and 3 ** 3
     assert power_bounds(-3, -1, 2) == (1, 9)

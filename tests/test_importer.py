@@ -328,9 +328,9 @@ class TestRejections:
     @I.ir_module
     class UnknownOp:
         @R.function
-        def main(x: R.Tensor((1, 1, 4, 4, 4), "float32"), w: R.Tensor((1, 1, 2, 2, 2), "float32")):
+        def main(x: R.Tensor((1, 1, 4), "float32"), w: R.Tensor((1, 1, 2), "float32")):
             with R.dataflow():
-                y = R.nn.conv3d(x, w)
+                y = R.nn.conv1d_transpose(x, w)
                 R.output(y)
             return y
 
@@ -357,8 +357,8 @@ class TestRejections:
             return y
 
     @pytest.mark.parametrize("module, message", [
-        ("UnknownOp", "cannot import main: binding y = R.nn.conv3d(...): op relax.nn.conv3d is not in "
-                      "passfuzz's catalogue"),
+        ("UnknownOp", "cannot import main: binding y = R.nn.conv1d_transpose(...): op relax.nn.conv1d_transpose "
+                      "is not in passfuzz's catalogue"),
         ("Unreachable", "cannot import module: function other is not reachable from main"),
         ("Float64", "cannot import main: parameter x: dtype float64 is not among passfuzz's dtypes"),
     ])

@@ -18,6 +18,9 @@
 - Corpus ``.json`` records: their Program, as saved. In a directory, a ``.py`` beside a
   record of the same name is its reproducer and is not executed; JSON that is no record is
   someone else's file and passes silently.
+- Model seeds (``.json``, written by ``passfuzz import-model``, ``schemas/model-seed.schema.json``):
+  a real model's Program, imported from the frontend's module as an object, since a module
+  holding tensor constants prints as TVMScript with a metadata section no parser reads back.
 
 A module the importer cannot turn into a Program is a rejection (its name and a one-line
 reason); a file that cannot be executed is a one-line warning and is skipped. Neither ever
@@ -217,21 +220,56 @@ def find_seeds(paths: Iterable[Path | str], convert: Callable[[Any, str], Progra
 
 
 def _record_seed(path: Path, warnings: list[str], named: bool) -> list[Seed]:
-    """A corpus record's Program. In a directory, JSON that is no record at all (no "program")
-    is someone else's file and passes silently; a broken record is a warning."""
+    """A corpus record's or model seed's Program. In a directory, JSON that is neither (no
+    "program") is someone else's file and passes silently; a broken one is a warning."""
     from passfuzz.findings.corpus import CorpusError, load
 
-    if not named:
-        try:
-            if "program" not in json.loads(path.read_text(encoding="utf-8")):
-                return []
-        except (OSError, ValueError, TypeError):
-            return []
     try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        doc = None
+    if not named and (not isinstance(doc, dict) or "program" not in doc):
+        return []
+    try:
+        if isinstance(doc, dict) and "frontend" in doc:
+            return [Seed(str(path), load_model_seed(doc, path))]
         return [Seed(str(path), load(path).program)]
     except CorpusError as exc:
         warnings.append(f"{exc}"[:300])
         return []
+
+
+MODEL_SEED_FORMAT = 1  # of a model seed file; the schema pins it
+
+
+def model_seed(program: Program, origin: Path, frontend: str) -> dict:
+    """The model seed file's content (``schemas/model-seed.schema.json``) for ``program``,
+    imported from the model at ``origin`` through ``frontend``; checked against the schema."""
+    import tvm
+
+    from passfuzz import __version__
+
+    doc = {"format_version": MODEL_SEED_FORMAT, "origin": origin.name, "frontend": frontend,
+           "tvm_version": tvm.__version__, "passfuzz_version": __version__, "program": program.to_json()}
+    load_model_seed(doc, origin)
+    return doc
+
+
+def load_model_seed(doc: object, path: Path) -> Program:
+    """The Program of a model seed file's content; CorpusError naming the file and the field."""
+    import jsonschema
+    from importlib import resources
+    from referencing import Registry, Resource
+
+    from passfuzz.findings.corpus import CorpusError, schema, validate_program
+
+    own = json.loads(resources.files("passfuzz").joinpath("schemas/model-seed.schema.json").read_text())
+    registry = Registry().with_resources([(s["$id"], Resource.from_contents(s)) for s in (own, schema())])
+    error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(own, registry=registry).iter_errors(doc))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise CorpusError(f"{path}: field {where}: {error.message[:300]}")
+    return validate_program(doc["program"], path)
 
 
 def _file_seeds(path: Path, convert: Callable[[Any, str], Any], timeout: float, warnings: list[str]) -> list[Seed]:

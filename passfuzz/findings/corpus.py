@@ -135,8 +135,13 @@ def validate(record: object, path: Path | str) -> Program:
     if error is not None:
         field = "/".join(str(p) for p in error.absolute_path) or "(top level)"
         raise CorpusError(f"{path}: field {field}: {error.message[:300]}")
+    return validate_program(record["program"], path)
+
+
+def validate_program(doc: dict, path: Path | str) -> Program:
+    """The Program of a record's "program" field (already schema-checked), held to its own rules."""
     try:
-        program = Program.from_json(record["program"])
+        program = Program.from_json(doc)
         analyse(program)
     except ProgramError as exc:
         raise CorpusError(f"{path}: field program: {exc}") from None

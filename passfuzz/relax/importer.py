@@ -407,8 +407,12 @@ class _Body:
         self.claimed: set = set()  # vars whose bindings a matched op absorbed
 
     def absorbable(self, var) -> bool:
+        """Can a match descend into ``var``'s binding? When it is read once; or when it is an op's
+        tuple (split's parts, a batch_norm's fields): each item read is then a node of its own
+        with the op repeated, as the catalogue writes one (``split`` is split and one item)."""
         value = self.bound.get(var)
-        return value is not None and self.uses.get(var, 0) == 1 and not var.same_as(self.result) \
+        once = self.uses.get(var, 0) == 1 or (isinstance(value, relax.Call) and isinstance(value.ty, relax.TupleType))
+        return value is not None and once and not var.same_as(self.result) \
             and isinstance(value, (relax.Call, relax.TupleGetItem, relax.Tuple)) \
             and not (isinstance(value, relax.Call) and not isinstance(value.op, tvm.ir.Op))
 
@@ -734,18 +738,24 @@ class _Offset(list):
 
 
 def import_module(mod: tvm.IRModule, *, function: str = "main", arguments: list | None = None,
-                  seed: int = 0) -> Program:
+                  seed: int = 0, argument_ranges: bool = False) -> Program:
     """The Program of ``mod[function]`` (and the functions it calls); see the module docstring.
     ``arguments`` are the function's arguments in parameter order; without them the importer
-    chooses symbolic dims, ranges and values (deterministic in ``seed``)."""
-    program, _ = import_with_notes(mod, function=function, arguments=arguments, seed=seed)
+    chooses symbolic dims, ranges and values (deterministic in ``seed``). With
+    ``argument_ranges`` each parameter's declared range is its argument's own (a real model's
+    weights: the simplest wider ranges, tried first otherwise, let a deep network's value bounds
+    grow past any float limit, and searching them costs minutes on a thousand nodes)."""
+    program, _ = import_with_notes(mod, function=function, arguments=arguments, seed=seed,
+                                   argument_ranges=argument_ranges)
     return program
 
 
 def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: list | None = None,
-                      seed: int = 0) -> tuple[Program, list[str]]:
+                      seed: int = 0, argument_ranges: bool = False) -> tuple[Program, list[str]]:
     """``import_module`` and the notes on what the importer chose: ranges narrowed for a use,
     clips inserted after a parameter."""
+    if argument_ranges and arguments is None:
+        raise ValueError("argument_ranges needs the arguments")
     names = [g.name_hint for g in mod.get_global_vars()]
     if function not in names:
         raise ImportRejected(f"cannot import {function}: the module has no function {function}")
@@ -794,7 +804,7 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     body.run()
     outputs = body.finish()
     program = Program(tuple(values), tuple(outputs), tuple(shape_params), tuple(prim_params))
-    return _settle(program, sizes, given is not None, seed, function)
+    return _settle(program, sizes, given is not None, seed, function, argument_ranges)
 
 
 def _check_reachable(mod, entry: str) -> None:
@@ -911,7 +921,8 @@ def _symbol_sizes(func, given, func_name: str = "main") -> dict:
 
 # -- sizes, ranges, values ----------------------------------------------------------------------------
 
-def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: str) -> tuple[Program, list[str]]:
+def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: str,
+            argument_ranges: bool = False) -> tuple[Program, list[str]]:
     """Concrete dims, declared ranges and argument values that ``graph.analyse`` accepts."""
     rng = random.Random(seed)
     for name in [n for _, p in program.params for n in p.dims if n] + [p.name for p in program.prim_params]:
@@ -930,7 +941,7 @@ def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: 
     notes: list[str] = []
     params = [i for i, v in enumerate(program.values) if isinstance(v, Param)]
     choice = {i: 0 for i in params}
-    options = {i: _ranges(program.values[i], have_values) for i in params}
+    options = {i: _ranges(program.values[i], have_values)[-1 if argument_ranges else 0:] for i in params}
     for _ in range(len(params) * 12 + 1):
         candidate = _with_ranges(program, {i: options[i][choice[i]] for i in params}, have_values, rng)
         try:

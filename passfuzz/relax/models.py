@@ -1,16 +1,43 @@
-"""Real models as seeds: an ONNX model through TVM's own frontend (``tvm.relax.frontend.onnx``),
-written out as a TVMScript file that ``--seeds`` and ``passfuzz reduce`` read like any other.
+"""Real models as seeds: an ONNX model through TVM's own frontend (``tvm.relax.frontend.onnx``).
 
-The weights stay parameters of ``main`` (``keep_params_in_input``, so ``num_input`` marks them):
-their values are drawn like every other argument, and the script needs no metadata section,
-which a TVMScript file cannot carry. ``onnx`` is an optional dependency (``pip install
-".[onnx]"``).
+``import_onnx`` returns the frontend's module as an object, made fit to import and to print:
+
+- A graph input that is also an initializer (ONNX's "input with a default value", as older
+  exporters write every weight) is listed twice among ``main``'s parameters: with
+  ``keep_params_in_input=True`` the frontend appends every initializer after the graph inputs,
+  the same Var again (``docs/onnx_duplicate_parameters.py`` shows it). Such a function is
+  ill-formed (``Var 1 is defined more than once``) and prints two parameters of one name; the
+  second occurrence is dropped, and ``num_input`` counts the parameters left before it.
+- Parameter names that are no Python identifier (``0``, ``input.1``: the frontend sanitizes the
+  names of graph inputs but not those of initializers) are renamed (``p_0``, ``input_1``), since
+  TVMScript prints them as they are and cannot parse them back.
+- Bindings nothing reads are dropped (``batch_norm``'s unread mean and variance items), so
+  each op's result has the one reader the catalogue's patterns expect.
+- The ONNX test data's "light" networks (AlexNet, ResNet-50, ... in the onnx wheel) carry no
+  convolution or dense weights: each is a ``ConstantOfShape`` of an initializer named
+  ``<weight>__SHAPE``, filled with 0.02. Such a placeholder becomes an initializer of drawn
+  values (``placeholder_weights``): with every kernel element 0.02 a 576-wide convolution
+  multiplies its input's bound by 11.5, and VGG-19's sixteen of them reach 1e31, past what any
+  program passfuzz draws may hold (``FLOAT_LIMIT``).
+- An inference ``batch_norm``'s ``momentum`` (which ONNX models set, and which only training
+  reads) is reset to the op's default, the form the catalogue emits.
+
+The weights stay parameters of ``main`` (``num_input`` marks them), and ``model_arguments``
+gives ``main``'s arguments: the model's own weights, which the frontend keeps in a "params"
+attribute, and drawn values for the inputs. The importer declares each parameter's range from
+them, so a deep network's value bounds stay those its real weights give (a range guessed per
+parameter, such as [-4, 4] for a batch_norm's variance or a 576-wide convolution's kernel, makes
+fifty layers overflow any float bound). ``onnx`` is an optional dependency (``pip install ".[onnx]"``).
 """
 
 from __future__ import annotations
 
+import keyword
+import re
+import warnings
 from pathlib import Path
 
+import numpy as np
 import tvm
 import tvm_ffi
 from tvm import relax
@@ -20,8 +47,10 @@ class ModelError(ValueError):
     """A model that cannot be read or converted; the message is one line."""
 
 
-def import_onnx(path: Path) -> tvm.IRModule:
-    """The Relax module TVM's ONNX frontend makes of the model at ``path``, weights as parameters."""
+def import_onnx(path: Path) -> tuple[tvm.IRModule, list]:
+    """The Relax module TVM's ONNX frontend makes of the model at ``path``, weights as parameters,
+    every function well-formed and printable (see the module's docstring), and the arguments of
+    its ``main`` (``model_arguments``)."""
     try:
         import onnx
     except ImportError:
@@ -32,16 +61,124 @@ def import_onnx(path: Path) -> tvm.IRModule:
         model = onnx.load(str(path))
     except Exception as exc:  # noqa: BLE001 - any unreadable file, told in one line
         raise ModelError(f"{path}: not an ONNX model: {_first_line(exc)}") from None
+    placeholder_weights(model)
     try:
-        mod = from_onnx(model, keep_params_in_input=True)
+        with warnings.catch_warnings():  # "Renaming name 0 to input_0", once per input: not the user's concern
+            warnings.simplefilter("ignore", UserWarning)
+            mod = from_onnx(model, keep_params_in_input=True)
     except Exception as exc:  # noqa: BLE001 - the frontend's own refusal, told in one line
         raise ModelError(f"{path}: TVM's ONNX frontend fails: {type(exc).__name__}: {_first_line(exc)}") from None
-    # The frontend records the weights' values in a "params" attribute, which only a metadata
-    # section can print; the values are drawn as arguments instead.
+    arguments = model_arguments(mod["main"])
     for gv, func in list(mod.functions.items()):
-        if isinstance(func, relax.Function) and func.attrs is not None and "params" in func.attrs:
-            mod[gv] = func.without_attr("params")
-    return mod
+        if isinstance(func, relax.Function):
+            mod[gv] = fit_function(func)
+    return mod, arguments
+
+
+def placeholder_weights(model, seed: int = 0) -> int:
+    """Replace, in the ONNX ``model``, each placeholder weight (``ConstantOfShape`` of an
+    initializer named ``<output>__SHAPE``) by an initializer of that name holding drawn values,
+    and return how many: a bias (rank 1) uniform in [0, 0.1], a kernel (rank >= 2) uniform in
+    +-1/(64 fan-in), fan-in the product of all but the first dim. At +-1/fan-in a convolution
+    keeps its input's bound; the further 1/64 absorbs what the batch norms after it multiply
+    (ResNet-50's shipped statistics scale a bound by up to 11 each, 53 times over), so that the
+    bounds stay within FLOAT_LIMIT and the final softmax's rounding rule. The file holds no
+    kernel values, so their scale is passfuzz's to choose."""
+    from onnx import numpy_helper
+
+    graph = model.graph
+    initializers = {t.name: t for t in graph.initializer}
+    rng = np.random.default_rng(seed)
+    replaced = []
+    for node in graph.node:
+        shape_name = node.input[0] if node.op_type == "ConstantOfShape" and node.input else ""
+        if shape_name != f"{node.output[0]}__SHAPE" or shape_name not in initializers:
+            continue
+        shape = [int(d) for d in numpy_helper.to_array(initializers[shape_name])]
+        value = next((numpy_helper.to_array(a.t) for a in node.attribute if a.name == "value"), np.zeros(1, "float32"))
+        fan_in = int(np.prod(shape[1:])) if len(shape) >= 2 else 0
+        scale = 1 / (64 * fan_in) if fan_in else 0.0
+        drawn = rng.uniform(-scale, scale, shape) if fan_in else rng.uniform(0, 0.1, shape)
+        graph.initializer.append(numpy_helper.from_array(drawn.astype(value.dtype), node.output[0]))
+        replaced.append(node)
+    for node in replaced:
+        graph.node.remove(node)
+    read = {name for node in graph.node for name in node.input}
+    for tensor in [t for t in graph.initializer if t.name.endswith("__SHAPE") and t.name not in read]:
+        graph.initializer.remove(tensor)
+    for value in [v for v in graph.input if v.name.endswith("__SHAPE") and v.name not in read]:
+        graph.input.remove(value)
+    return len(replaced)
+
+
+def model_arguments(func: relax.Function, seed: int = 0) -> list[np.ndarray]:
+    """The arguments of ``func`` as the frontend made it, in the order of its parameters once
+    ``fit_function`` listed each once: a weight's own value (the "params" attribute holds one per
+    parameter after the inputs, duplicates included), an input's drawn (floats in [-1, 1],
+    integers in [0, 2], booleans either)."""
+    values = list(func.attrs["params"]) if func.attrs is not None and "params" in func.attrs else []
+    known = dict(zip(list(func.params)[len(func.params) - len(values):], values))
+    rng = np.random.default_rng(seed)
+    arguments, seen = [], []
+    for p in func.params:
+        if any(p.same_as(q) for q in seen):
+            continue
+        seen.append(p)
+        value = next((v for q, v in known.items() if q.same_as(p)), None)
+        if value is not None:
+            arguments.append(value.numpy())
+            continue
+        shape, dtype = [int(d) for d in p.ty.shape.values], str(p.ty.dtype)
+        if dtype == "bool":
+            arguments.append(rng.integers(0, 2, shape).astype("bool"))
+        elif dtype.startswith(("int", "uint")):
+            arguments.append(rng.integers(0, 3, shape).astype(dtype))
+        else:
+            arguments.append(rng.uniform(-1, 1, shape).astype(dtype))
+    return arguments
+
+
+def fit_function(func: relax.Function) -> relax.Function:
+    """``func`` with each parameter listed once, under a printable name, without its unread
+    bindings, and without the "params" attribute (the frontend records the weights' values there,
+    which only a metadata section can print; the values are drawn as arguments instead)."""
+    params, num_input = [], None
+    given = func.attrs.get("num_input") if func.attrs is not None else None
+    for k, p in enumerate(func.params):
+        if given is not None and k == int(given):
+            num_input = len(params)
+        if not any(p.same_as(q) for q in params):
+            params.append(p)
+    renamed = [relax.Var(printable_name(p.name), p.ty) for p in params]
+    # bind_params substitutes the new Vars and drops the old parameters; the new ones are then listed
+    body = relax.Function(params, func.body, func.ret_ty, func.is_pure, func.attrs).bind_params(
+        dict(zip(params, renamed))).body
+    fitted = relax.Function(renamed, body, func.ret_ty, func.is_pure, func.attrs)
+    if func.attrs is not None and "params" in func.attrs:
+        fitted = fitted.without_attr("params")
+    if num_input is not None and num_input != int(given):
+        fitted = fitted.with_attr("num_input", num_input)
+    return relax.analysis.remove_all_unused(_InferenceMomentum().visit_expr(fitted))
+
+
+@relax.expr_functor.mutator
+class _InferenceMomentum(relax.PyExprMutator):
+    """Every ``batch_norm(..., training=False)`` with the default momentum: nothing reads it."""
+
+    def visit_call_(self, call: relax.Call) -> relax.Expr:
+        call = super().visit_call_(call)
+        if isinstance(call.op, tvm.ir.Op) and call.op.name == "relax.nn.batch_norm" and not call.attrs.training:
+            a = call.attrs
+            return relax.op.nn.batch_norm(*call.args, axis=a.axis, epsilon=a.epsilon, center=a.center,
+                                          scale=a.scale, training=False)
+        return call
+
+
+def printable_name(name: str) -> str:
+    """``name`` as a Python identifier TVMScript parses back: ``input.1`` -> ``input_1``,
+    ``0`` -> ``p_0``, ``lambda`` -> ``p_lambda``."""
+    name = re.sub(r"\W", "_", name) or "p"
+    return f"p_{name}" if name[0].isdigit() or keyword.iskeyword(name) else name
 
 
 def seed_source(mod: tvm.IRModule, origin: Path) -> str:

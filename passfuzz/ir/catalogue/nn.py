@@ -343,6 +343,87 @@ GROUP_NORM = OpDef(
     notes="Normalizes each group of channels over every other non-batch axis (the only axes drawn). "
           "epsilon is drawn as for layer_norm.")
 
+# -- prelu ---------------------------------------------------------------------------------------------
+
+
+PRELU_DTYPES = ("float32", "float16")  # bfloat16: "Prelu requires the input tensor to have float dtype"
+
+
+def _prelu_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 2 and set(attrs) == {"axis"}, "prelu takes (x, alpha) and axis")
+    x, alpha = args
+    require(x.dtype in PRELU_DTYPES and alpha.dtype == x.dtype, "prelu takes float32 or float16 operands of one dtype")
+    require(x.rank >= 1, "prelu needs rank >= 1")
+    axis = normalize_axis(attrs["axis"], x.rank)
+    require(alpha.shape in ((x.shape[axis],), (1,)), "alpha must be (channels,) or (1,), one slope for all")
+    ends = [max(x.lo, 0.0), max(x.hi, 0.0)]  # the positive part passes unchanged
+    if x.lo < 0:  # the negative part is scaled by its channel's alpha
+        ends += [n * a for n in (x.lo, min(x.hi, 0.0)) for a in (alpha.lo, alpha.hi)]
+    return checked(x.shape, x.dtype, min(ends), max(ends), x.exact and x.lo >= 0)
+
+
+def _prelu_ref(args, attrs):
+    x, alpha = args
+    shape = [1] * x.ndim
+    shape[attrs["axis"] % x.ndim] = -1
+    wide = x.astype("float64")
+    return np.where(wide > 0, wide, wide * alpha.astype("float64").reshape(shape)).astype(x.dtype)
+
+
+_prelu_accepts = lambda info: info.dtype in PRELU_DTYPES and info.rank >= 1  # noqa: E731
+
+
+def _prelu_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _prelu_accepts)
+    info = sketch.infos[x]
+    axis = choose.choice([1 % info.rank, *range(info.rank)])
+    alpha = _weight(sketch, choose, choose.choice([(info.shape[axis],), (1,)]), info.dtype,
+                    *choose.choice([(0.0, 0.5), (-1.0, 1.0)]),
+                    accept=lambda i: valid(_prelu_infer, [info, i], {"axis": axis}))
+    sketch.add("prelu", [x, alpha], {"axis": axis})
+
+
+PRELU = OpDef(
+    "prelu", _prelu_infer, lambda R, args, at: R.op.nn.prelu(args[0], args[1], axis=at["axis"]),
+    _prelu_ref, _prelu_propose, _prelu_accepts,
+    notes="x where x > 0, else alpha[c] * x, c the index along axis (PyTorch's PReLU, ONNX's PRelu); an alpha "
+          "of shape (1,) is one slope for every channel. bfloat16 is rejected by TVM's type rule: not drawn.")
+
+# -- dropout ------------------------------------------------------------------------------------------
+# Relax's dropout is inference only: legalized to the identity and an all-ones mask whatever the
+# rate (legalize_ops/nn.py, _nn_dropout); every classification network exported for inference holds it.
+
+
+def _dropout_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and set(attrs) == {"rate", "index"}, "dropout takes one operand, rate and index")
+    (x,) = args
+    require(x.dtype in FLOATS, "dropout takes a float tensor")
+    rate = attrs["rate"]
+    require(isinstance(rate, float) and 0 <= rate < 1, "rate must be a float in [0, 1)")
+    require(attrs["index"] in (0, 1), "dropout's tuple has 2 fields (output, mask)")
+    return x if attrs["index"] == 0 else ValueInfo(x.shape, x.dtype, 1.0, 1.0, True)
+
+
+def _dropout_ref(args, attrs):
+    (x,) = args
+    return x.copy() if attrs["index"] == 0 else np.ones_like(x)
+
+
+_dropout_accepts = lambda info: info.dtype in FLOATS  # noqa: E731
+
+
+def _dropout_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _dropout_accepts)
+    sketch.add("dropout", [x], {"rate": choose.choice([0.5, 0.1, 0.0]), "index": choose.choice([0, 1])})
+
+
+DROPOUT = OpDef(
+    "dropout", _dropout_infer,
+    lambda R, args, at: R.TupleGetItem(R.op.nn.dropout(args[0], rate=at["rate"]), at["index"]),
+    _dropout_ref, _dropout_propose, _dropout_accepts,
+    notes="Inference semantics whatever the rate: field 0 is the operand unchanged, field 1 an all-ones mask "
+          "(TVM legalizes it so). One node is dropout + TupleGetItem(index), as for split.")
+
 # -- batch_norm (inference) ---------------------------------------------------------------------------
 
 
@@ -550,8 +631,9 @@ BATCH_NORM_TRAINING = OpDef(
 
 # -- conv1d / conv2d --------------------------------------------------------------------------------
 
-LAYOUTS = {1: (("NCW", "OIW"), ("NWC", "WIO")), 2: (("NCHW", "OIHW"), ("NHWC", "HWIO"))}
-CANONICAL = {1: ("NCW", "OIW"), 2: ("NCHW", "OIHW")}
+LAYOUTS = {1: (("NCW", "OIW"), ("NWC", "WIO")), 2: (("NCHW", "OIHW"), ("NHWC", "HWIO")),
+           3: (("NCDHW", "OIDHW"), ("NDHWC", "DHWIO"))}
+CANONICAL = {1: ("NCW", "OIW"), 2: ("NCHW", "OIHW"), 3: ("NCDHW", "OIDHW")}
 
 
 def _perm(layout: str, canonical: str) -> list[int]:
@@ -685,35 +767,125 @@ def convolution(nd: int) -> OpDef:
 
 CONV1D = convolution(1)
 CONV2D = convolution(2)
+CONV3D = convolution(3)
+
+# -- conv2d_transpose -------------------------------------------------------------------------------
+# The gradient of conv2d with respect to its data (PyTorch's ConvTranspose2d): every input element
+# scatters its kernel, scaled, into the output. Layouts NCHW and IOHW (the weight is (C_in,
+# C_out / groups, KH, KW)), float dtypes, as the frontends write it.
+
+_TRANSPOSE_KEYS = {"strides", "padding", "output_padding", "dilation", "groups"}
+
+
+def _conv2d_transpose_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 2 and set(attrs) == _TRANSPOSE_KEYS,
+            f"conv2d_transpose takes (data, weight) and {sorted(_TRANSPOSE_KEYS)}")
+    x, w = args
+    require(x.dtype == w.dtype and x.dtype in FLOATS, "conv2d_transpose takes float operands of one dtype")
+    require(x.rank == 4 and w.rank == 4, "conv2d_transpose needs rank-4 operands (NCHW data, IOHW weight)")
+    strides = _ints(attrs["strides"], 2, "strides", 1)
+    dilation = _ints(attrs["dilation"], 2, "dilation", 1)
+    padding = _ints(attrs["padding"], 4, "padding", 0)
+    extra = _ints(attrs["output_padding"], 2, "output_padding", 0)
+    require(all(e < s for e, s in zip(extra, strides)), "output_padding must be below the stride")
+    groups = attrs["groups"]
+    channels = x.shape[1]
+    require(isinstance(groups, int) and groups >= 1 and channels % groups == 0, "groups must divide the channels")
+    require(w.shape[0] == channels, f"weight has {w.shape[0]} input channels, expected {channels}")
+    sizes = [(x.shape[2 + i] - 1) * strides[i] - padding[i] - padding[i + 2] + dilation[i] * (w.shape[2 + i] - 1)
+             + extra[i] + 1 for i in range(2)]
+    require(all(n >= 1 for n in sizes), "padding leaves no output")
+    lo, hi = product_range(x, w, (channels // groups) * w.shape[2] * w.shape[3])
+    return checked((x.shape[0], w.shape[1] * groups, *sizes), x.dtype, lo, hi, False)
+
+
+def _conv2d_transpose_ref(args, attrs):
+    x, w = args
+    acc = x.astype("float64"), w.astype("float64")
+    (sh, sw), (dh, dw), pad, groups = attrs["strides"], attrs["dilation"], attrs["padding"], attrs["groups"]
+    n, c, h, wd = x.shape
+    cg, og, kh, kw = c // groups, w.shape[1], w.shape[2], w.shape[3]
+    full = [(h - 1) * sh + dh * (kh - 1) + 1 + attrs["output_padding"][0],
+            (wd - 1) * sw + dw * (kw - 1) + 1 + attrs["output_padding"][1]]
+    out = np.zeros((n, og * groups, *full))
+    for g, i, j in itertools.product(range(groups), range(kh), range(kw)):
+        xs = acc[0][:, g * cg:(g + 1) * cg]
+        ws = acc[1][g * cg:(g + 1) * cg, :, i, j]  # (cg, og)
+        rows = slice(i * dh, i * dh + sh * (h - 1) + 1, sh)
+        cols = slice(j * dw, j * dw + sw * (wd - 1) + 1, sw)
+        out[:, g * og:(g + 1) * og, rows, cols] += np.einsum("nchw,co->nohw", xs, ws)
+    out = out[:, :, pad[0]:full[0] - pad[2], pad[1]:full[1] - pad[3]]
+    return out.astype(x.dtype)
+
+
+_transpose_accepts = lambda info: info.dtype in FLOATS and _liftable(info, 4)  # noqa: E731
+
+
+def _conv2d_transpose_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = _lift(sketch, pick(sketch, choose, _transpose_accepts), 4)
+    info = sketch.infos[x]
+    channels = info.shape[1]
+    groups = choose.choice([g for g in range(1, channels + 1) if channels % g == 0])
+    kernel = [choose.integer(1, 3) for _ in range(2)]
+    strides = [choose.integer(1, 2) for _ in range(2)]
+    dilation = [choose.integer(1, 2) for _ in range(2)]
+    attrs = {"strides": strides, "dilation": dilation, "groups": groups,
+             "padding": [choose.integer(0, d * (k - 1)) for d, k in zip(dilation + dilation, kernel + kernel)],
+             "output_padding": [choose.integer(0, s - 1) for s in strides]}
+    shape = (channels, choose.integer(1, 3), *kernel)
+    if not valid(_conv2d_transpose_infer, [info, probe(info, -1, 1, shape)], attrs):
+        attrs["padding"] = [0, 0, 0, 0]  # no output left on a small input
+    w = _weight(sketch, choose, shape, info.dtype, *choose.choice([(-1.0, 1.0), (0.0, 1.0)]),
+                accept=lambda i: valid(_conv2d_transpose_infer, [info, i], attrs))
+    sketch.add("conv2d_transpose", [x, w], attrs)
+
+
+CONV2D_TRANSPOSE = OpDef(
+    "conv2d_transpose", _conv2d_transpose_infer,
+    lambda R, args, at: R.op.nn.conv2d_transpose(*args, strides=at["strides"], padding=at["padding"],
+                                                 output_padding=at["output_padding"], dilation=at["dilation"],
+                                                 groups=at["groups"], data_layout="NCHW", kernel_layout="IOHW"),
+    _conv2d_transpose_ref, _conv2d_transpose_propose, _transpose_accepts,
+    notes="Data NCHW, weight IOHW ((C_in, C_out / groups, KH, KW)); output size (in - 1) * stride - padding "
+          "+ dilation * (k - 1) + output_padding + 1, padding (top, left, bottom, right) cut from the full "
+          "result, output_padding (< stride) added at the bottom and right. Floats only.")
 
 # -- pooling ----------------------------------------------------------------------------------------
+# max_pool and avg_pool over 1, 2 or 3 spatial dims, one OpDef each (real networks hold all six:
+# PyTorch's MaxPool1d, AlexNet's local response normalization as an avg_pool3d). The layout's
+# letters name the axes: N, C, and the spatial D, H, W, the last ones used for fewer dims.
 
-POOL_LAYOUTS = ("NCHW", "NHWC")
+POOL_LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
-def _spatial(x: ValueInfo, layout: str) -> list[int]:
-    require(x.rank == 4 and layout in POOL_LAYOUTS, "2-D pooling needs a rank-4 tensor in NCHW or NHWC")
-    return [x.shape[layout.index(c)] for c in "HW"]
+def _letters(nd: int) -> str:
+    return "DHW"[3 - nd:]
+
+
+def _spatial(x: ValueInfo, layout: str, nd: int = 2) -> list[int]:
+    require(x.rank == nd + 2 and layout in POOL_LAYOUTS[nd],
+            f"{nd}-D pooling needs a rank-{nd + 2} tensor in {' or '.join(POOL_LAYOUTS[nd])}")
+    return [x.shape[layout.index(c)] for c in _letters(nd)]
 
 
 def _with_spatial(x: ValueInfo, layout: str, sizes) -> list[int]:
     shape = list(x.shape)
-    for c, s in zip("HW", sizes):
+    for c, s in zip(_letters(len(sizes)), sizes):
         shape[layout.index(c)] = s
     return shape
 
 
-def _pool_geometry(x: ValueInfo, attrs: dict) -> tuple[list[int], bool]:
+def _pool_geometry(x: ValueInfo, attrs: dict, nd: int) -> tuple[list[int], bool]:
     """Output spatial sizes, and whether some window covers padding. Every window must hold an
     element of the input (an all-padding window gives -inf for max and 0/0 for an average)."""
-    sizes = _spatial(x, attrs["layout"])
-    pool = _ints(attrs["pool_size"], 2, "pool_size", 1)
-    strides = _ints(attrs["strides"], 2, "strides", 1)
-    dilation = _ints(attrs["dilation"], 2, "dilation", 1)
-    padding = _ints(attrs["padding"], 4, "padding", 0)
+    sizes = _spatial(x, attrs["layout"], nd)
+    pool = _ints(attrs["pool_size"], nd, "pool_size", 1)
+    strides = _ints(attrs["strides"], nd, "strides", 1)
+    dilation = _ints(attrs["dilation"], nd, "dilation", 1)
+    padding = _ints(attrs["padding"], 2 * nd, "padding", 0)
     out, touches = [], False
     for i, size in enumerate(sizes):
-        n = _windows(size, pool[i], strides[i], dilation[i], padding[i], padding[i + 2])
+        n = _windows(size, pool[i], strides[i], dilation[i], padding[i], padding[i + nd])
         require(n >= 1, "the pool window does not fit the padded input")
         for o in range(n):
             positions = [o * strides[i] - padding[i] + j * dilation[i] for j in range(pool[i])]
@@ -723,38 +895,46 @@ def _pool_geometry(x: ValueInfo, attrs: dict) -> tuple[list[int], bool]:
     return out, touches
 
 
+def _canonical(layout: str) -> str:
+    return "NC" + _letters(len(layout) - 2)
+
+
 def _pool_windows(x: np.ndarray, attrs: dict, fill) -> tuple[np.ndarray, np.ndarray]:
-    """Every window's elements stacked on a new last axis (NCHW view), and a mask of real ones."""
+    """Every window's elements stacked on a new last axis (N, C, spatial... view), and a mask of
+    the real ones."""
     layout = attrs["layout"]
-    perm = [layout.index(c) for c in "NCHW"]
-    xc = np.transpose(x, perm)
-    pad = [(0, 0), (0, 0), (attrs["padding"][0], attrs["padding"][2]), (attrs["padding"][1], attrs["padding"][3])]
-    xp = np.pad(xc, pad, constant_values=fill)
-    real = np.pad(np.ones(xc.shape[2:], bool), pad[2:], constant_values=False)
-    (kh, kw), (sh, sw), (dh, dw) = attrs["pool_size"], attrs["strides"], attrs["dilation"]
-    oh = (xp.shape[2] - dh * (kh - 1) - 1) // sh + 1
-    ow = (xp.shape[3] - dw * (kw - 1) - 1) // sw + 1
+    nd = len(layout) - 2
+    xc = np.transpose(x, [layout.index(c) for c in _canonical(layout)])
+    pad = [(attrs["padding"][i], attrs["padding"][i + nd]) for i in range(nd)]
+    xp = np.pad(xc, [(0, 0), (0, 0), *pad], constant_values=fill)
+    real = np.pad(np.ones(xc.shape[2:], bool), pad, constant_values=False)
+    kernel, strides, dilation = attrs["pool_size"], attrs["strides"], attrs["dilation"]
+    out = [(xp.shape[2 + i] - dilation[i] * (kernel[i] - 1) - 1) // strides[i] + 1 for i in range(nd)]
     parts, masks = [], []
-    for i, j in itertools.product(range(kh), range(kw)):
-        rows, cols = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh), slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
-        parts.append(xp[:, :, rows, cols])
-        masks.append(real[rows, cols])
+    for offsets in itertools.product(*(range(k) for k in kernel)):
+        window = tuple(slice(j * d, j * d + s * (o - 1) + 1, s) for j, d, s, o in zip(offsets, dilation, strides, out))
+        parts.append(xp[(slice(None), slice(None), *window)])
+        masks.append(real[window])
     return np.stack(parts, -1), np.stack(masks, -1)
 
 
 def _to_layout(out: np.ndarray, layout: str) -> np.ndarray:
-    return np.transpose(out, np.argsort([layout.index(c) for c in "NCHW"]))
+    return np.transpose(out, np.argsort([layout.index(c) for c in _canonical(layout)]))
 
 
 _POOL_KEYS = {"pool_size", "strides", "padding", "dilation", "layout"}
 
 
-def _max_pool_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
-    require(len(args) == 1 and set(attrs) == _POOL_KEYS, f"max_pool2d takes one operand and {sorted(_POOL_KEYS)}")
-    (x,) = args
-    require(x.dtype in NUMERIC, "max_pool2d needs a numeric tensor")
-    sizes, _ = _pool_geometry(x, attrs)
-    return checked(_with_spatial(x, attrs["layout"], sizes), x.dtype, x.lo, x.hi, x.exact)
+def _max_pool_infer(nd: int):
+    name = f"max_pool{nd}d"
+
+    def infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+        require(len(args) == 1 and set(attrs) == _POOL_KEYS, f"{name} takes one operand and {sorted(_POOL_KEYS)}")
+        (x,) = args
+        require(x.dtype in NUMERIC, f"{name} needs a numeric tensor")
+        sizes, _ = _pool_geometry(x, attrs, nd)
+        return checked(_with_spatial(x, attrs["layout"], sizes), x.dtype, x.lo, x.hi, x.exact)
+    return infer
 
 
 def _max_pool_ref(args, attrs):
@@ -764,18 +944,22 @@ def _max_pool_ref(args, attrs):
     return _to_layout(windows.max(-1), attrs["layout"]).astype(x.dtype)
 
 
-def _avg_pool_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
-    require(len(args) == 1 and set(attrs) == _POOL_KEYS | {"count_include_pad"},
-            "avg_pool2d takes one operand, the pooling attributes and count_include_pad")
-    (x,) = args
-    require(x.dtype in FLOATS, "avg_pool2d is drawn for floats only (integers return int64 in TVM)")
-    sizes, touches = _pool_geometry(x, attrs)
-    count = attrs["pool_size"][0] * attrs["pool_size"][1]
-    checked((), x.dtype, -count * x.magnitude, count * x.magnitude, True)  # the window sum
-    lo, hi = x.lo, x.hi
-    if attrs["count_include_pad"] and touches:
-        lo, hi = min(lo, 0.0), max(hi, 0.0)
-    return checked(_with_spatial(x, attrs["layout"], sizes), x.dtype, lo, hi, False)
+def _avg_pool_infer(nd: int):
+    name = f"avg_pool{nd}d"
+
+    def infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+        require(len(args) == 1 and set(attrs) == _POOL_KEYS | {"count_include_pad"},
+                f"{name} takes one operand, the pooling attributes and count_include_pad")
+        (x,) = args
+        require(x.dtype in FLOATS, f"{name} is drawn for floats only (integers return int64 in TVM)")
+        sizes, touches = _pool_geometry(x, attrs, nd)
+        count = int(np.prod(attrs["pool_size"]))
+        checked((), x.dtype, -count * x.magnitude, count * x.magnitude, True)  # the window sum
+        lo, hi = x.lo, x.hi
+        if attrs["count_include_pad"] and touches:
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
+        return checked(_with_spatial(x, attrs["layout"], sizes), x.dtype, lo, hi, False)
+    return infer
 
 
 def _avg_pool_ref(args, attrs):
@@ -785,26 +969,26 @@ def _avg_pool_ref(args, attrs):
     return _to_layout(windows.sum(-1) / count, attrs["layout"]).astype(x.dtype)
 
 
-def _pool_accepts(dtypes):
-    return lambda i: i.dtype in dtypes and _liftable(i, 4)
+def _pool_accepts(dtypes, nd: int = 2):
+    return lambda i: i.dtype in dtypes and _liftable(i, nd + 2)
 
 
-def pool2d(name: str, infer, ref, dtypes, extra: dict, notes: str) -> OpDef:
-    accepts = _pool_accepts(dtypes)
+def pool(name: str, nd: int, infer, ref, dtypes, extra: dict, notes: str) -> OpDef:
+    accepts = _pool_accepts(dtypes, nd)
 
     def propose(sketch: Sketch, choose: Chooser) -> None:
-        x = _lift(sketch, pick(sketch, choose, accepts), 4)
+        x = _lift(sketch, pick(sketch, choose, accepts), nd + 2)
         info = sketch.infos[x]
-        layout = choose.choice(list(POOL_LAYOUTS))
-        sizes = _spatial(info, layout)
-        pool = [choose.integer(1, min(3, s)) for s in sizes]
-        attrs = {"pool_size": pool, "strides": [choose.integer(1, 2) for _ in sizes],
-                 "padding": [choose.integer(0, k - 1) for k in pool + pool],
-                 "dilation": [choose.integer(1, 2) if 2 * k - 1 <= s else 1 for k, s in zip(pool, sizes)],
+        layout = choose.choice(list(POOL_LAYOUTS[nd]))
+        sizes = _spatial(info, layout, nd)
+        window = [choose.integer(1, min(3, s)) for s in sizes]
+        attrs = {"pool_size": window, "strides": [choose.integer(1, 2) for _ in sizes],
+                 "padding": [choose.integer(0, k - 1) for k in window + window],
+                 "dilation": [choose.integer(1, 2) if 2 * k - 1 <= s else 1 for k, s in zip(window, sizes)],
                  "layout": layout}
         attrs.update({key: choose.choice(values) for key, values in extra.items()})
         if not valid(infer, [info], attrs):
-            attrs.update({"padding": [0] * 4, "dilation": [1, 1]})
+            attrs.update({"padding": [0] * (2 * nd), "dilation": [1] * nd})
         sketch.add(name, [x], attrs)
 
     def emit(R, args, at):
@@ -814,12 +998,21 @@ def pool2d(name: str, infer, ref, dtypes, extra: dict, notes: str) -> OpDef:
     return OpDef(name, infer, emit, ref, propose, accepts, notes)
 
 
-MAX_POOL2D = pool2d("max_pool2d", _max_pool_infer, _max_pool_ref, NUMERIC, {},
-                    "Padding is ignored (never the max). ceil_mode is not drawn; every window holds an input "
-                    "element. padding is (top, left, bottom, right).")
-AVG_POOL2D = pool2d("avg_pool2d", _avg_pool_infer, _avg_pool_ref, FLOATS, {"count_include_pad": [False, True]},
-                    "count_include_pad=True divides by pool_h * pool_w, else by the real elements of the window. "
-                    "Integer avg_pool2d returns int64 in TVM (declared otherwise): not drawn.")
+_MAX_NOTES = "Padding is ignored (never the max). ceil_mode is not drawn; every window holds an input element. "
+_AVG_NOTES = ("count_include_pad=True divides by the window's size, else by the real elements of the window. "
+              "Integer average pools return int64 in TVM (declared otherwise): not drawn. ")
+MAX_POOL1D = pool("max_pool1d", 1, _max_pool_infer(1), _max_pool_ref, NUMERIC, {},
+                  _MAX_NOTES + "padding is (left, right).")
+MAX_POOL2D = pool("max_pool2d", 2, _max_pool_infer(2), _max_pool_ref, NUMERIC, {},
+                  _MAX_NOTES + "padding is (top, left, bottom, right).")
+MAX_POOL3D = pool("max_pool3d", 3, _max_pool_infer(3), _max_pool_ref, NUMERIC, {},
+                  _MAX_NOTES + "padding is (front, top, left, back, bottom, right).")
+AVG_POOL1D = pool("avg_pool1d", 1, _avg_pool_infer(1), _avg_pool_ref, FLOATS, {"count_include_pad": [False, True]},
+                  _AVG_NOTES + "padding is (left, right).")
+AVG_POOL2D = pool("avg_pool2d", 2, _avg_pool_infer(2), _avg_pool_ref, FLOATS, {"count_include_pad": [False, True]},
+                  _AVG_NOTES + "padding is (top, left, bottom, right).")
+AVG_POOL3D = pool("avg_pool3d", 3, _avg_pool_infer(3), _avg_pool_ref, FLOATS, {"count_include_pad": [False, True]},
+                  _AVG_NOTES + "padding is (front, top, left, back, bottom, right).")
 
 
 def _adaptive_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
@@ -836,7 +1029,7 @@ def _adaptive_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
 def _adaptive_ref(args, attrs):
     x = args[0]
     layout = attrs["layout"]
-    xc = np.transpose(x.astype("float64"), [layout.index(c) for c in "NCHW"])
+    xc = np.transpose(x.astype("float64"), [layout.index(c) for c in _canonical(layout)])
     (h, w), (oh, ow) = xc.shape[2:], attrs["output_size"]
     out = np.zeros(xc.shape[:2] + (oh, ow))
     for i, j in itertools.product(range(oh), range(ow)):
@@ -851,7 +1044,7 @@ def _adaptive_propose(sketch: Sketch, choose: Chooser) -> None:
     x = _lift(sketch, pick(sketch, choose, lambda i: accepts(i) and valid(
         _adaptive_infer, [_lifted(i, 4)], {"output_size": [1, 1], "layout": "NCHW"})), 4)
     info = sketch.infos[x]
-    layout = choose.choice(list(POOL_LAYOUTS))
+    layout = choose.choice(list(POOL_LAYOUTS[2]))
     sizes = _spatial(info, layout)
     sketch.add("adaptive_avg_pool2d", [x], {"output_size": [choose.integer(1, s) for s in sizes], "layout": layout})
 
@@ -1004,4 +1197,6 @@ ATTENTION = OpDef(
           "in TVM (declared float16): not drawn.")
 
 OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, LAYER_NORM, GROUP_NORM, BATCH_NORM,
-                    BATCH_NORM_TRAINING, CONV1D, CONV2D, ATTENTION]
+                    BATCH_NORM_TRAINING, CONV1D, CONV2D, ATTENTION,
+                    # what real networks hold besides (benchmarks/model_import.py)
+                    DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D, CONV3D, PRELU, CONV2D_TRANSPOSE]
