@@ -130,6 +130,8 @@ def test_ill_formed_script_checks_well_formed_after_the_pass(tmp_path):
     assert_reproduces(bug, "ill-formed")
     assert "Var dangling is not defined" in bug.stdout
     assert_fixed(fixed)
+    actual = script.with_suffix(".md").read_text().split("## Actual behaviour", 1)[1].split("##", 1)[0]
+    assert "Var dangling is not defined" in actual and "Traceback" not in actual  # no header without a frame
 
 
 def test_crash_script_makes_only_the_crashing_call_in_a_forked_child(tmp_path):

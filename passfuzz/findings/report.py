@@ -40,7 +40,7 @@ def key_lines(record: dict, limit: int = 14) -> str:
             continue  # passfuzz's frames, and the carets under a line
         # passfuzz's own exception (an ill-formed module) wraps TVM's message: show the message
         kept.append(re.sub(r"^passfuzz\.[\w.]+: ", "", _short_path(line)))
-    if len(kept) == 1 or all(line.startswith(" ") for line in kept[1:]):
+    if not any(line.startswith("  File ") for line in kept):  # no frame of TVM's: a bare header says nothing
         return message
     return "\n".join(kept if len(kept) <= limit else kept[:1] + ["  ..."] + kept[-limit + 2:])
 
