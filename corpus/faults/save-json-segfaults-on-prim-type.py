@@ -1,4 +1,4 @@
-"""[Bug][FFI] tvm.ir.save_json segfaults on any object with a DataType field (PrimType): every PrimExpr and every Relax module
+"""[Bug][FFI] tvm.ir.save_json segfaults on ir.PrimType (its DataType field): every PrimExpr and every Relax module
 
 Exit status: 1 while the fault reproduces, 0 once it is fixed, 125 when this script cannot run here
 (an import or API failure before the call under test). Needs: tvm.
