@@ -18,7 +18,7 @@ splits its time, from the inside, into:
 
 Stages are split by child: "original", "optimized", "boundaries" (judge.boundaries' child) and
 "other" (a probe of a reference mismatch, pipeline blame, a prefix while pinning). The shares are
-of the run's time less start-up; per example, in milliseconds, beside them.
+of the run's time less start-up; per trial (an example or a shrink run), in milliseconds, beside them.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from rich.table import Table
 
 from passfuzz.campaign import engine
 from passfuzz.campaign.plan import RunOptions, plan
+from passfuzz.campaign.stats import Stats
 from passfuzz.cli.fuzz import parser as fuzz_parser
 from passfuzz.judge import trial
 from passfuzz.run import isolate
@@ -145,8 +146,8 @@ def profiled(profile: Profile):
          trial.check) = saved
 
 
-def profile_run(passes: str, examples: int, seed: int) -> tuple[Profile, float, int, float]:
-    """(profile, the run's seconds, examples, start-up seconds) of ``passfuzz --passes P``."""
+def profile_run(passes: str, examples: int, seed: int) -> tuple[Profile, float, Stats, float]:
+    """(profile, the run's seconds, its statistics, start-up seconds) of ``passfuzz --passes P``."""
     with tempfile.TemporaryDirectory() as corpus:
         args = fuzz_parser().parse_args(["--passes", passes, "--max-examples", str(examples), "--seed", str(seed),
                                          "--corpus", corpus])
@@ -156,20 +157,20 @@ def profile_run(passes: str, examples: int, seed: int) -> tuple[Profile, float, 
             stats = engine.Fuzzer(config).run()
             seconds = time.perf_counter() - started
     start_up = (profile.first_trial or started) - started
-    return profile, seconds, stats.examples + stats.shrink_runs, start_up
+    return profile, seconds, stats, start_up
 
 
-def table(passes: str, profile: Profile, seconds: float, trials: int, start_up: float) -> Table:
-    looped = seconds - start_up
+def table(passes: str, profile: Profile, seconds: float, stats: Stats, start_up: float) -> Table:
+    looped, trials = seconds - start_up, stats.examples + stats.shrink_runs
     counted = dict(profile.seconds)
     trials_seconds = counted.pop(("parent", "trials"))
     children = counted.pop(("parent", "children"))
     rows = sorted(counted.items(), key=lambda item: -item[1])
     rows.append((("parent", "oracle (trial outside its children)"), trials_seconds - children))
     rows.append((("parent", "generation and engine"), looped - trials_seconds))
-    out = Table(title=f"{passes}: {trials} trials in {looped:.1f} s after {start_up:.1f} s start-up "
-                      f"({3600 * trials / looped:,.0f} examples/hour)")
-    for column, justify in (("child", "left"), ("stage", "left"), ("share", "right"), ("ms/example", "right")):
+    out = Table(title=f"{passes}: {stats.examples} examples and {stats.shrink_runs} shrink runs in {looped:.1f} s "
+                      f"after {start_up:.1f} s start-up ({3600 * trials / looped:,.0f} trials/hour)")
+    for column, justify in (("child", "left"), ("stage", "left"), ("share", "right"), ("ms/trial", "right")):
         out.add_column(column, justify=justify)
     for (kind, stage), spent in sorted(rows, key=lambda item: -item[1]):
         if spent < 0.0005 * trials:  # under 0.5 ms an example: a stage this child does not have
