@@ -70,7 +70,9 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     draw that does not match is checked again as a trial of its own, and its verdict, carrying
     that draw's Program (``Verdict.program``), is the example's."""
     started = time.monotonic()
-    variants = argument_variants(program, argument_draws - 1) if argument_draws > 1 else []
+    # Gradient's oracle compares no outputs of the two sides: no draws for it
+    draws = argument_draws > 1 and not gradient.involved(passes)
+    variants = argument_variants(program, argument_draws - 1) if draws else []
 
     def at_draw(draw: int) -> tuple[Verdict, Outcome | None] | None:
         """The trial of one draw's Program, when it shows something; None when it is clean."""
