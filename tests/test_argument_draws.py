@@ -33,6 +33,11 @@ def test_draws_stay_in_range_keep_weights_and_are_the_same_each_time():
     assert len({tuple(v.values[0].array().ravel()) for v in variants}) > 3  # not one draw repeated
 
 
+def test_an_edges_draw_holds_each_end_once_the_tensor_has_room_for_them():
+    flags = Program((Param((2,), "bool", 0, 1, [True, True]), Node("logical_not", (0,))), (1,))
+    assert sorted(argument_variants(flags, 1)[0].values[0].value) == [False, True]
+
+
 def test_a_program_with_no_input_to_redraw_gets_no_draws():
     weights_only = Program((Param((2,), "float32", -1, 1, [0.5, 0.25], role="weight"), Node("exp", (0,))), (1,))
     assert argument_variants(weights_only, 4) == []

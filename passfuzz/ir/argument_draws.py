@@ -24,7 +24,7 @@ import zlib
 import numpy as np
 
 from .graph import analyse
-from .program import Param, Program, ProgramError, numpy_dtype
+from .program import Param, Program, numpy_dtype
 
 KINDS = ("edges", "ties", "spread")
 
@@ -38,12 +38,12 @@ def argument_variants(program: Program, count: int) -> list[Program]:
     variants = []
     for draw in range(count):
         kind = KINDS[draw % len(KINDS)]
-        values = tuple(dataclasses.replace(value, value=_values(value, kind, rng).tolist()) if _redrawn(value)
-                       else value for value in program.values)
-        variant = dataclasses.replace(program, values=values)
         try:
+            values = tuple(dataclasses.replace(value, value=_values(value, kind, rng).tolist()) if _redrawn(value)
+                           else value for value in program.values)
+            variant = dataclasses.replace(program, values=values)
             analyse(variant)
-        except ProgramError:
+        except (ValueError, OverflowError):  # ProgramError, or a range numpy cannot draw from (int64's ends)
             continue
         variants.append(variant)
     return variants
@@ -61,7 +61,7 @@ def _values(param: Param, kind: str, rng: np.random.Generator) -> np.ndarray:
         lo, hi = float(np.ceil(lo)), float(np.floor(hi))
     size = int(np.prod(param.shape))
     if kind == "edges":
-        ends = [lo, hi] + ([0.0] if lo <= 0 <= hi else [])
+        ends = sorted({lo, hi} | ({0.0} if lo <= 0 <= hi else set()))
         drawn = rng.choice(ends, size=size)
         if size >= len(ends):  # each end at least once, wherever the tensor has room for all
             drawn[rng.choice(size, size=len(ends), replace=False)] = ends
@@ -70,7 +70,8 @@ def _values(param: Param, kind: str, rng: np.random.Generator) -> np.ndarray:
     else:
         drawn = rng.integers(lo, hi + 1, size=size) if integral else rng.uniform(lo, hi, size=size)
     # Rounding to a narrow float may step outside the range: such elements fall back to the ends.
-    array = drawn.astype(dtype)
-    wide = array.astype("float64")
-    array = np.where(wide < lo, np.array(lo).astype(dtype), np.where(wide > hi, np.array(hi).astype(dtype), array))
+    with np.errstate(invalid="ignore", over="ignore"):  # a range no dtype holds fails analyse() instead
+        array = drawn.astype(dtype)
+        wide = array.astype("float64")
+        array = np.where(wide < lo, np.array(lo).astype(dtype), np.where(wide > hi, np.array(hi).astype(dtype), array))
     return array.reshape(param.shape)
