@@ -17,7 +17,8 @@ through its shrinking, as it would for a user.
                                [--focus auto,source,none] [--fire-rate N]
 
 ``--focus source`` is the engine before the probe (focus from the pass's source alone, no
-re-plan): ``--focus auto,source`` prints the probe's effect side by side. ``--fire-rate N`` adds,
+re-plan): ``--focus auto,source`` prints the probe's effect side by side; ``auto+draws=8`` is
+``--focus auto --argument-draws 8``. ``--fire-rate N`` adds,
 after each time, the pass's fire rate over the first N examples of a run with that setting.
 
 With several seeds, one column per focus setting and seed, and a last column per setting with
@@ -46,13 +47,19 @@ SETS = {"planted": "benchmarks.planted_focus.passes", "heldout": "benchmarks.pla
 SETTING_OPTIONS = {"source": ["--focus", "auto", "--probe-time", "0"]}
 
 
+def setting_options(setting: str) -> list[str]:
+    """The options of a setting; ``F+draws=K`` is focus F with ``--argument-draws K``."""
+    focus, _, draws = setting.partition("+draws=")
+    return [*SETTING_OPTIONS.get(focus, ["--focus", focus]), *(["--argument-draws", draws] if draws else [])]
+
+
 def time_to_find(pass_text: str, focus: str, max_time: float, seed: int, known: Path) -> tuple[float | None, str]:
     """Seconds until passfuzz reports its first new wrong-result finding (None if none), and that
     line, after the kinds of any other findings that came first."""
     with tempfile.TemporaryDirectory() as corpus:
         command = [sys.executable, "-m", "passfuzz", "--passes", pass_text, "--max-time", str(max_time),
                    "--seed", str(seed), "--known-bugs", str(known), "--corpus", corpus,
-                   *SETTING_OPTIONS.get(focus, ["--focus", focus])]
+                   *setting_options(focus)]
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         start = time.monotonic()
         child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -87,7 +94,7 @@ def fire_rate(pass_text: str, focus: str, examples: int, seed: int, known: Path)
     with tempfile.TemporaryDirectory() as corpus:
         command = [sys.executable, "-m", "passfuzz", "--passes", pass_text, "--max-examples", str(examples),
                    "--seed", str(seed), "--known-bugs", str(known), "--corpus", corpus, "--shrink-time", "1",
-                   "--reduce-time", "1", *SETTING_OPTIONS.get(focus, ["--focus", focus])]
+                   "--reduce-time", "1", *setting_options(focus)]
         result = subprocess.run(command, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
                                 text=True, timeout=3600)
         for line in result.stdout.splitlines():  # the summary
@@ -105,7 +112,8 @@ def main() -> None:
     parser.add_argument("--fire-rate", type=int, metavar="N",
                         help="also print each pass's fire rate over a run of its first N examples, per setting")
     parser.add_argument("--only", help="comma-separated pass names")
-    parser.add_argument("--focus", default="auto,none", help="the --focus settings to compare (default auto,none)")
+    parser.add_argument("--focus", default="auto,none",
+                        help="the --focus settings to compare (default auto,none); F+draws=K adds --argument-draws K")
     args = parser.parse_args()
     module_name = SETS[args.set or ("heldout" if args.heldout else "planted")]
     sys.path.insert(0, str(ROOT))

@@ -25,6 +25,7 @@ from .conftest import ROOT
     (["--passes", "FoldConstant", "--corpus", "/proc/no/corpus"], "cannot create --corpus"),
     (["--passes", "random", "--pass-pool", "FoldConstant,Nope"], "unknown pass 'Nope'"),
     (["--passes", "random", "--max-passes", "0"], "--max-passes must be at least 1"),
+    (["--passes", "FoldConstant", "--argument-draws", "0"], "--argument-draws must be at least 1"),
     (["--passes", "ToMixedPrecision(out_dtype="], "unbalanced"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(run_cli, args, expected):

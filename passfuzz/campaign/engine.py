@@ -108,6 +108,7 @@ class FuzzConfig:
     keep_behaviours: bool = False
     speed: SpeedCheck | None = None  # --check-speed: time the sides that match (passfuzz.run.speed)
     boundaries: BoundaryChecks = BoundaryChecks()  # the oracles at every pass boundary (passfuzz.judge.boundaries)
+    argument_draws: int = 1  # argument sets each compiled pair runs (passfuzz.ir.argument_draws)
 
 
 def keep_hypothesis_files_in(directory: Path) -> None:
@@ -419,8 +420,10 @@ class Fuzzer:
             started = time.monotonic()
             verdict, optimized = trial.check(program, passes, self.config.targets, self.config.timeout,
                                        self._build(steps), shrinking=bool(pending),
-                                       speed=self.config.speed, boundaries=self.config.boundaries)
+                                       speed=self.config.speed, boundaries=self.config.boundaries,
+                                       argument_draws=self.config.argument_draws)
             self._spent(time.monotonic() - started, shrinking=bool(pending))
+            program = verdict.program or program  # a finding seen on another argument draw holds that draw
             known_as = ""
             if verdict.finding is not None:  # named against the round's known set, so the name holds while it shrinks
                 named, known_as = identify(verdict.finding, lambda: relax_ops(program), known)

@@ -61,6 +61,7 @@ class RunOptions:
     serialization_round_trip: bool = False
     no_pass_determinism: bool = False
     output_determinism: bool = False
+    argument_draws: int = 1
 
     @classmethod
     def of(cls, namespace) -> "RunOptions":
@@ -96,7 +97,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
         unavailable_reason,
     )
 
-    for name in ("max_examples", "workers", "max_nodes"):
+    for name in ("max_examples", "workers", "max_nodes", "argument_draws"):
         value = getattr(args, name)
         if value is not None and value < 1:
             raise PlanError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
@@ -246,7 +247,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []),
                       named=tuple(spec.text for spec in named or []), min_fire_rate=min_fire_rate,
                       probe_time=args.probe_time, replan=args.focus == "auto" and args.probe_time > 0,
-                      seeds=seeds, keep_behaviours=bool(named),
+                      seeds=seeds, keep_behaviours=bool(named), argument_draws=args.argument_draws,
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None,
                       boundaries=BoundaryChecks(print_round_trip=not args.no_print_round_trip,
                                                 json_round_trip=args.serialization_round_trip,

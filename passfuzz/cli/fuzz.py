@@ -188,6 +188,12 @@ def parser() -> argparse.ArgumentParser:
     targets.add_argument("--slowdown-threshold", type=float, default=DEFAULT_THRESHOLD, metavar="X",
                          help="with --check-speed: how many times slower the optimized module must be, beyond timing "
                               "noise, to be a slowdown (default %g)" % DEFAULT_THRESHOLD)
+    generation.add_argument("--argument-draws", type=int, default=1, metavar="N",
+                            help="run each compiled pair of modules on N argument sets: the program's own and N-1 "
+                                 "more drawn inside its input parameters' ranges (ends and zero, ties, spread), "
+                                 "compared as the program's own are; a divergence on a draw is checked and shrunk "
+                                 "with that draw's arguments. A run costs about a millisecond beside a compile's tens "
+                                 "(benchmarks/argument_draws.py). Default 1: the program's own arguments only")
     checks = p.add_argument_group("oracles at every pass boundary (after the outputs matched; "
                                   "benchmarks/README.md measures what each costs)")
     checks.add_argument("--no-print-round-trip", action="store_true",

@@ -76,6 +76,8 @@ class Verdict:
     finding: Finding | None = None
     generator_defect: str = ""  # the original side failed: a defect of passfuzz's generator
     incomparable: str = ""  # no equivalent call exists; nothing was compared
+    # the Program the finding was seen with, when not the one checked: an argument draw's (judge.trial)
+    program: Program | None = None
 
 
 def pipeline_verdict(original: Outcome, blamed: str) -> Verdict:

@@ -15,6 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
+from passfuzz.ir.argument_draws import argument_variants
 from passfuzz.ir.graph import evaluate
 from passfuzz.ir.program import Program
 from passfuzz.passes.contracts import sequence_violation
@@ -52,7 +53,7 @@ def shrink_timeout(original_seconds: float, timeout: float) -> float:
 def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
           timeout: float, build: Build = PLAIN_BUILD, shrinking: bool = False,
           speed: SpeedCheck | None = None,
-          boundaries: BoundaryChecks | None = None) -> tuple[Verdict, Outcome | None]:
+          boundaries: BoundaryChecks | None = None, argument_draws: int = 1) -> tuple[Verdict, Outcome | None]:
     """Run both sides of one example and judge them. The original side is first held against
     the numpy reference, then across targets; if it disagrees, that is the verdict (no pass is
     judged on a suspect original); if it fails to build or run, a pass of TVM's build pipeline
@@ -63,11 +64,28 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     fault). ``shrinking``: every later side gets ``shrink_timeout``. ``speed``: when the sides
     match and the passes changed the module (or the build differs), time both (passfuzz.run.speed);
     a slowdown is pinned to the shortest prefix that shows it too. ``boundaries``: when the sides
-    match, the oracles at every pass boundary (passfuzz.judge.boundaries), before the timing."""
+    match, the oracles at every pass boundary (passfuzz.judge.boundaries), before the timing.
+    ``argument_draws``: with N > 1, each compiled side also runs N - 1 other arguments
+    (passfuzz.ir.argument_draws), compared as the Program's own are once those matched; the first
+    draw that does not match is checked again as a trial of its own, and its verdict, carrying
+    that draw's Program (``Verdict.program``), is the example's."""
     started = time.monotonic()
-    original = run_side(program, None, targets, timeout)
+    # Gradient's oracle compares no outputs of the two sides: no draws for it
+    draws = argument_draws > 1 and not gradient.involved(passes)
+    variants = argument_variants(program, argument_draws - 1) if draws else []
+
+    def at_draw(draw: int) -> tuple[Verdict, Outcome | None] | None:
+        """The trial of one draw's Program, when it shows something; None when it is clean."""
+        verdict, outcome = check(variants[draw], passes, targets, timeout, build, shrinking, speed, boundaries)
+        return None if verdict == Verdict() else (dataclasses.replace(verdict, program=variants[draw]), outcome)
+
+    original = run_side(program, None, targets, timeout, variants=variants)
     if shrinking:
         timeout = shrink_timeout(time.monotonic() - started, timeout)
+    if original.failed_draw is not None:  # its own arguments ran; a draw's did not
+        if (shown := at_draw(original.failed_draw)) is not None:
+            return shown
+        variants, original = [], run_side(program, None, targets, timeout)
     if not original.ok:  # a pass of TVM's build pipeline, or the generator, is at fault
         return pipeline_verdict(original, blame_pipeline(program, original, targets, timeout)), None
     reference = reference_verdict(program, original)
@@ -81,10 +99,19 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
         return across, None
     if gradient.involved(passes):  # its own oracle: gradients against finite differences
         return gradient.check(program, passes, targets, timeout, build)
-    optimized = run_side(program, passes, targets, timeout, build, original=original)
+    optimized = run_side(program, passes, targets, timeout, build, original=original, variants=variants)
+    if optimized.failed_draw is not None:
+        if (shown := at_draw(optimized.failed_draw)) is not None:
+            return shown
+        variants, optimized = [], run_side(program, passes, targets, timeout, build, original=original)
     with np.errstate(all="ignore"):
         expected = evaluate(program)  # says which side is wrong when the two differ
     verdict = judge(program, passes, original, optimized, _with_records(build, optimized), expected)
+    if verdict == Verdict():
+        for draw, variant in enumerate(variants):
+            if not _draw_matches(variant, passes, original, optimized, draw, build) \
+                    and (shown := at_draw(draw)) is not None:
+                return shown
     finding = verdict.finding
     if finding is not None and not finding.stage.startswith(("pass:", "well-formed:")):
         def on_prefix(end: int) -> tuple[Verdict, Outcome]:
@@ -112,6 +139,22 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
             slow, _ = pin_to_prefix(slow, optimized, range(0 if build.text else 1, len(passes)), timed_prefix)
         return _contract_checked(slow, optimized), optimized
     return _contract_checked(verdict, optimized), optimized
+
+
+def _draw_matches(variant: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome, draw: int,
+                  build: Build) -> bool:
+    """Do both sides' outputs on one argument draw hold as the Program's own did: the original
+    against numpy and across targets, the optimized side against the original?"""
+    if draw >= len(original.draws) or draw >= len(optimized.draws):
+        return True  # not run on this side (a side that stopped after its passes reuses the original's)
+    at_draw = dataclasses.replace(original, outputs=original.draws[draw], draws=())
+    optimized_at_draw = dataclasses.replace(optimized, outputs=optimized.draws[draw], draws=())
+    if reference_verdict(variant, at_draw) != Verdict() or target_verdict(variant, at_draw) != Verdict():
+        return False
+    with np.errstate(all="ignore"):
+        expected = evaluate(variant)
+    return judge(variant, passes, at_draw, optimized_at_draw, _with_records(build, optimized_at_draw),
+                 expected) == Verdict()
 
 
 def _blame_schedule(program: Program, original: Outcome, verdict: Verdict, optimized: Outcome,

@@ -61,6 +61,9 @@ class Outcome:
     # the external codegens the optimized module holds functions for (their Codegen attribute):
     # compiled here as plain Relax, as tvm.compile does on llvm without RunCodegen
     external: tuple[str, ...] = ()
+    # per argument draw (``variants``, passfuzz.ir.argument_draws), outputs per target, as ``outputs``
+    draws: tuple[dict[str, list[np.ndarray]], ...] = ()
+    failed_draw: int | None = None  # the side failed running this draw, after the Program's own arguments ran
 
     @property
     def ok(self) -> bool:
@@ -72,7 +75,7 @@ class IllFormed(Exception):
 
 
 def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str], build: Build,
-              disabled: str = "", stop_if_unchanged: bool = False) -> dict:
+              disabled: str = "", stop_if_unchanged: bool = False, variants: Sequence[Program] = ()) -> dict:
     isolate.mark("build")
     mod = build_module(program)
     adapter, changed, fired, outside_contract, changes = PLAIN, None, [], "", []
@@ -111,7 +114,7 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
             return {"unchanged": True, "changed": changed, "adapter": adapter, "fired": fired,
                     "outside_contract": outside_contract, "closures": has_closures(mod)}
     build = _tuned(mod, targets, build)
-    outputs = {}
+    outputs, draws = {}, [{} for _ in variants]
     args = program.arguments()
     for target in targets:
         isolate.mark(f"compile:{target}")
@@ -125,7 +128,12 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
         state = adapter.prepare(program, tensors)
         vm = relax.VirtualMachine(executable, device)
         outputs[target] = numpy_outputs(adapter.call(vm, program, tensors, state))
-    return {"outputs": outputs, "changed": changed, "adapter": adapter, "fired": fired,
+        for draw, variant in enumerate(variants):  # the same executable and VM, other arguments
+            isolate.note("draw", draw)  # a failure from here on is this draw's
+            tensors = [to_tvm(a, device) for a in variant.arguments()]
+            draws[draw][target] = numpy_outputs(adapter.call(vm, variant, tensors, adapter.prepare(variant, tensors)))
+        isolate.note("draw", None)
+    return {"outputs": outputs, "draws": tuple(draws), "changed": changed, "adapter": adapter, "fired": fired,
             "outside_contract": outside_contract, "closures": passes is not None and has_closures(mod),
             "tune_records": build.tune_records}
 
@@ -207,21 +215,25 @@ def _check_well_formed(mod) -> None:
 
 def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str],
              timeout: float, build: Build = PLAIN_BUILD, disabled: str = "",
-             original: Outcome | None = None) -> Outcome:
+             original: Outcome | None = None, variants: Sequence[Program] = ()) -> Outcome:
     """One side in an isolated child; ``passes=None`` is the original side (always the plain build).
     ``disabled``: a pass of the build's Relax pipeline to leave out (passfuzz.judge.pipeline_blame).
     ``original``: the original side's Outcome on the same program and targets; an optimized side
-    the passes left unchanged then reuses its outputs instead of compiling and running again."""
+    the passes left unchanged then reuses its outputs instead of compiling and running again.
+    ``variants``: the Program with other arguments (passfuzz.ir.argument_draws), run after its own
+    arguments on the same compiled module; their outputs are ``Outcome.draws``."""
     if passes is None:
         build = PLAIN_BUILD
     reuse = _reusable(original, passes, targets, build, disabled)
     if build.tune is not None and not build.tune_records:
         timeout += TUNING_SECONDS * build.tune  # a side's time limit is for compiling and running
     if needs_fresh_process(targets):
-        child = isolate.run_fresh(_run_side, (program, passes, list(targets), build, disabled, reuse), timeout)
+        child = isolate.run_fresh(_run_side, (program, passes, list(targets), build, disabled, reuse, tuple(variants)),
+                                  timeout)
     else:
         _warm_up(targets[0])
-        child = isolate.run_forked(lambda: _run_side(program, passes, targets, build, disabled, reuse), timeout)
+        child = isolate.run_forked(lambda: _run_side(program, passes, targets, build, disabled, reuse, variants),
+                                   timeout)
     pipeline = {"pipeline_pass": child.notes.get("pipeline_pass", ""),
                 "pipeline_changed": child.notes.get("pipeline_changed", ())}
     changes = tuple(child.notes.get("changes", ()))
@@ -230,7 +242,8 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
                        log=child.stderr_tail, adapter=child.notes.get("adapter"), fired=child.notes.get("fired", ()),
                        outside_contract=child.notes.get("outside_contract", ""),
                        closures=child.notes.get("closures", False), tune_records=child.notes.get("tune_records", ()),
-                       changes=changes, external=child.notes.get("external", ()), **pipeline)
+                       changes=changes, external=child.notes.get("external", ()),
+                       failed_draw=child.notes.get("draw"), **pipeline)
     value = child.value
     if value.get("unchanged"):
         return dataclasses.replace(original, changed=False, adapter=value["adapter"], fired=tuple(value["fired"]),
@@ -239,7 +252,7 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
     if "incomparable" in value:
         return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],
                        fired=tuple(value["fired"]), outside_contract=value["outside_contract"], changes=changes)
-    return Outcome("ok", "done", outputs=value["outputs"], changed=value["changed"], adapter=value["adapter"],
+    return Outcome("ok", "done", outputs=value["outputs"], draws=value["draws"], changed=value["changed"], adapter=value["adapter"],
                    fired=tuple(value["fired"]), outside_contract=value["outside_contract"],
                    closures=value["closures"], tune_records=value["tune_records"], changes=changes,
                    external=child.notes.get("external", ()), **pipeline)
