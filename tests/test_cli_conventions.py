@@ -88,7 +88,8 @@ def test_the_help_groups_every_option_and_explains_each(run_cli):
         "--known-bugs", "--targets", "-x", "--exitfirst", "--workers", "--scheduler", "--resume", "--timeout",
         "--max-nodes", "--shrink-time", "--reduce-time", "--check-speed", "--slowdown-threshold",
         "--probe-time", "--min-fire-rate", "-q", "--quiet", "-v", "--verbose", "--json", "--junit-xml",
-        "--no-print-round-trip", "--serialization-round-trip", "--no-pass-determinism", "--output-determinism"}
+        "--no-print-round-trip", "--serialization-round-trip", "--no-pass-determinism", "--output-determinism",
+        "--argument-draws"}
 
 
 # -- abbreviations and misspellings --------------------------------------------------------------
