@@ -80,9 +80,10 @@ def _census(baseline) -> str:
     filed = sum(bool(fault.upstream) for fault in counted_faults)
     wrong = sum(fault.shows_as in WRONG for fault in counted_faults)
     loose = sum(not bug.fault for bug in baseline.bugs)
+    records = sum(fault.records for fault in baseline.faults) + loose
     return (f"{counted(len(counted_faults), 'distinct fault')} ({counted(wrong, 'wrong result')}, {filed} already "
             f"filed upstream" + (f"; {unsure} more unsure, not counted" if unsure else "") + ") in "
-            + counted(len(baseline.bugs), "record")
+            + counted(records, "record")
             + (f"; {counted(loose, 'record')} not triaged into a fault" if loose else ""))
 
 
@@ -101,7 +102,7 @@ def _table(baseline, with_records: bool) -> None:
     for fault in order:
         bugs = by_fault.get(fault.id, [])
         title = fault.title + ("" if fault.counted else " (unsure, not counted)")
-        table.add_row(fault.id, title, fault.shows_as, str(len(bugs)), fault.upstream or "not filed")
+        table.add_row(fault.id, title, fault.shows_as, str(fault.records), fault.upstream or "not filed")
         if with_records:
             for bug in bugs:
                 table.add_row(f"  {bug.id}", bug.what, "", "", "")

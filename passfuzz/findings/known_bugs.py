@@ -61,17 +61,18 @@ class KnownFault:
     counted: bool
     upstream: str
     matches: tuple[fault_files.Match, ...] = ()
+    records: int = 0  # the corpus records that show it (a wrong gradient's among them, known by no fingerprint)
 
     def to_json(self) -> dict:
         return {"id": self.id, "title": self.title, "shows_as": self.shows_as, "counted": self.counted,
-                "upstream": self.upstream,
+                "upstream": self.upstream, "records": self.records,
                 "matches": [{"signature": m.signature, **({"ops": list(m.ops)} if m.ops else {})}
                             for m in self.matches]}
 
     @classmethod
     def of(cls, fault: fault_files.Fault) -> "KnownFault":
         return cls(fault.id, fault.title, fault.shows_as, fault.counted,
-                   fault.upstream_line if fault.filed else "", fault.matches)
+                   fault.upstream_line if fault.filed else "", fault.matches, len(fault.records))
 
     @property
     def name(self) -> str:
@@ -127,7 +128,8 @@ def read(path: Path) -> Baseline:
                               b.get("trigger", ""), b.get("fault", "")) for b in data["bugs"])
         faults = tuple(KnownFault(f["id"], f["title"], f["shows_as"], f["counted"], f["upstream"],
                                   tuple(fault_files.Match(m["signature"], tuple(m.get("ops", ())))
-                                        for m in f["matches"])) for f in data.get("faults", ()))
+                                        for m in f["matches"]), f.get("records", 0))
+                       for f in data.get("faults", ()))
         return Baseline(bugs, faults)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise BaselineError(f"{path}: not a known-bug baseline: {exc}") from None
