@@ -2,6 +2,8 @@
 output value, so only its boundary oracle sees it; each correct twin differs from it only in the
 defect and stays silent. The saved reproducers exit 1, and 0 once the pass is replaced by its twin."""
 
+from pathlib import Path
+
 import pytest
 from tvm.script import ir as I
 from tvm.script import relax as R
@@ -144,3 +146,24 @@ def test_a_tensor_typed_by_an_r_prim_parameter_prints_and_parses_back():
 
     assert print_round_trip(build_module(lifted("input"))) == ""
     assert checked(lifted("input"), "FoldConstant", NO_JSON)[0].finding is None
+
+
+def test_an_ill_formed_module_is_that_finding_not_a_round_trip_one():
+    """A module a pass leaves ill-typed also fails to print back; the boundary checks run only where
+    the sides agree, so the one fault is named once, as ill-formed (ReorderTakeAfterMatmul dropping
+    out_dtype, apache/tvm#20198, from the corpus)."""
+    record = corpus.load(Path(__file__).resolve().parent.parent / "corpus" / "ill-formed-b1c17adc241b.json")
+    passes = resolve_list(",".join(record.record["passes"]))
+    module = record.program
+    assert print_round_trip(build_after(module, passes))  # it does fail the round trip too
+    verdict, _ = check(module, passes, ["llvm"], 120, boundaries=BoundaryChecks())
+    assert verdict.finding is not None and verdict.finding.kind == "ill-formed", verdict
+
+
+def build_after(program, passes):
+    from passfuzz.relax.build import build_module
+
+    module = build_module(program)
+    for spec in passes:
+        module = spec.for_program(program).instantiate()(module)
+    return module

@@ -125,7 +125,9 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
         verdict, optimized = _blame_chosen_schedules(program, original, verdict, optimized, targets, timeout,
                                                      build, expected)
         return _contract_checked(verdict, optimized), optimized
-    if boundaries is not None and not verdict.generator_defect:
+    # Only where the sides agree: a pass error or an ill-formed module is the finding, and a module
+    # that is ill-formed also fails to print back, which would name one fault twice.
+    if boundaries is not None and verdict.finding is None and not verdict.generator_defect:
         at_boundaries = boundary_verdict(program, passes, original, optimized, targets, timeout, build, boundaries)
         if at_boundaries.finding is not None:
             return _contract_checked(at_boundaries, optimized), optimized
