@@ -373,3 +373,11 @@ class TestRejections:
         with pytest.raises(ImportRejected) as info:
             import_module(getattr(self, module))
         assert str(info.value) == message
+
+
+def test_a_tuple_item_read_in_both_branches_of_an_if_is_one_operand():
+    # t0[0][1] read by each branch is two Relax expressions of one item: imported as two operands,
+    # it did not come back as drawn (found by the round trip above, one draw in a few thousand).
+    program = Program(values=(Param(shape=(4,), dtype='int64', lo=0, hi=1, value=[0, 0, 1, 1], role='input', pack=(0, 0), dims=(), unknown_rank=False), Param(shape=(4,), dtype='int32', lo=-4.0, hi=4.0, value=[0, -1, 0, -1], role='input', pack=(0, 1, 0), dims=(), unknown_rank=False), Node(op='const', args=(), attrs={'shape': [4], 'dtype': 'int32', 'value': [0, 0, 1, 1]}), Node(op='add', args=(1, 2), attrs={}), Node(op='add', args=(1, 2), attrs={}), Param(shape=(), dtype='bool', lo=0, hi=1, value=True, role='input', pack=(0, 1, 1), dims=(), unknown_rank=False), Node(op='if', args=(5, 1), attrs={'then': {'values': [{'op': 'negative', 'args': [0], 'attrs': {}}], 'outputs': [1]}, 'else': {'values': [{'op': 'bitwise_xor', 'args': [0, 0], 'attrs': {}}], 'outputs': [1]}})), outputs=(3, 4, 6), shape_params=(), prim_params=())
+    imported = comes_back_exactly(program)
+    assert [len(v.args) for v in imported.values if isinstance(v, Node) and v.op == "if"] == [2]  # cond, t0[0][1]

@@ -623,8 +623,11 @@ class _Pseudo:
 def _outer_refs(expr, body: _Body, refs: list, bound: set) -> None:
     """The outer values a branch reads (vars of ``body``'s scope, items of tuple parameters), in
     the order it first reads them."""
-    def add(e):
-        if not any(e.same_as(r) for r in refs):
+    def leaf(e):
+        return body.importer.tuple_leaf(e) if isinstance(e, relax.TupleGetItem) else None
+
+    def add(e):  # one tuple item read in both branches is two expressions, and one operand
+        if not any(e.same_as(r) or (leaf(e) is not None and leaf(e) == leaf(r)) for r in refs):
             refs.append(e)
 
     if isinstance(expr, relax.Var):
