@@ -73,18 +73,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _census(baseline) -> str:
-    from passfuzz.findings.faults import WRONG
+    from passfuzz.findings.faults import census
 
-    counted_faults = [fault for fault in baseline.faults if fault.counted]
-    unsure = len(baseline.faults) - len(counted_faults)
-    filed = sum(bool(fault.upstream) for fault in counted_faults)
-    wrong = sum(fault.shows_as in WRONG for fault in counted_faults)
     loose = sum(not bug.fault for bug in baseline.bugs)
-    records = sum(fault.records for fault in baseline.faults) + loose
-    return (f"{counted(len(counted_faults), 'distinct fault')} ({counted(wrong, 'wrong result')}, {filed} already "
-            f"filed upstream" + (f"; {unsure} more unsure, not counted" if unsure else "") + ") in "
-            + counted(records, "record")
-            + (f"; {counted(loose, 'record')} not triaged into a fault" if loose else ""))
+    return census(baseline.faults, loose).line() + (f"; {counted(loose, 'record')} not triaged into a fault"
+                                                    if loose else "")
 
 
 def _table(baseline, with_records: bool) -> None:

@@ -57,6 +57,13 @@ class Match:
     signature: str
     ops: tuple[str, ...] = ()
 
+    def to_json(self) -> dict:
+        return {"signature": self.signature, **({"ops": list(self.ops)} if self.ops else {})}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "Match":
+        return cls(doc["signature"], tuple(doc.get("ops", ())))
+
     def entry(self, fault_id: str) -> str:
         """As a known-set string (passfuzz.judge.finding.variant_of)."""
         return f"~{fault_id}~{','.join(self.ops)}~{self.signature}"
@@ -101,6 +108,10 @@ class Fault:
         return line if self.filed else ("not filed" + (f" ({line})" if line else ""))
 
     @property
+    def record_count(self) -> int:
+        return len(self.records)
+
+    @property
     def record_ids(self) -> tuple[str, ...]:
         return tuple(record["id"] for record in self.records)
 
@@ -119,8 +130,7 @@ class Fault:
             doc["unsure_why"] = self.unsure_why
         doc.update({"trigger": self.trigger, "expected": self.expected, "root_cause": self.root_cause,
                     "upstream": list(self.upstream), "records": list(self.records),
-                    "matches": [{"signature": m.signature, **({"ops": list(m.ops)} if m.ops else {})}
-                                for m in self.matches],
+                    "matches": [m.to_json() for m in self.matches],
                     "checked_on": self.checked_on})
         if self.observed:
             doc["observed"] = self.observed
@@ -130,7 +140,7 @@ class Fault:
     def from_json(cls, doc: dict) -> "Fault":
         return cls(doc["id"], doc["title"], doc["component"], doc["shows_as"], doc["verdict"], doc["trigger"],
                    doc["expected"], doc["root_cause"], tuple(doc["upstream"]), tuple(doc["records"]),
-                   tuple(Match(m["signature"], tuple(m.get("ops", ()))) for m in doc["matches"]),
+                   tuple(map(Match.from_json, doc["matches"])),
                    doc["checked_on"], doc.get("unsure_why", ""), doc.get("observed", {}))
 
 
@@ -208,11 +218,13 @@ class Census:
 WRONG = ("wrong-result", "reference-mismatch", "target-mismatch")
 
 
-def census(faults: list[Fault]) -> Census:
+def census(faults, loose_records: int = 0) -> Census:
+    """Counted over ``faults`` (a corpus's Fault files or a baseline's KnownFaults: each has
+    ``counted``, ``shows_as``, ``filed`` and ``record_count``), plus records of no fault."""
     counted = [fault for fault in faults if fault.counted]
     return Census(len(counted), sum(fault.shows_as in WRONG for fault in counted),
                   sum(fault.filed for fault in counted), len(faults) - len(counted),
-                  sum(len(fault.records) for fault in faults))
+                  sum(fault.record_count for fault in faults) + loose_records)
 
 
 # -- observing a fault's script ----------------------------------------------------------------

@@ -66,13 +66,20 @@ class KnownFault:
     def to_json(self) -> dict:
         return {"id": self.id, "title": self.title, "shows_as": self.shows_as, "counted": self.counted,
                 "upstream": self.upstream, "records": self.records,
-                "matches": [{"signature": m.signature, **({"ops": list(m.ops)} if m.ops else {})}
-                            for m in self.matches]}
+                "matches": [m.to_json() for m in self.matches]}
 
     @classmethod
     def of(cls, fault: fault_files.Fault) -> "KnownFault":
         return cls(fault.id, fault.title, fault.shows_as, fault.counted,
                    fault.upstream_line if fault.filed else "", fault.matches, len(fault.records))
+
+    @property
+    def filed(self) -> bool:
+        return bool(self.upstream)  # a baseline keeps the upstream line of a filed fault only
+
+    @property
+    def record_count(self) -> int:
+        return self.records
 
     @property
     def name(self) -> str:
@@ -127,8 +134,7 @@ def read(path: Path) -> Baseline:
         bugs = tuple(KnownBug(b["id"], b["kind"], b["fingerprint"], tuple(b["passes"]), b["what"], b["upstream"],
                               b.get("trigger", ""), b.get("fault", "")) for b in data["bugs"])
         faults = tuple(KnownFault(f["id"], f["title"], f["shows_as"], f["counted"], f["upstream"],
-                                  tuple(fault_files.Match(m["signature"], tuple(m.get("ops", ())))
-                                        for m in f["matches"]), f.get("records", 0))
+                                  tuple(map(fault_files.Match.from_json, f["matches"])), f.get("records", 0))
                        for f in data.get("faults", ()))
         return Baseline(bugs, faults)
     except (OSError, ValueError, KeyError, TypeError) as exc:
