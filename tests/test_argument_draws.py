@@ -43,6 +43,15 @@ def test_a_program_with_no_input_to_redraw_gets_no_draws():
     assert argument_variants(weights_only, 4) == []
 
 
+def test_weights_are_redrawn_in_range_only_when_asked():
+    """`passfuzz reduce` on an imported module builds both sides from each draw, weights too."""
+    variants = argument_variants(MIXED, 4, weights=True)
+    assert any(variant.values[1] != MIXED.values[1] for variant in variants)
+    for variant in variants:
+        weight = variant.values[1].array()
+        assert variant.values[1].role == "weight" and -3 <= weight.min() and weight.max() <= 5
+
+
 def test_a_wrong_rewrite_only_a_draw_shows_is_found_with_that_draws_arguments():
     verdict, _ = check(ROUND, ROUND_HALF_UP, ["llvm"], 60)
     assert verdict.finding is None  # the Program's own arguments never show it

@@ -124,31 +124,19 @@ def _subjects(args: argparse.Namespace):
     seed = seeds[0]
     if seed.program is None:
         raise UsageError(f"{seed.name}: cannot import: {seed.reason}")
-    return [seed.program] + [redrawn(seed.program, k) for k in range(1, args.draws)], None, seed.given
+    from passfuzz.ir.argument_draws import argument_variants
 
-
-def redrawn(program, seed: int):
-    """``program`` with every parameter's argument drawn afresh inside its declared range."""
-    from dataclasses import replace
-
-    from passfuzz.ir.catalogue.base import RandomChooser
-    from passfuzz.ir.program import Param
-
-    chooser = RandomChooser(seed)
-    return replace(program, values=tuple(
-        replace(v, value=chooser.array(v.shape, v.dtype, v.lo, v.hi).tolist())
-        if isinstance(v, Param) else v for v in program.values))
+    return [seed.program] + argument_variants(seed.program, args.draws - 1, weights=True), None, seed.given
 
 
 def run(args: argparse.Namespace) -> int:
     from passfuzz.campaign.engine import FindingError, Fuzzer
+    from passfuzz.campaign.plan import PlanError, plan
     from passfuzz.findings.known_bugs import known_set
     from passfuzz.judge.finding import identify, variant_of
     from passfuzz.judge.trial import check
     from passfuzz.relax.build import relax_ops
     from passfuzz.run.builds import recorded_build
-
-    from passfuzz.campaign.plan import PlanError, plan
 
     if args.draws < 1:
         raise UsageError(f"--draws must be at least 1, got {args.draws}")

@@ -29,17 +29,22 @@ from .program import Param, Program, numpy_dtype
 KINDS = ("edges", "ties", "spread")
 
 
-def argument_variants(program: Program, count: int) -> list[Program]:
+def argument_variants(program: Program, count: int, weights: bool = False) -> list[Program]:
     """Up to ``count`` copies of ``program`` whose input tensors hold other values in their ranges;
-    none when it has no input to redraw."""
-    if not any(_redrawn(value) for value in program.values):
+    none when it has no input to redraw. ``weights``: redraw the weights too, where both sides are
+    built from each copy alike (``passfuzz reduce`` on an imported module, whose weights the
+    importer drew), not where the optimized side keeps the Program's own weights."""
+    def redrawn(value) -> bool:
+        return _redrawn(value) or (weights and isinstance(value, Param) and value.dtype != "bfloat16")
+
+    if not any(redrawn(value) for value in program.values):
         return []
     rng = np.random.default_rng(zlib.crc32(repr(program).encode()))
     variants = []
     for draw in range(count):
         kind = KINDS[draw % len(KINDS)]
         try:
-            values = tuple(dataclasses.replace(value, value=_values(value, kind, rng).tolist()) if _redrawn(value)
+            values = tuple(dataclasses.replace(value, value=_values(value, kind, rng).tolist()) if redrawn(value)
                            else value for value in program.values)
             variant = dataclasses.replace(program, values=values)
             analyse(variant)
