@@ -45,7 +45,8 @@ from passfuzz.ir.catalogue import OPS
 from passfuzz.ir.program import Node, Program
 from passfuzz.judge import gradient, trial
 from passfuzz.judge.boundaries import BoundaryChecks
-from passfuzz.judge.finding import Finding, identify, named_as, same_bug, variant_of
+from passfuzz.judge.finding import OBSERVATION_KINDS, Finding, identify, named_as, same_bug, variant_of
+from passfuzz.judge.observations import MISSED_REWRITE, REDUCE_SECONDS, still_observed
 from passfuzz.judge.oracle import Verdict
 from passfuzz.passes.names import PassSpec
 from passfuzz.reach.behaviours import BehaviourStore, observed
@@ -57,7 +58,7 @@ from passfuzz.run.speed import SpeedCheck
 from strategies import dlight_rule_sequences, pass_sequences, relax_programs, schedule_steps, seeded_programs
 
 from . import runs
-from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, OutsideContract, Replanned, VariantSeen
+from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, Observed, OutsideContract, Replanned, VariantSeen
 from .stats import Stats
 
 if sys.version_info < (3, 11):  # Hypothesis raises the backport's groups there (pyproject.toml lists it)
@@ -260,7 +261,10 @@ class Fuzzer:
         build = self._build(self._drawn(finding)).with_tune_records(finding.tune_records)
         script = render_script(program, passes, finding, record["module"], targets, self.config.timeout, optimized,
                                build, self.config.speed)
-        if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
+        if finding.kind in OBSERVATION_KINDS:  # what a pass left undone: never a bug
+            path = self.store.save(corpus.MISSED, record, script, render_report(record, script))
+            self.stats.missed[fid] = str(path)
+        elif finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
             path = self.store.save(corpus.OUTSIDE_CONTRACT, record, script, render_report(record, script))
             self.stats.outside_contract[fid] = str(path)
         elif finding.variant_of:  # a known fault met another way: kept for its triage, not new
@@ -280,6 +284,7 @@ class Fuzzer:
             self._count_fired(optimized, passes)
             self._tally_ops(program, optimized)
             self._keep_behaviours(program, verdict, optimized)
+            self._observe(program, verdict.observations, known)
         if verdict.generator_defect:
             self.stats.generator_defects += 1
             if len(self.stats.defect_samples) < 5:
@@ -309,6 +314,25 @@ class Fuzzer:
         else:
             return verdict.finding
         return None
+
+    def _observe(self, program: Program, observations: Sequence[Finding], known: set[str]) -> None:
+        """Count what the passes left undone (passfuzz.judge.observations); the first of each
+        fingerprint is reduced for a few seconds (no compile: a build and the passes per candidate)
+        and saved apart. Never a finding: nothing here is shrunk by Hypothesis or stops the run."""
+        for observation in observations:
+            if observation.kind == MISSED_REWRITE:
+                self.stats.missed_rewrites += 1
+            else:
+                self.stats.not_idempotent += 1
+            event(observation.kind)
+            if observation.fingerprint in known:
+                continue
+            known.add(observation.fingerprint)
+            reducer = Reducer(lambda p, ps, seen=observation: still_observed(p, ps, seen), REDUCE_SECONDS)
+            smaller, passes = reducer.reduce(program, observation.passes)
+            path = self.save(dataclasses.replace(observation, passes=tuple(passes)), smaller, list(passes),
+                             shrunk=True, optimized=None, minimal=reducer.complete)
+            self.notify(Observed(observation, path))
 
     def _spent(self, seconds: float, shrinking: bool) -> None:
         if shrinking:

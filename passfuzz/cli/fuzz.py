@@ -209,6 +209,14 @@ def parser() -> argparse.ArgumentParser:
     checks.add_argument("--output-determinism", action="store_true",
                         help="also compile and run the optimized module a second time and check that its outputs "
                              "on CPU targets are bit-identical. Off by default: it costs a side")
+    checks.add_argument("--no-idempotence", action="store_true",
+                        help="do not apply each pass that changed the module once more to its own output; a change "
+                             "there is a not-idempotent observation (saved apart in DIR/missed/, never a bug), a "
+                             "failure there a bug of that pass")
+    checks.add_argument("--no-missed-rewrites", action="store_true",
+                        help="do not report a pass that left the module as built though the program holds a form of "
+                             "its pattern it promises to rewrite (passfuzz passes variants); such a missed-rewrite "
+                             "observation is saved apart in DIR/missed/, never a bug")
     return p
 
 

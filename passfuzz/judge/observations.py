@@ -76,8 +76,8 @@ def missed_form(finding: Finding) -> str:
 def still_observed(program: Program, passes: Sequence[PassSpec], observation: Finding, timeout: float = 30.0) -> bool:
     """Does ``program`` under ``passes`` (their last one the observed pass) still show ``observation``?
     Checked in a forked child: a pass may crash."""
-    if not passes:
-        return False
+    if not passes or passes[-1].text != observation.passes[-1].text:
+        return False  # a reduction that drops the observed pass shows nothing of it
     if observation.kind == MISSED_REWRITE:
         form = missed_form(observation)
         if form not in {v.name for v in promised_rewrites(program, passes[-1].name)}:
