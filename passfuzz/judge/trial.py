@@ -126,6 +126,8 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
                                              expected)
         verdict, optimized = _blame_chosen_schedules(program, original, verdict, optimized, targets, timeout,
                                                      build, expected)
+        verdict, optimized = _blame_pass_config(program, original, verdict, optimized, targets, timeout, build,
+                                                expected)
         return _contract_checked(verdict, optimized), optimized
     # Only where the sides agree: a pass error or an ill-formed module is the finding, and a module
     # that is ill-formed also fails to print back, which would name one fault twice.
@@ -198,6 +200,21 @@ def _blame_chosen_schedules(program: Program, original: Outcome, verdict: Verdic
     plain_verdict = judge(program, finding.passes, original, plain, default, expected)
     if plain_verdict.finding is not None and plain_verdict.finding.kind == finding.kind:
         return plain_verdict, plain
+    return verdict, optimized
+
+
+def _blame_pass_config(program: Program, original: Outcome, verdict: Verdict, optimized: Outcome,
+                       targets: Sequence[str], timeout: float, build: Build, expected) -> tuple[Verdict, Outcome]:
+    """With config=random, the finding blames the drawn PassContext configuration only if the build
+    without it does not show the same kind; if it does, the passes or the rest of the build are to blame."""
+    finding = verdict.finding
+    if not finding.pass_config:
+        return verdict, optimized
+    without = dataclasses.replace(build, config=None, pass_config=())
+    side = run_side(program, finding.passes, targets, timeout, without)
+    shown = judge(program, finding.passes, original, side, without, expected)
+    if shown.finding is not None and shown.finding.kind == finding.kind:
+        return shown, side
     return verdict, optimized
 
 
