@@ -2,6 +2,7 @@
 defect is caught, its correct twin is not. The planted passes are in tests/planted_observations.py."""
 
 import json
+from pathlib import Path
 
 import pytest
 import tvm
@@ -104,7 +105,7 @@ def test_observations_are_saved_apart_once_reduced_and_never_make_a_finding(tmp_
     assert stats.findings == {} and stats.not_idempotent == stats.examples == 3
     (saved,) = stats.missed.values()  # one fingerprint: saved once
     assert saved.startswith(str(tmp_path / corpus.MISSED))
-    record = json.loads(open(saved).read())
+    record = json.loads(Path(saved).read_text())
     assert record["kind"] == "not-idempotent" and len(record["program"]["values"]) <= 2  # reduced
     (result,) = run_scripts(saved[:-5] + ".py")
     assert result.returncode == 1 and result.stdout.startswith("NOT IDEMPOTENT (not-idempotent)"), result

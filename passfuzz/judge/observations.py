@@ -20,7 +20,7 @@ passes): what the engine's light reduction of one asks of each candidate.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import tvm_ffi
 

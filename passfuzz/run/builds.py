@@ -51,7 +51,7 @@ class Build:
         """This build applying ``records`` (passfuzz.portable.tuning_records) to the kernels."""
         return replace(self, tune_records=tuple((kernel, trace) for kernel, trace in records))
 
-    def with_pass_config(self, items) -> "Build":
+    def with_pass_config(self, items) -> Build:
         """This build compiling under the PassContext configuration ``items`` ((key, value), ...)."""
         return replace(self, pass_config=tuple(items))
 
