@@ -150,7 +150,9 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
     """In a child: (kind, how many passes ran, detail, message, stage) of the first boundary
     finding, pass-blaming ones before those of the original module; None when every check holds."""
     first, second = build_module(program), build_module(program) if checks.same_passes else None
-    third = build_module(program) if checks.idempotence else None  # applied once more after each pass
+    # The copy each pass is applied to once more: the determinism copy when there is one (it equals
+    # ``first`` after each pass, checked; a second lockstep copy doubled FoldConstant's cost), else a third.
+    third = build_module(program) if checks.idempotence and second is None else None
     modules = [("original", 0, first)]  # (after what, passes run, module): the JSON round trips, checked last
     found_before_passes = None
     printing = checks.print_round_trip
@@ -189,6 +191,8 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
                 return (NONDETERMINISTIC_PASS, ran, f"copies differ at {_path_tail(where)}",
                         f"{spec.text} applied to two fresh copies of the module gives modules that differ: {where}",
                         f"repeat:{spec.text}")
+            if checks.idempotence and changed:
+                second = _applied_again(program, passes, ran, first, second)
         if third is not None:
             third = _idempotent(program, passes, ran, first, third, changed)
     if checks.json_round_trip:
@@ -223,6 +227,14 @@ def _idempotent(program: Program, passes: Sequence[PassSpec], ran: int, once, co
         return None
     if not changed or not tvm_ffi.structural_equal(copy, once):
         return copy if not changed else None  # copies that differ: determinism's to tell
+    return _applied_again(program, passes, ran, once, copy)
+
+
+def _applied_again(program: Program, passes: Sequence[PassSpec], ran: int, once, copy):
+    """In a child: the ``ran``-th pass, which changed the module into ``once``, applied once more
+    to ``copy`` (structurally equal to ``once``) when it is expected idempotent there. What it finds
+    is noted; returns the copy to go on with (equal to ``once``), or None when it changed."""
+    spec = passes[ran - 1]
     repeated = [*passes[:ran], spec]
     if pass_info(spec).not_idempotent or sequence_violation(repeated) or module_violation(spec, once):
         return copy
