@@ -14,6 +14,7 @@ from passfuzz.campaign.events import (
     ExampleChecked,
     FindingSaved,
     FindingSeen,
+    Observed,
     OutsideContract,
     VariantSeen,
     Replanned,
@@ -35,6 +36,7 @@ def every_event():
     return [ExampleChecked(Stats(examples=3, pass_runs={"FoldConstant": 3})), FindingSeen(FINDING, PATH),
             OutsideContract(dataclasses.replace(FINDING, outside_contract="FoldConstant after LegalizeOps"), PATH),
             VariantSeen(dataclasses.replace(FINDING, variant_of="a-known-fault"), PATH),
+            Observed(dataclasses.replace(FINDING, kind="missed-rewrite"), PATH),
             FindingSaved(FINDING, PATH, PROGRAM), ClusterJoined("tcp://127.0.0.1:8786", ("w1", "w2"), ("w2",)),
             WorkerRefused("w3", "worker w3 runs TVM 0.26.0, the client TVM 0.27.0"), WorkerLost("w1", "it left the cluster"),
             Replanned(("exp", "sigmoid"), "P changed the module in 0.0% of 100 examples: focus widened to exp,sigmoid")]

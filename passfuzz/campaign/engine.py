@@ -38,14 +38,15 @@ from hypothesis import target
 from passfuzz.findings import corpus
 from passfuzz.findings.finding_store import CorpusStore, FindingStore
 from passfuzz.findings.record import new_record
-from passfuzz.findings.reduce import Reducer, complexity
+from passfuzz.findings.reduce import Reducer, complexity, fewest_keys
 from passfuzz.findings.report import render_report
 from passfuzz.findings.reproducer import render_script
 from passfuzz.ir.catalogue import OPS
 from passfuzz.ir.program import Node, Program
 from passfuzz.judge import gradient, trial
 from passfuzz.judge.boundaries import BoundaryChecks
-from passfuzz.judge.finding import Finding, identify, named_as, same_bug, variant_of
+from passfuzz.judge.finding import OBSERVATION_KINDS, Finding, identify, named_as, same_bug, variant_of
+from passfuzz.judge.observations import MISSED_REWRITE, REDUCE_SECONDS, still_observed
 from passfuzz.judge.oracle import Verdict
 from passfuzz.passes.names import PassSpec
 from passfuzz.reach.behaviours import BehaviourStore, observed
@@ -54,10 +55,17 @@ from passfuzz.relax.build import relax_ops
 from passfuzz.run.builds import PLAIN_BUILD, Build
 from passfuzz.run.execute import Outcome
 from passfuzz.run.speed import SpeedCheck
-from strategies import dlight_rule_sequences, pass_sequences, relax_programs, schedule_steps, seeded_programs
+from strategies import (
+    dlight_rule_sequences,
+    pass_configs,
+    pass_sequences,
+    relax_programs,
+    schedule_steps,
+    seeded_programs,
+)
 
 from . import runs
-from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, OutsideContract, Replanned, VariantSeen
+from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, Observed, OutsideContract, Replanned, VariantSeen
 from .stats import Stats
 
 if sys.version_info < (3, 11):  # Hypothesis raises the backport's groups there (pyproject.toml lists it)
@@ -233,10 +241,11 @@ class Fuzzer:
         if self.config.run_dir is not None:
             runs.write_progress(self.config.run_dir, self.worker, self.seed, self.progress)
 
-    def _build(self, steps: tuple) -> Build:
+    def _build(self, steps: tuple, pass_config: tuple = ()) -> Build:
         """The configured build, applying one example's drawn schedule steps (schedule=random) or
-        dlight rules (dlight=random); tuning (tune=N) writes its logs under the run's directory."""
-        build = self.config.build
+        dlight rules (dlight=random), and its PassContext configuration (config=random); tuning
+        (tune=N) writes its logs under the run's directory."""
+        build = self.config.build.with_pass_config(pass_config)
         if build.schedule:
             build = build.with_schedule(steps)
         elif build.dlight:
@@ -257,10 +266,13 @@ class Fuzzer:
         record = new_record(finding, program, passes, build=self.config.build.text, targets=targets, seed=self.seed,
                             shrunk=shrunk, minimal=minimal,
                             slowdown_threshold=self.config.speed.threshold if finding.kind == "slowdown" else None)
-        build = self._build(self._drawn(finding)).with_tune_records(finding.tune_records)
+        build = self._build(self._drawn(finding), finding.pass_config).with_tune_records(finding.tune_records)
         script = render_script(program, passes, finding, record["module"], targets, self.config.timeout, optimized,
                                build, self.config.speed)
-        if finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
+        if finding.kind in OBSERVATION_KINDS:  # what a pass left undone: never a bug
+            path = self.store.save(corpus.MISSED, record, script, render_report(record, script))
+            self.stats.missed[fid] = str(path)
+        elif finding.outside_contract:  # misuse: kept for the curious, apart from the bugs
             path = self.store.save(corpus.OUTSIDE_CONTRACT, record, script, render_report(record, script))
             self.stats.outside_contract[fid] = str(path)
         elif finding.variant_of:  # a known fault met another way: kept for its triage, not new
@@ -280,6 +292,7 @@ class Fuzzer:
             self._count_fired(optimized, passes)
             self._tally_ops(program, optimized)
             self._keep_behaviours(program, verdict, optimized)
+            self._observe(program, verdict.observations, known)
         if verdict.generator_defect:
             self.stats.generator_defects += 1
             if len(self.stats.defect_samples) < 5:
@@ -309,6 +322,25 @@ class Fuzzer:
         else:
             return verdict.finding
         return None
+
+    def _observe(self, program: Program, observations: Sequence[Finding], known: set[str]) -> None:
+        """Count what the passes left undone (passfuzz.judge.observations); the first of each
+        fingerprint is reduced for a few seconds (no compile: a build and the passes per candidate)
+        and saved apart. Never a finding: nothing here is shrunk by Hypothesis or stops the run."""
+        for observation in observations:
+            if observation.kind == MISSED_REWRITE:
+                self.stats.missed_rewrites += 1
+            else:
+                self.stats.not_idempotent += 1
+            event(observation.kind)
+            if observation.fingerprint in known:
+                continue
+            known.add(observation.fingerprint)
+            reducer = Reducer(lambda p, ps, seen=observation: still_observed(p, ps, seen), REDUCE_SECONDS)
+            smaller, passes = reducer.reduce(program, observation.passes)
+            path = self.save(dataclasses.replace(observation, passes=tuple(passes)), smaller, list(passes),
+                             shrunk=True, optimized=None, minimal=reducer.complete)
+            self.notify(Observed(observation, path))
 
     def _spent(self, seconds: float, shrinking: bool) -> None:
         if shrinking:
@@ -406,7 +438,7 @@ class Fuzzer:
         smallest: dict[str, FindingError] = {}  # per pending fingerprint, the simplest example seen
         shrink_deadline = [0.0]  # Hypothesis' shrinking budget: shrink_seconds per pending finding
 
-        def example(program: Program, passes: list[PassSpec], steps: tuple = ()) -> None:
+        def example(program: Program, passes: list[PassSpec], steps: tuple = (), pass_config: tuple = ()) -> None:
             if self.interrupted:
                 raise _StopFuzzing()
             if not pending and (self._out_of_time() or self._examples_left() == 0):
@@ -419,7 +451,7 @@ class Fuzzer:
                 self.stats.examples += 1
             started = time.monotonic()
             verdict, optimized = trial.check(program, passes, self.config.targets, self.config.timeout,
-                                       self._build(steps), shrinking=bool(pending),
+                                       self._build(steps, pass_config), shrinking=bool(pending),
                                        speed=self.config.speed, boundaries=self.config.boundaries,
                                        argument_draws=self.config.argument_draws)
             self._spent(time.monotonic() - started, shrinking=bool(pending))
@@ -466,11 +498,15 @@ class Fuzzer:
         elif self.config.build.dlight == "random":
             drawn.append(dlight_rule_sequences())
         schedules_drawn = self.config.build.schedule == "random" or self.config.build.dlight == "random"
+        configs_drawn = self.config.build.config == "random"
+        if configs_drawn:  # and so is the PassContext configuration, last
+            drawn.append(pass_configs())
 
         def drawn_example(values: tuple) -> None:
             program, *rest = values
+            pass_config = rest.pop() if configs_drawn else ()
             passes = rest[0] if self.config.passes is None else self.config.passes
-            example(program, passes, rest[-1] if schedules_drawn else ())
+            example(program, passes, rest[-1] if schedules_drawn else (), pass_config)
 
         test = given(st.tuples(*drawn))(drawn_example)
         test = configure(seed(round_seed)(test))
@@ -499,6 +535,7 @@ class Fuzzer:
             self.notify(FindingSaved(error.finding, path, error.program))
             return path
         steps = list(self._drawn(error.finding))  # the drawn schedule, cut at the blamed primitive
+        pass_config = list(error.finding.pass_config)  # the drawn PassContext configuration
 
         def run(program: Program, passes: Sequence[PassSpec]) -> tuple[Verdict, Outcome | None]:
             if self.interrupted:
@@ -506,8 +543,9 @@ class Fuzzer:
             self.stats.shrink_runs += 1
             started = time.monotonic()
             try:
-                return trial.check(program, list(passes), self.config.targets, self.config.timeout, self._build(tuple(steps)),
-                             shrinking=True, speed=self.config.speed, boundaries=self.config.boundaries)
+                return trial.check(program, list(passes), self.config.targets, self.config.timeout,
+                                   self._build(tuple(steps), tuple(pass_config)), shrinking=True, speed=self.config.speed,
+                                   boundaries=self.config.boundaries)
             finally:
                 self._spent(time.monotonic() - started, shrinking=True)
 
@@ -533,14 +571,21 @@ class Fuzzer:
             kept = steps.pop(index)
             if not same_bug_kept(program, passes):
                 steps.insert(index, kept)
+        if reproduced and pass_config:  # the configuration reduced to the fewest keys that still show it
+            def shows_with(fewer: list) -> bool:
+                pass_config[:] = fewer  # what run() compiles under
+                return same_bug_kept(program, passes)
+
+            pass_config[:] = fewest_keys(pass_config, shows_with)
         minimal = False
         if reproduced:
             seconds = self.config.reduce_seconds if left is None else min(self.config.reduce_seconds, left)
             reducer = Reducer(same_bug_kept, seconds)
             program, passes = reducer.reduce(program, passes, unchanged)
             minimal = reducer.complete
-            if (program, passes, tuple(steps)) != (error.program, tuple(error.finding.passes),
-                                                   self._drawn(error.finding)):
+            if (program, passes, tuple(steps), tuple(pass_config)) != (error.program, tuple(error.finding.passes),
+                                                                       self._drawn(error.finding),
+                                                                       error.finding.pass_config):
                 verdict, optimized = run(program, passes)
         finding = named_as(verdict.finding, fp, error.finding.signature) if shows_it(verdict) else None
         if finding is None:  # no longer reproduces (flaky): keep Hypothesis' example as it was seen

@@ -48,6 +48,14 @@ class VariantSeen:
 
 
 @dataclass(frozen=True)
+class Observed:
+    """A pass left something undone (passfuzz.judge.observations: a missed rewrite, a pass not
+    idempotent), first seen: lightly reduced and saved apart, never a bug."""
+    observation: Finding
+    path: Path
+
+
+@dataclass(frozen=True)
 class FindingSaved:
     """A finding shrunk and reduced (or as far as time allowed), saved over its first sighting."""
     finding: Finding
@@ -84,7 +92,7 @@ class Replanned:
     reason: str  # one line: the fire rate, what was found, the new focus
 
 
-Event = Union[ExampleChecked, FindingSeen, OutsideContract, VariantSeen, FindingSaved, ClusterJoined, WorkerRefused, WorkerLost,
-              Replanned]
+Event = Union[ExampleChecked, FindingSeen, OutsideContract, VariantSeen, Observed, FindingSaved, ClusterJoined, WorkerRefused,
+              WorkerLost, Replanned]
 Notify = Callable[[Event], None]
 

@@ -61,6 +61,8 @@ class RunOptions:
     serialization_round_trip: bool = False
     no_pass_determinism: bool = False
     output_determinism: bool = False
+    no_idempotence: bool = False
+    no_missed_rewrites: bool = False
     argument_draws: int = 1
 
     @classmethod
@@ -252,7 +254,9 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       boundaries=BoundaryChecks(print_round_trip=not args.no_print_round_trip,
                                                 json_round_trip=args.serialization_round_trip,
                                                 same_passes=not args.no_pass_determinism,
-                                                same_outputs=args.output_determinism))
+                                                same_outputs=args.output_determinism,
+                                                idempotence=not args.no_idempotence,
+                                                missed_rewrites=not args.no_missed_rewrites))
 
 
 def partner_lines(passes) -> list[str]:

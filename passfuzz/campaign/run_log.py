@@ -27,8 +27,9 @@ FORMAT_VERSION = 1  # of a line; the schema pins it
 LOG_NAME = "log.jsonl"
 INTERVAL_SECONDS = 5.0
 
-_COUNTS = ("examples", "shrink_runs", "known", "generator_defects", "incomparable", "fired", "behaviours")
-_SETS = ("findings", "unblamed", "outside_contract", "variants")
+_COUNTS = ("examples", "shrink_runs", "known", "generator_defects", "incomparable", "fired", "behaviours",
+           "missed_rewrites", "not_idempotent")
+_SETS = ("findings", "unblamed", "outside_contract", "variants", "missed")
 _CUMULATIVE = (*_COUNTS, *_SETS, "seconds_generating", "seconds_shrinking")
 
 

@@ -28,6 +28,11 @@ class Stats:
     unblamed: dict[str, str] = field(default_factory=dict)  # new bugs of TVM's plain build (no pass to blame)
     outside_contract: dict[str, str] = field(default_factory=dict)  # misuse of a pass, saved apart, never a bug
     variants: dict[str, str] = field(default_factory=dict)  # id -> "<fault id> <record path>": a known fault's variants
+    # observations, never bugs (passfuzz.judge.observations): how many examples showed each, and
+    # those saved apart (the first of each fingerprint): id -> .json record
+    missed_rewrites: int = 0
+    not_idempotent: int = 0
+    missed: dict[str, str] = field(default_factory=dict)
     defect_samples: list[str] = field(default_factory=list)
     elapsed: float = 0.0
     stop_reason: str = ""
@@ -38,9 +43,9 @@ class Stats:
     def merge(self, other: "Stats") -> None:
         self.last_new_behaviour = max(self.last_new_behaviour, other.last_new_behaviour)
         for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known", "behaviours",
-                     "seconds_generating", "seconds_shrinking"):
+                     "seconds_generating", "seconds_shrinking", "missed_rewrites", "not_idempotent"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("findings", "unblamed", "outside_contract", "variants", "examples_by_worker"):
+        for name in ("findings", "unblamed", "outside_contract", "variants", "missed", "examples_by_worker"):
             getattr(self, name).update(getattr(other, name))
         for name in ("pass_runs", "pass_fired", "known_hits"):
             mine = getattr(self, name)

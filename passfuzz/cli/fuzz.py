@@ -84,7 +84,9 @@ def parser() -> argparse.ArgumentParser:
                               "(llvm, default pipeline, bytecode VM, in memory): comma-separated of pipeline=default|target, "
                               "opt-level=0..3, mcpu=host|NAME (llvm), codegen=c (the C codegen for llvm targets), "
                               "exec-mode=compiled (VM bytecode compiled to native code), export (export_library and load "
-                              "back). E.g. --build exec-mode=compiled,export; with no --passes, the build alone is fuzzed")
+                              "back), config=random (each example compiles under a drawn PassContext configuration of "
+                              "the keys the CPU build reads; a finding keeps the fewest keys that show it). "
+                              "E.g. --build exec-mode=compiled,export; with no --passes, the build alone is fuzzed")
     generation.add_argument("--ops", metavar="OP[,OP...]",
                             help="draw programs from these ops only (names as `passfuzz ops` lists them; default: all)")
     generation.add_argument("--focus", default="auto", metavar="auto|none|OP[,OP...]",
@@ -209,6 +211,14 @@ def parser() -> argparse.ArgumentParser:
     checks.add_argument("--output-determinism", action="store_true",
                         help="also compile and run the optimized module a second time and check that its outputs "
                              "on CPU targets are bit-identical. Off by default: it costs a side")
+    checks.add_argument("--no-idempotence", action="store_true",
+                        help="do not apply each pass that changed the module once more to its own output; a change "
+                             "there is a not-idempotent observation (saved apart in DIR/missed/, never a bug), a "
+                             "failure there a bug of that pass")
+    checks.add_argument("--no-missed-rewrites", action="store_true",
+                        help="do not report a pass that left the module as built though the program holds a form of "
+                             "its pattern it promises to rewrite (passfuzz/passes/variants.py); such a missed-rewrite "
+                             "observation is saved apart in DIR/missed/, never a bug")
     return p
 
 

@@ -19,6 +19,7 @@ from passfuzz.campaign.events import (
     ExampleChecked,
     FindingSaved,
     FindingSeen,
+    Observed,
     OutsideContract,
     Replanned,
     VariantSeen,
@@ -132,6 +133,9 @@ class Console:
             case OutsideContract(finding=finding, path=path):
                 self._result(f"outside the pass contracts, not a bug: {finding.kind}: {finding.message[:120]}\n"
                              f"  because {finding.outside_contract[:200]}\n  saved apart to {path}")
+            case Observed(observation=observation, path=path):
+                self._result(f"observed, not a bug: {observation.kind}: {observation.message[:160]}\n"
+                             f"  saved apart to {path}")
             case VariantSeen(finding=finding, path=path):
                 self._result(f"a variant of the known fault {finding.variant_of}, not a new bug: {finding.kind}: "
                              f"{finding.message[:120]}\n  saved apart to {path}")
@@ -229,6 +233,11 @@ class Console:
             lines.append(f"{len(stats.outside_contract)} finding{'s' * (len(stats.outside_contract) > 1)} outside the "
                          "pass contracts (misuse, not bugs), saved apart:")
             lines += [f"  {path}" for _, path in sorted(stats.outside_contract.items())]
+        if stats.missed_rewrites or stats.not_idempotent:
+            lines.append(f"observations (not bugs): {counted(stats.missed_rewrites, 'missed rewrite')}, "
+                         f"{stats.not_idempotent} not idempotent; the first of each saved apart"
+                         + (":" if stats.missed else " (all seen before)"))
+            lines += [f"  {path}" for _, path in sorted(stats.missed.items())]
         if stats.variants:
             names = dict(config.fault_names)
             lines.append(f"{counted(len(stats.variants), 'variant')} of known faults (matching their signatures; "

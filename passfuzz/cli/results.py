@@ -64,6 +64,8 @@ def result(stats, config, status: int, unshrunk: set[str] = frozenset(), run_dir
                             for name, runs in sorted(stats.pass_runs.items())},
         "findings": listed(stats.findings), "unblamed": listed(stats.unblamed),
         "outside_contract": listed(stats.outside_contract),
+        "observations": {"missed_rewrites": stats.missed_rewrites, "not_idempotent": stats.not_idempotent,
+                         "saved": listed(stats.missed)},
     }
     error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema()).iter_errors(document))
     if error is not None:  # a defect of this module, not of the user's input

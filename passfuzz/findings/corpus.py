@@ -34,6 +34,8 @@ FORMAT_VERSION = 1  # of the record; the schema pins it
 OUTSIDE_CONTRACT = "outside-contract"
 # New findings that match a known fault's signatures (passfuzz.findings.faults): kept, not counted as new.
 VARIANTS = "variants"
+# What passes left undone (passfuzz.judge.observations: missed rewrites, passes not idempotent): never bugs.
+MISSED = "missed"
 
 
 class CorpusError(ValueError):
@@ -172,8 +174,10 @@ def entries(paths: list[Path]) -> list[Path]:
 
 
 def _records(directory: Path) -> list[Path]:
-    """The record files of a corpus directory, of its outside-contract findings and of its variants."""
-    return [p for folder in (directory, directory / OUTSIDE_CONTRACT, directory / VARIANTS) if folder.is_dir()
+    """The record files of a corpus directory, of its outside-contract findings, its variants and its
+    observations."""
+    return [p for folder in (directory, directory / OUTSIDE_CONTRACT, directory / VARIANTS, directory / MISSED)
+            if folder.is_dir()
             for p in sorted(folder.glob("*.json")) if not p.name.startswith(".")]
 
 

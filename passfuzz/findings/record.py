@@ -52,6 +52,8 @@ def new_record(finding: Finding, program: Program, passes: Sequence[PassSpec], *
             record[key] = drawn[key]
     if drawn["dlight_rules"] is not None:
         record["dlight_rules"] = drawn["dlight_rules"]
+    if drawn["pass_config"]:  # config=random: the PassContext configuration, reduced to the fewest keys
+        record["pass_config"] = drawn["pass_config"]
     if slowdown_threshold is not None:  # what replay and the script judge a slowdown by
         record["slowdown_threshold"] = slowdown_threshold
     if finding.outside_contract:

@@ -496,3 +496,15 @@ def _with_literal(program: Program, index: int, array: np.ndarray) -> Program:
 
 MOVES: tuple[Callable[[Program], Iterator[Program]], ...] = (
     _unused, _outputs, _bypasses, _region_moves, _cuts, _inlined, _static, _unpacked, _float32, _simpler_values)
+
+
+def fewest_keys(items: Sequence, shows: Callable[[list], bool]) -> list:
+    """The fewest of ``items`` (a drawn PassContext configuration's (key, value) pairs) for which
+    ``shows`` still holds: each dropped in turn, the last first, kept out when the finding shows
+    without it (each try runs both sides, so one pass, not a search: no item left can be dropped alone)."""
+    kept = list(items)
+    for index in reversed(range(len(kept))):
+        fewer = kept[:index] + kept[index + 1:]
+        if shows(fewer):
+            kept = fewer
+    return kept

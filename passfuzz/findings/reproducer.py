@@ -228,7 +228,7 @@ _CANNOT_RUN_HOOK = (f"sys.excepthook = lambda *error: (sys.__excepthook__(*error
 # Pipeline scripts: how a child re-running the script ended.
 _FATE_PREFIX = {"pipeline-crash": "died of", "pipeline-hang": "no result", "pipeline-error": "exited with status"}
 # Kinds about the module itself, not its run on a target.
-_MODULE_KINDS = ("print-round-trip", "json-round-trip", "nondeterministic-pass")
+_MODULE_KINDS = ("print-round-trip", "json-round-trip", "nondeterministic-pass", "missed-rewrite", "not-idempotent")
 
 
 class _Script:
@@ -372,6 +372,10 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
         mod_script = _in_function("fresh_module", mod_script)
     elif kind == "nondeterministic-output":
         _rerun(script, sides)
+    elif kind == "missed-rewrite":
+        _missed_rewrite(script, sides)
+    elif kind == "not-idempotent":
+        _not_idempotent(script, sides)
     elif gradient.involved(passes):
         _gradient(script, sides, gradient.noise(program))
     else:
@@ -835,3 +839,26 @@ def _rerun(script: _Script, sides: _Sides) -> None:
                'and runs of the same module")',
                "        sys.exit(1)",
                'print("fixed: two compiles and runs of the module give bit-identical outputs")')
+
+
+def _missed_rewrite(script: _Script, sides: _Sides) -> None:
+    """An observation, not a bug: the pass returns the module unchanged (exit 1 while it does)."""
+    name = sides.passes[-1].text
+    script.add(*sides.pass_lines(keep_original=True), "try:", "    tvm.ir.assert_structural_equal(mod, Module)",
+               "except ValueError:",
+               f'    print("fixed: {name} rewrites the module now")',
+               "    sys.exit(0)",
+               f'print("MISSED REWRITE REPRODUCES ({script.finding.kind}): {name} returns the module unchanged")',
+               "sys.exit(1)")
+
+
+def _not_idempotent(script: _Script, sides: _Sides) -> None:
+    """An observation, not a bug: the last pass, applied once more to its own output, changes it."""
+    last = sides.passes[-1]
+    script.add(*sides.pass_lines(keep_original=True),
+               f"again = {last.for_program(sides.program).python_expr()}(mod.clone())  # passes may update their input in place",
+               "try:", "    tvm.ir.assert_structural_equal(again, mod)", "except ValueError as error:",
+               f'    print("NOT IDEMPOTENT ({script.finding.kind}): {last.text} applied once more to its own output '
+               'changes it:", *str(error).strip().splitlines()[:1])',
+               "    sys.exit(1)",
+               f'print("fixed: {last.text} applied once more to its own output gives it back")')

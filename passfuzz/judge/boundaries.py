@@ -10,6 +10,13 @@ what the original computes.
   give structurally equal modules after every pass.
 - ``nondeterministic-output``: the optimized module compiled and run twice gives bit-identical
   outputs on CPU targets (off by default: it costs a side).
+- idempotence: each pass that changed the module, applied once more to its own output (a third
+  fresh build, the passes applied in lockstep), gives it back unchanged; a change is a
+  ``not-idempotent`` observation (passfuzz.judge.observations), not a finding. A pass that raises or
+  crashes there is a bug: the sequence with that pass repeated is run as an optimized side, and
+  its pass-error or crash is the finding (so replay and reduction see it as any failing pass).
+  Passes the catalogue does not expect idempotent (``PassInfo.not_idempotent``), and a repeat
+  that breaks the pass's contract (its phase, its preconditions on its own output), are not checked.
 
 The JSON round trip is off by default too (``BoundaryChecks``).
 
@@ -38,6 +45,8 @@ import tvm
 import tvm_ffi
 
 from passfuzz.ir.program import Node, Param, Program
+from passfuzz.passes.catalogue import info as pass_info
+from passfuzz.passes.contracts import module_violation, sequence_violation
 from passfuzz.passes.names import PassSpec
 from passfuzz.portable.round_trip import first_line, json_round_trip, print_round_trip
 from passfuzz.portable.standalone import GPU_KINDS, kind_of
@@ -46,8 +55,9 @@ from passfuzz.run import isolate
 from passfuzz.run.builds import PLAIN_BUILD, Build
 from passfuzz.run.execute import Outcome, run_side
 
-from .finding import new_finding, normalize_error
-from .oracle import Verdict
+from .finding import Finding, new_finding, normalize_error
+from .observations import NOT_IDEMPOTENT
+from .oracle import Verdict, judge
 
 PRINT_ROUND_TRIP = "print-round-trip"
 JSON_ROUND_TRIP = "json-round-trip"
@@ -69,19 +79,21 @@ class BoundaryChecks:
     json_round_trip: bool = False
     same_passes: bool = True  # nondeterministic-pass
     same_outputs: bool = False  # nondeterministic-output: a second compile and run of the optimized module
+    idempotence: bool = True  # each pass applied once more to its own output (passfuzz.judge.observations)
+    missed_rewrites: bool = True  # a pass that left a form it promises to rewrite (passfuzz.judge.observations)
 
     @classmethod
     def only(cls, kind: str) -> BoundaryChecks:
         """The one check that shows a finding of ``kind`` (replaying a record); none for another kind."""
         return cls(kind == PRINT_ROUND_TRIP, kind == JSON_ROUND_TRIP, kind == NONDETERMINISTIC_PASS,
-                   kind == NONDETERMINISTIC_OUTPUT)
+                   kind == NONDETERMINISTIC_OUTPUT, kind == NOT_IDEMPOTENT, kind == "missed-rewrite")
 
     @property
     def in_child(self) -> bool:
-        return self.print_round_trip or self.json_round_trip or self.same_passes
+        return self.print_round_trip or self.json_round_trip or self.same_passes or self.idempotence
 
 
-NO_CHECKS = BoundaryChecks(False, False, False, False)
+NO_CHECKS = BoundaryChecks(False, False, False, False, False, False)
 
 
 def boundary_verdict(program: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome,
@@ -94,16 +106,43 @@ def boundary_verdict(program: Program, passes: Sequence[PassSpec], original: Out
         _warm_up()
     if checks.in_child:
         child = isolate.run_forked(lambda: _check_modules(program, passes, checks, timeout), timeout)
+        observed = _not_idempotent(passes, child.notes.get("not_idempotent"))
+        before_passes = Verdict(observations=observed)
         if child.status == "ok" and child.value is not None:
             kind, ran, detail, message, stage = child.value
-            before_passes = Verdict(new_finding(kind, tuple(passes[:ran]), detail, message, stage))
+            before_passes = Verdict(new_finding(kind, tuple(passes[:ran]), detail, message, stage), observations=observed)
             if ran:
                 return before_passes
+        if child.notes.get("again_raised") or (child.status in ("crash", "hang") and child.last_mark.startswith("again:")):
+            repeated = _repeated_failure(program, passes, child.notes["again"], original, targets, timeout, build)
+            if repeated.finding is not None:
+                return repeated
     if checks.same_outputs and optimized.ok:
         rerun = _rerun_verdict(program, passes, original, optimized, targets, timeout, build)
         if rerun.finding is not None and (rerun.finding.passes or before_passes.finding is None):
-            return rerun
+            return Verdict(rerun.finding, observations=before_passes.observations)
     return before_passes
+
+
+def _not_idempotent(passes: Sequence[PassSpec], noted) -> tuple[Finding, ...]:
+    """The ``not-idempotent`` observation the child noted ((passes run, where the modules differ)), if any."""
+    if not noted:
+        return ()
+    ran, where = noted
+    spec = passes[ran - 1]
+    return (new_finding(NOT_IDEMPOTENT, tuple(passes[:ran]), f"changes again at {_path_tail(where)}",
+                        f"{spec.text} applied once more to its own output changes it: {where}", f"again:{spec.text}"),)
+
+
+def _repeated_failure(program: Program, passes: Sequence[PassSpec], ran: int, original: Outcome,
+                      targets: Sequence[str], timeout: float, build: Build) -> Verdict:
+    """The pass the child applied once more to its own output raised or crashed there: the sequence
+    up to it with it repeated, run as an optimized side and judged, is the finding (a pass-error,
+    crash or hang of that pass), or nothing when it does not fail again."""
+    repeated = (*passes[:ran], passes[ran - 1])
+    verdict = judge(program, repeated, original, run_side(program, repeated, targets, timeout, build), build)
+    failed = verdict.finding is not None and verdict.finding.stage == f"pass:{passes[ran - 1].text}"
+    return verdict if failed else Verdict()
 
 
 def _check_modules(program: Program, passes: Sequence[PassSpec], checks: BoundaryChecks,
@@ -111,6 +150,9 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
     """In a child: (kind, how many passes ran, detail, message, stage) of the first boundary
     finding, pass-blaming ones before those of the original module; None when every check holds."""
     first, second = build_module(program), build_module(program) if checks.same_passes else None
+    # The copy each pass is applied to once more: the determinism copy when there is one (it equals
+    # ``first`` after each pass, checked; a second lockstep copy doubled FoldConstant's cost), else a third.
+    third = build_module(program) if checks.idempotence and second is None else None
     modules = [("original", 0, first)]  # (after what, passes run, module): the JSON round trips, checked last
     found_before_passes = None
     printing = checks.print_round_trip
@@ -149,6 +191,10 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
                 return (NONDETERMINISTIC_PASS, ran, f"copies differ at {_path_tail(where)}",
                         f"{spec.text} applied to two fresh copies of the module gives modules that differ: {where}",
                         f"repeat:{spec.text}")
+            if checks.idempotence and changed:
+                second = _applied_again(program, passes, ran, first, second)
+        if third is not None:
+            third = _idempotent(program, passes, ran, first, third, changed)
     if checks.json_round_trip:
         for after, ran, mod in modules:
             isolate.mark(f"json:{after}")
@@ -167,6 +213,42 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
                 break
             return found
     return found_before_passes
+
+
+def _idempotent(program: Program, passes: Sequence[PassSpec], ran: int, once, copy, changed: bool):
+    """In a child: the ``ran``-th pass applied to ``copy`` (a copy of the module before it, in
+    lockstep with ``once``, its output), then, when it changed the module and is expected
+    idempotent there, once more. What it finds is noted (the parent reads notes even after a
+    crash); returns the copy to go on with, or None once the check has nothing more to tell."""
+    spec = passes[ran - 1]
+    try:
+        copy = spec.for_program(program).instantiate()(copy)
+    except Exception:  # noqa: BLE001 - one copy raising, the other not, is determinism's to tell
+        return None
+    if not changed or not tvm_ffi.structural_equal(copy, once):
+        return copy if not changed else None  # copies that differ: determinism's to tell
+    return _applied_again(program, passes, ran, once, copy)
+
+
+def _applied_again(program: Program, passes: Sequence[PassSpec], ran: int, once, copy):
+    """In a child: the ``ran``-th pass, which changed the module into ``once``, applied once more
+    to ``copy`` (structurally equal to ``once``) when it is expected idempotent there. What it finds
+    is noted; returns the copy to go on with (equal to ``once``), or None when it changed."""
+    spec = passes[ran - 1]
+    repeated = [*passes[:ran], spec]
+    if pass_info(spec).not_idempotent or sequence_violation(repeated) or module_violation(spec, once):
+        return copy
+    isolate.note("again", ran)
+    isolate.mark(f"again:{spec.text}")
+    try:
+        twice = spec.for_program(program).instantiate()(copy)
+    except Exception as error:  # noqa: BLE001 - a bug: the parent runs the repeated sequence to show it
+        isolate.note("again_raised", first_line(error))
+        return None
+    if not tvm_ffi.structural_equal(twice, once):
+        isolate.note("not_idempotent", (ran, _difference(once, twice)))
+        return None
+    return twice
 
 
 def _quietly(function, *args):

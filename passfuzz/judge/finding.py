@@ -48,11 +48,17 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Protocol, Sequence, TypeVar
 
 from passfuzz.passes.names import PassSpec
+from passfuzz.passes.pass_configs import as_config, from_config
 from passfuzz.run.builds import PLAIN_BUILD, Build
 
 KINDS = ("pass-error", "ill-formed", "compile-error", "runtime-error", "crash", "hang", "wrong-result",
          "reference-mismatch", "target-mismatch", "pipeline-error", "pipeline-crash", "pipeline-hang", "slowdown",
-         "print-round-trip", "json-round-trip", "nondeterministic-pass", "nondeterministic-output")
+         "print-round-trip", "json-round-trip", "nondeterministic-pass", "nondeterministic-output",
+         "missed-rewrite", "not-idempotent")
+
+# Observations, not bugs (passfuzz.judge.observations): what a pass left undone, saved apart once per
+# fingerprint, never shrunk as a bug, never stopping -x, never failing the exit status.
+OBSERVATION_KINDS = ("missed-rewrite", "not-idempotent")
 
 
 VALUE_KINDS = ("wrong-result", "target-mismatch")
@@ -85,6 +91,7 @@ class Finding:
     tune_records: tuple = ()  # with tune=N: what the tuning chose (passfuzz.portable.tuning_records)
     dlight_rules: tuple | None = None  # with dlight=random: the drawn rule names (passfuzz.portable.dlight_rules)
     variant_of: str = ""  # the known fault (passfuzz.findings.faults) whose ``matches`` it meets: kept, not new
+    pass_config: tuple = ()  # with config=random: the drawn PassContext configuration ((key, value), ...)
 
     @property
     def blamed(self) -> bool:
@@ -100,7 +107,8 @@ class Finding:
         return {**doc, "passes": [spec.text for spec in self.passes], "targets": list(self.targets),
                 "schedule": [[name, list(choices)] for name, choices in self.schedule],
                 "tune_records": [[kernel, trace] for kernel, trace in self.tune_records],
-                "dlight_rules": None if self.dlight_rules is None else list(self.dlight_rules)}
+                "dlight_rules": None if self.dlight_rules is None else list(self.dlight_rules),
+                "pass_config": as_config(self.pass_config)}
 
     @classmethod
     def from_json(cls, doc: dict) -> "Finding":
@@ -108,7 +116,8 @@ class Finding:
                       "targets": tuple(doc["targets"]),
                       "schedule": tuple((name, tuple(choices)) for name, choices in doc.get("schedule", ())),
                       "tune_records": tuple((kernel, trace) for kernel, trace in doc.get("tune_records", ())),
-                      "dlight_rules": None if doc.get("dlight_rules") is None else tuple(doc["dlight_rules"])})
+                      "dlight_rules": None if doc.get("dlight_rules") is None else tuple(doc["dlight_rules"]),
+                      "pass_config": from_config(doc.get("pass_config") or {})})
 
 
 class Identified(Protocol):
@@ -149,7 +158,8 @@ def new_finding(kind: str, passes: Sequence[PassSpec], detail: str, message: str
     if not targets and head in ("compile", "run", "reference"):
         targets = (where,)  # a failure on one target reproduces on that target
     return Finding(kind, fp, signature, message, stage, log, ran, targets, build.text, build.schedule_steps,
-                   pipeline_pass=pipeline_pass, tune_records=build.tune_records, dlight_rules=build.dlight_rules)
+                   pipeline_pass=pipeline_pass, tune_records=build.tune_records, dlight_rules=build.dlight_rules,
+                   pass_config=build.pass_config)
 
 
 def _up_to_failing_pass(passes: Sequence[PassSpec], stage: str) -> Sequence[PassSpec]:

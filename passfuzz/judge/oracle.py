@@ -36,7 +36,7 @@ split one planted bug into one finding per dtype.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence, TypeVar
 
 import numpy as np
@@ -78,6 +78,9 @@ class Verdict:
     incomparable: str = ""  # no equivalent call exists; nothing was compared
     # the Program the finding was seen with, when not the one checked: an argument draw's (judge.trial)
     program: Program | None = None
+    # what the passes left undone, beside any verdict (passfuzz.judge.observations): never a finding,
+    # so a verdict with observations still equals Verdict()
+    observations: tuple[Finding, ...] = field(default=(), compare=False)
 
 
 def pipeline_verdict(original: Outcome, blamed: str) -> Verdict:

@@ -27,6 +27,7 @@ from passfuzz.run.speed import SpeedCheck, time_sides
 from . import gradient
 from .boundaries import BoundaryChecks, boundary_verdict
 from .finding import keyed_as_misuse
+from .observations import missed_rewrites
 from .oracle import (
     Verdict,
     judge,
@@ -64,7 +65,8 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     fault). ``shrinking``: every later side gets ``shrink_timeout``. ``speed``: when the sides
     match and the passes changed the module (or the build differs), time both (passfuzz.run.speed);
     a slowdown is pinned to the shortest prefix that shows it too. ``boundaries``: when the sides
-    match, the oracles at every pass boundary (passfuzz.judge.boundaries), before the timing.
+    match, the oracles at every pass boundary (passfuzz.judge.boundaries), before the timing, and the
+    observations of what the passes left undone (passfuzz.judge.observations: ``Verdict.observations``).
     ``argument_draws``: with N > 1, each compiled side also runs N - 1 other arguments
     (passfuzz.ir.argument_draws), compared as the Program's own are once those matched; the first
     draw that does not match is checked again as a trial of its own, and its verdict, carrying
@@ -124,13 +126,19 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
                                              expected)
         verdict, optimized = _blame_chosen_schedules(program, original, verdict, optimized, targets, timeout,
                                                      build, expected)
+        verdict, optimized = _blame_pass_config(program, original, verdict, optimized, targets, timeout, build,
+                                                expected)
         return _contract_checked(verdict, optimized), optimized
     # Only where the sides agree: a pass error or an ill-formed module is the finding, and a module
     # that is ill-formed also fails to print back, which would name one fault twice.
+    observed: tuple = ()  # what the passes left undone (passfuzz.judge.observations), told beside the verdict
     if boundaries is not None and verdict.finding is None and not verdict.generator_defect:
+        if boundaries.missed_rewrites:
+            observed = missed_rewrites(program, passes, optimized)
         at_boundaries = boundary_verdict(program, passes, original, optimized, targets, timeout, build, boundaries)
+        observed += at_boundaries.observations
         if at_boundaries.finding is not None:
-            return _contract_checked(at_boundaries, optimized), optimized
+            return dataclasses.replace(_contract_checked(at_boundaries, optimized), observations=observed), optimized
     if speed is not None and verdict == Verdict() and (optimized.changed or build.text):
         slow = slowdown_verdict(passes, time_sides(program, passes, targets, timeout, speed, build), build)
         if slow.finding is not None:
@@ -139,8 +147,8 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
                 return slowdown_verdict(passes[:end], timings, build), optimized
 
             slow, _ = pin_to_prefix(slow, optimized, range(0 if build.text else 1, len(passes)), timed_prefix)
-        return _contract_checked(slow, optimized), optimized
-    return _contract_checked(verdict, optimized), optimized
+        return dataclasses.replace(_contract_checked(slow, optimized), observations=observed), optimized
+    return dataclasses.replace(_contract_checked(verdict, optimized), observations=observed), optimized
 
 
 def _draw_matches(variant: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome, draw: int,
@@ -192,6 +200,21 @@ def _blame_chosen_schedules(program: Program, original: Outcome, verdict: Verdic
     plain_verdict = judge(program, finding.passes, original, plain, default, expected)
     if plain_verdict.finding is not None and plain_verdict.finding.kind == finding.kind:
         return plain_verdict, plain
+    return verdict, optimized
+
+
+def _blame_pass_config(program: Program, original: Outcome, verdict: Verdict, optimized: Outcome,
+                       targets: Sequence[str], timeout: float, build: Build, expected) -> tuple[Verdict, Outcome]:
+    """With config=random, the finding blames the drawn PassContext configuration only if the build
+    without it does not show the same kind; if it does, the passes or the rest of the build are to blame."""
+    finding = verdict.finding
+    if not finding.pass_config:
+        return verdict, optimized
+    without = dataclasses.replace(build, config=None, pass_config=())
+    side = run_side(program, finding.passes, targets, timeout, without)
+    shown = judge(program, finding.passes, original, side, without, expected)
+    if shown.finding is not None and shown.finding.kind == finding.kind:
+        return shown, side
     return verdict, optimized
 
 

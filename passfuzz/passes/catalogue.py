@@ -39,6 +39,9 @@ class PassInfo:
     # spends most programs on; () when it looks at every op (or none): no focus. Set in MATCHES.
     matches: tuple[str, ...] = ()
     matches_source: str = ""  # where its source names those ops
+    # Why it may change its own output again, with the source: "" when applying it twice must give
+    # what applying it once gave (passfuzz.judge.observations checks the passes that are so).
+    not_idempotent: str = ""
 
 
 # Contracts (phases, requires, enters, preconditions) are read off TVM 0.27's source; ``source`` cites

@@ -19,7 +19,7 @@ ExpandMatmulOfSum consult) when it is a weight or a node of compile-time values 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Callable
 
@@ -40,6 +40,16 @@ class Variant:
     # What TVM 0.27's pass did with this form on the motifs' programs: "rewrites"; "declines"
     # (its match refuses the form); "fails" (it raises or crashes: a bug the fuzzer reports).
     observed: str = "rewrites"
+    # Why the pass may leave the form as it is though it rewrites it elsewhere (a cost model, an
+    # order it prefers, what the Program does not say), with the source; "" when the detector's
+    # condition is the pass's whole condition, so a module left unchanged is a missed rewrite.
+    may_decline: str = ""
+
+    @property
+    def promises_rewrite(self) -> bool:
+        """Does a Program holding this form, given to the pass with its default arguments, have to
+        come out changed (passfuzz.judge.observations)?"""
+        return self.observed == "rewrites" and not self.may_decline
 
 
 class Scan:
@@ -168,30 +178,46 @@ def _permuted_ranks_ok(s: Scan, t) -> bool:
     return t[4] is None or all(s.rank(x) >= 2 for x in t[1:4])
 
 
+# Every form AdjustMatmulOrder matches is rewritten into the order it prefers, which may be the
+# order written: a compile-time pair grouped already, or the order with fewer multiplications
+# (or either, when its analyzer cannot prove one cheaper).
+_ORDER_KEPT = CC + "adjust_matmul_order.cc:209-296: the order it prefers may be the one written"
+
+
 ADJUST_MATMUL_ORDER = (
-    Variant("matmul_on_lhs", "matmul(matmul(a, b), c)", CC + "adjust_matmul_order.cc:89", _adjust("lhs")),
-    Variant("matmul_on_rhs", "matmul(a, matmul(b, c))", CC + "adjust_matmul_order.cc:90", _adjust("rhs")),
+    Variant("matmul_on_lhs", "matmul(matmul(a, b), c)", CC + "adjust_matmul_order.cc:89", _adjust("lhs"),
+            may_decline=_ORDER_KEPT),
+    Variant("matmul_on_rhs", "matmul(a, matmul(b, c))", CC + "adjust_matmul_order.cc:90", _adjust("rhs"),
+            may_decline=_ORDER_KEPT),
     Variant("permuted_matmul_on_lhs", "matmul(permute_dims(matmul(b, a)), c), operands of rank >= 2",
-            CC + "adjust_matmul_order.cc:92,196-201", _adjust("permuted_lhs", _permuted_ranks_ok)),
+            CC + "adjust_matmul_order.cc:92,196-201", _adjust("permuted_lhs", _permuted_ranks_ok),
+            may_decline=_ORDER_KEPT),
     Variant("permuted_matmul_on_rhs", "matmul(a, permute_dims(matmul(c, b))), operands of rank >= 2",
-            CC + "adjust_matmul_order.cc:93,202-207", _adjust("permuted_rhs", _permuted_ranks_ok)),
+            CC + "adjust_matmul_order.cc:93,202-207", _adjust("permuted_rhs", _permuted_ranks_ok),
+            may_decline=_ORDER_KEPT),
     Variant("permute_not_a_swap", "the permute_dims of a permuted pattern does not swap the last two axes "
             "(the pattern accepts any axes; the rewrite assumes a swap)", CC + "adjust_matmul_order.cc:92-93,168-188",
             _adjust(None, lambda s, t: t[4] is not None and _permuted_ranks_ok(s, t) and not _swaps_last_two(s, t[4])),
             observed="fails"),
     Variant("compile_time_a_b", "a and b computable at compile time (weights), c not: (a b) c",
-            CC + "adjust_matmul_order.cc:212-213", _adjust(None, lambda s, t: s.ct(t[1]) and s.ct(t[2]))),
+            CC + "adjust_matmul_order.cc:212-213", _adjust(None, lambda s, t: s.ct(t[1]) and s.ct(t[2])),
+            may_decline=_ORDER_KEPT),
     Variant("compile_time_b_c", "b and c computable at compile time, a not: a (b c)",
-            CC + "adjust_matmul_order.cc:214-215", _adjust(None, lambda s, t: s.ct(t[2]) and s.ct(t[3]))),
+            CC + "adjust_matmul_order.cc:214-215", _adjust(None, lambda s, t: s.ct(t[2]) and s.ct(t[3])),
+            may_decline=_ORDER_KEPT),
     Variant("cost_model", "no compile-time pair: the order with fewer multiplications (static shapes)",
             CC + "adjust_matmul_order.cc:239-293",
-            _adjust(None, lambda s, t: not (s.ct(t[1]) and s.ct(t[2])) and not (s.ct(t[2]) and s.ct(t[3])))),
+            _adjust(None, lambda s, t: not (s.ct(t[1]) and s.ct(t[2])) and not (s.ct(t[2]) and s.ct(t[3]))),
+            may_decline=_ORDER_KEPT),
     Variant("constant_operand", "an inline constant among a, b, c (no Var: never compile-time)",
-            CC + "adjust_matmul_order.cc:71-77", _adjust(None, lambda s, t: any(s.is_const(x) for x in t[1:4]))),
+            CC + "adjust_matmul_order.cc:71-77", _adjust(None, lambda s, t: any(s.is_const(x) for x in t[1:4])),
+            may_decline=_ORDER_KEPT),
     Variant("one_d_operand", "a 1-D operand among a, b, c (its shape padded with 1)",
-            CC + "adjust_matmul_order.cc:221-237", _adjust(None, lambda s, t: any(s.rank(x) == 1 for x in t[1:4]))),
+            CC + "adjust_matmul_order.cc:221-237", _adjust(None, lambda s, t: any(s.rank(x) == 1 for x in t[1:4])),
+            may_decline=_ORDER_KEPT),
     Variant("batched_operand", "an operand of rank >= 3 (batch prefixes broadcast)",
-            CC + "adjust_matmul_order.cc:244-258", _adjust(None, lambda s, t: any(s.rank(x) >= 3 for x in t[1:4]))),
+            CC + "adjust_matmul_order.cc:244-258", _adjust(None, lambda s, t: any(s.rank(x) >= 3 for x in t[1:4])),
+            may_decline=_ORDER_KEPT),
 )
 
 
@@ -221,8 +247,21 @@ def _epilogue(s: Scan, m: int) -> tuple[int | None, str | None]:
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu")
 
 
-def _combine(pred):
-    return lambda s: any(pred(s, lhs, ms) for lhs, ms in parallel_groups(s))
+def _matched(s: Scan, lhs: int, ms: list[int]) -> bool:
+    """Can the pass combine the group at all? Its pattern takes every matmul reading ``lhs`` on the
+    left at once, one pattern node per value, each right operand a Var (combine_parallel_matmul.cc:
+    86-92,159): a right operand that is the left one, a constant, or one value twice, and no branch
+    of ``lhs`` matches; then a rank's branches combine only where their batch dims agree (119-131,146)."""
+    rhs = [s.args(m)[1] for m in s.nodes("matmul") if s.args(m)[0] == lhs]
+    if any(r == lhs or s.is_const(r) for r in rhs) or len(set(rhs)) < len(rhs):
+        return False
+    return len({s.info(s.args(m)[1]).shape[:-2] for m in ms}) == 1
+
+
+def _combine(pred, matched: bool = True):
+    """A detector over the groups; ``matched``: only those the pass's pattern can take (the forms
+    it rewrites), else every group (the forms it declines or fails on)."""
+    return lambda s: any(pred(s, lhs, ms) for lhs, ms in parallel_groups(s) if not matched or _matched(s, lhs, ms))
 
 
 COMBINE_PARALLEL_MATMUL = (
@@ -231,7 +270,7 @@ COMBINE_PARALLEL_MATMUL = (
     Variant("three_or_more_branches", "three or more matmuls share their left operand",
             CC + "combine_parallel_matmul.cc:86-92,369-370", _combine(lambda s, x, ms: len(ms) >= 3)),
     Variant("lhs_1d", "a 1-D left operand (split axis max(lhs, rhs rank) - 1)", CC + "combine_parallel_matmul.cc:239-241",
-            _combine(lambda s, x, ms: s.rank(x) == 1), observed="fails"),
+            _combine(lambda s, x, ms: s.rank(x) == 1, matched=False), observed="fails"),
     Variant("lhs_batched", "a left operand of rank >= 3", CC + "combine_parallel_matmul.cc:239-241",
             _combine(lambda s, x, ms: s.rank(x) >= 3)),
     # The pass casts every matmul's left operand to a Var while grouping, so one constant left
@@ -242,18 +281,18 @@ COMBINE_PARALLEL_MATMUL = (
     Variant("lhs_weight", "a weight as the left operand", CC + "combine_parallel_matmul.cc:88",
             _combine(lambda s, x, ms: s.is_weight(x))),
     Variant("rhs_1d", "1-D right operands (batch-dim loop bound rhs_dim - 2 on a size_t)",
-            CC + "combine_parallel_matmul.cc:119-131,164", _combine(lambda s, x, ms: s.rank(s.args(ms[0])[1]) == 1),
+            CC + "combine_parallel_matmul.cc:119-131,164", _combine(lambda s, x, ms: s.rank(s.args(ms[0])[1]) == 1, matched=False),
             observed="fails"),
     Variant("rhs_batched", "right operands of rank >= 3 (batch dims compared)", CC + "combine_parallel_matmul.cc:119-131",
             _combine(lambda s, x, ms: s.rank(s.args(ms[0])[1]) >= 3)),
     Variant("rhs_constant", "a constant right operand (bindings match Vars only)", CC + "combine_parallel_matmul.cc:92,159",
-            _combine(lambda s, x, ms: any(s.is_const(s.args(m)[1]) for m in ms)), observed="declines"),
+            _combine(lambda s, x, ms: any(s.is_const(s.args(m)[1]) for m in ms), matched=False), observed="declines"),
     Variant("rhs_computed", "a right operand computed at run time", CC + "combine_parallel_matmul.cc:92,159",
             _combine(lambda s, x, ms: any(s.kind(s.args(m)[1]) == "computed" for m in ms))),
     Variant("same_rhs_twice", "one value as the right operand of two branches", CC + "combine_parallel_matmul.cc:191-204",
-            _combine(lambda s, x, ms: len({s.args(m)[1] for m in ms}) < len(ms)), observed="declines"),
+            _combine(lambda s, x, ms: len({s.args(m)[1] for m in ms}) < len(ms), matched=False), observed="declines"),
     Variant("same_value_both_sides", "the shared left operand is also a right operand",
-            CC + "combine_parallel_matmul.cc:88-92", _combine(lambda s, x, ms: any(s.args(m)[1] == x for m in ms)),
+            CC + "combine_parallel_matmul.cc:88-92", _combine(lambda s, x, ms: any(s.args(m)[1] == x for m in ms), matched=False),
             observed="declines"),
     Variant("bias", "every branch adds a bias (bias_dim)", CC + "combine_parallel_matmul.cc:96-104,209-213",
             _combine(lambda s, x, ms: all(_epilogue(s, m)[0] is not None for m in ms))),
@@ -500,6 +539,12 @@ def _resolved(s: Scan, r: int) -> tuple[int, ...]:
     return s.info(r).shape
 
 
+def _chain_or_no_op(s: Scan) -> list[int]:
+    """The reshapes RemoveRedundantReshape rewrites: one reading a reshape, or one to its operand's shape."""
+    return [r for r in s.nodes("reshape")
+            if s.op(s.args(r)[0]) == "reshape" or _resolved(s, r) == s.info(s.args(r)[0]).shape]
+
+
 _REMOVE = PY + "remove_redundant_reshape.py:"
 REMOVE_REDUNDANT_RESHAPE = (
     Variant("no_op_reshape", "a reshape to its operand's own shape", _REMOVE + "98-102",
@@ -514,8 +559,10 @@ REMOVE_REDUNDANT_RESHAPE = (
             lambda s: any(-1 in s.attrs(r)["shape"] or -1 in s.attrs(i)["shape"] for r, i in _reshape_of_reshape(s))),
     Variant("inner_used_twice", "the inner reshape of a chain has another user", _REMOVE + "92-96",
             lambda s: any(len(s.users[i]) > 1 for _, i in _reshape_of_reshape(s))),
+    # Only a chain or a no-op reshape is rewritten: a reshape of a symbolic input to another shape
+    # is neither (the detector once took any reshape of one, and promised rewrites never made).
     Variant("symbolic_operand", "a chain or no-op reshape of a symbolically typed input", _REMOVE + "100",
-            lambda s: any(getattr(s.values[x], "symbolic", False) for r in s.nodes("reshape")
+            lambda s: any(getattr(s.values[x], "symbolic", False) for r in _chain_or_no_op(s)
                           for x in [s.args(r)[0]] + ([s.args(s.args(r)[0])[0]] if s.op(s.args(r)[0]) == "reshape" else []))),
 )
 
@@ -655,7 +702,11 @@ def _broadcasting(s: Scan, c: int) -> bool:
 
 
 _FUSE = "cc:src/relax/analysis/graph_partitioner.cc:"
-FUSE_OPS = (
+# FuseOps groups the kernels LegalizeOps made, by the patterns AnnotateTIROpPattern read off them:
+# the Program names neither, so no form here promises that FuseOps changes a module.
+_GROUPED_KERNELS = "cc:src/relax/transform/fuse_ops.cc: it fuses legalized kernels by their TIR op pattern, which " \
+                   "the Program does not hold"
+FUSE_OPS = tuple(replace(variant, may_decline=_GROUPED_KERNELS) for variant in (
     Variant("elemwise_chain", "an elementwise op reading an elementwise op", _FUSE + "409-428",
             _fuse_edge(ELEMWISE, ELEMWISE)),
     Variant("broadcast_consumer", "a broadcasting binary op reading an elementwise result", _FUSE + "409-428",
@@ -676,7 +727,7 @@ FUSE_OPS = (
             "cc:src/relax/transform/fuse_ops.cc:288-293,641",
             lambda s: any(s.is_const(a) for c in s.nodes(*ELEMWISE) for a in s.args(c)
                           if any(s.op(x) in ELEMWISE + OUT_EWISE for x in s.args(c)))),
-)
+))
 
 PASS_VARIANTS: dict[str, tuple[Variant, ...]] = {
     "AdjustMatmulOrder": ADJUST_MATMUL_ORDER,
@@ -710,6 +761,16 @@ NOT_REACHED = {
 NOT_DONE = ("FuseOpsByPattern", "FuseTIR", "LiftTransformParams", "CanonicalizeBindings", "DeadCodeElimination",
             "ConvertLayout", "DecomposeOpsForInference", "SimplifyNormInference", "RewriteDataflowReshape",
             "LegalizeOps", "AlterOpImpl", "CombineParallelMatmul's FCheck argument")
+
+
+def promised_rewrites(program: Program, pass_name: str) -> list[Variant]:
+    """The variants of ``pass_name`` that ``program`` holds and that promise a rewrite
+    (``Variant.promises_rewrite``): given the program's module, the pass must change it."""
+    variants = [v for v in PASS_VARIANTS.get(pass_name, ()) if v.promises_rewrite]
+    if not variants:
+        return []
+    scan = Scan(program)
+    return [v for v in variants if v.detect(scan)]
 
 
 def variants_in(program: Program) -> dict[str, set[str]]:

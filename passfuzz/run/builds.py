@@ -3,14 +3,17 @@
 The original side is always the plain build (tvm.compile's default pipeline, bytecode VM,
 in memory). A ``Build`` changes one or more of: the Relax pipeline (the target's own default
 pipeline, which fuses), llvm's opt-level or mcpu, the codegen (C instead of LLVM), the VM's
-exec mode, a round trip through export_library, and the kernels' schedules (a random one drawn
-per example, or MetaSchedule's tuning). Any divergence is then a bug of that
+exec mode, a round trip through export_library, the kernels' schedules (a random one drawn
+per example, or MetaSchedule's tuning), and the PassContext configuration it compiles under (drawn
+per example from passfuzz.passes.pass_configs). Any divergence is then a bug of that
 build path, or of the passes run before it.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+
+from passfuzz.passes.pass_configs import from_config
 
 
 class BuildError(ValueError):
@@ -32,6 +35,8 @@ class Build:
     tune_dir: str = ""  # where tuning writes its logs (under the run's directory); not in the text
     dlight: str | None = None  # "random": GPU kernels get drawn dlight rules in place of the default ones
     dlight_rules: tuple | None = None  # one example's drawn rule names (passfuzz.portable.dlight_rules); not in the text
+    config: str | None = None  # "random": each example draws PassContext configs (passfuzz.passes.pass_configs)
+    pass_config: tuple = ()  # one example's drawn ((key, value), ...); not in the text
 
     @property
     def default_schedules(self) -> "Build":
@@ -45,6 +50,10 @@ class Build:
     def with_tune_records(self, records) -> "Build":
         """This build applying ``records`` (passfuzz.portable.tuning_records) to the kernels."""
         return replace(self, tune_records=tuple((kernel, trace) for kernel, trace in records))
+
+    def with_pass_config(self, items) -> Build:
+        """This build compiling under the PassContext configuration ``items`` ((key, value), ...)."""
+        return replace(self, pass_config=tuple(items))
 
     def with_schedule(self, steps) -> "Build":
         """This build applying ``steps`` (passfuzz.portable.schedules) to the kernels."""
@@ -78,19 +87,21 @@ class Build:
             parts.append(f"tune={self.tune}")
         if self.dlight is not None:
             parts.append(f"dlight={self.dlight}")
+        if self.config is not None:
+            parts.append(f"config={self.config}")
         return ",".join(parts)
 
     def as_dict(self) -> dict:
         """Plain data for passfuzz.portable.standalone.load (and a script's compile_with call): what the tuning
         chose, not how (its trials and log directory)."""
         return {key: value for key, value in asdict(self).items()
-                if value != getattr(PLAIN_BUILD, key) and key not in ("tune", "tune_dir", "dlight")}
+                if value != getattr(PLAIN_BUILD, key) and key not in ("tune", "tune_dir", "dlight", "config")}
 
 
 PLAIN_BUILD = Build()
 
 _USAGE = ("pipeline=default|target, opt-level=0..3, mcpu=host|NAME, codegen=c, exec-mode=bytecode|compiled, export, "
-          "schedule=random, tune=TRIALS, dlight=random")
+          "schedule=random, tune=TRIALS, dlight=random, config=random")
 
 
 def parse_build(text: str) -> Build:
@@ -116,6 +127,8 @@ def parse_build(text: str) -> Build:
             fields["schedule"] = value
         elif key == "dlight" and value == "random":
             fields["dlight"] = value
+        elif key == "config" and value == "random":
+            fields["config"] = value
         elif key == "tune" and value.isdigit() and int(value) > 0:
             fields["tune"] = int(value)
         elif key == "exec_mode" and value in ("bytecode", "compiled"):
@@ -150,4 +163,6 @@ def recorded_build(record: dict) -> Build:
         build = build.with_dlight(record["dlight_rules"])
     if record.get("tune_records"):
         build = build.with_tune_records(record["tune_records"])
+    if record.get("pass_config"):
+        build = build.with_pass_config(from_config(record["pass_config"]))
     return build
