@@ -11,12 +11,14 @@ from hypothesis import HealthCheck, given, settings
 from passfuzz.campaign.engine import FuzzConfig, Fuzzer
 from passfuzz.findings import corpus
 from passfuzz.findings.reduce import fewest_keys
+from passfuzz.findings.reproducer import render_script
 from passfuzz.ir.program import Node, Param, Program
 from passfuzz.judge.boundaries import BoundaryChecks
 from passfuzz.judge.trial import check
 from passfuzz.passes.names import resolve_list
 from passfuzz.passes.pass_configs import BY_KEY, as_config
 from passfuzz.passes.variants import promised_rewrites
+from passfuzz.relax.build import build_module
 from passfuzz.run.builds import parse_build
 from strategies import pass_configs
 
@@ -96,6 +98,18 @@ def test_a_pass_that_fails_on_its_own_output_is_a_pass_error_of_the_repeated_seq
     # the repeated sequence shows it as any failing pass: replay and reduction run it so
     again = check(EXP_OF_NEGATIVE, verdict.finding.passes, ["llvm"], 60, boundaries=BoundaryChecks())[0]
     assert again.finding is not None and again.finding.fingerprint == verdict.finding.fingerprint
+
+
+def test_a_pass_that_crashes_on_its_own_output_has_a_script_that_crashes_at_the_second_run(tmp_path):
+    verdict, optimized = check(EXP_OF_NEGATIVE, resolve_list(PLANTED + "aborts_on_labelled"), ["llvm"], 60,
+                               boundaries=BoundaryChecks())
+    assert verdict.finding is not None and verdict.finding.kind == "crash"
+    assert [p.text for p in verdict.finding.passes] == [PLANTED + "aborts_on_labelled"] * 2
+    script = tmp_path / "crash.py"
+    script.write_text(render_script(EXP_OF_NEGATIVE, verdict.finding.passes, verdict.finding,
+                                    build_module(EXP_OF_NEGATIVE).script(), ["llvm"], 60, optimized))
+    (result,) = run_scripts(str(script))
+    assert result.returncode == 1, result.stdout + result.stderr  # the child aborts at the second run, not the first
 
 
 def test_observations_are_saved_apart_once_reduced_and_never_make_a_finding(tmp_path):

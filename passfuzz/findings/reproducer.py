@@ -632,7 +632,9 @@ def _crash(script: _Script, sides: _Sides, stage: str, timeout: float) -> None:
     head, _, name = stage.partition(":")
     passes = sides.passes
     if head == "pass":  # the passes up to the one that crashed, that one in the child
-        passes = passes[:next(i for i, p in enumerate(passes) if p.text == name) + 1]
+        ran = script.finding.passes  # up to the failing run: P crashing on its own output is [P, P]
+        passes = passes[:len(ran) if ran and ran[-1].text == name
+                        else next(i for i, p in enumerate(passes) if p.text == name) + 1]
     before = sides.pass_lines(passes)
     if head == "pass":
         before, crashing = before[:-1], before[-1:]
