@@ -75,6 +75,7 @@ class FuzzConfig:
     exitfirst: bool = False
     timeout: float = 60.0  # per side of one example
     round_size: int = 50
+    target_phase: bool = True  # Hypothesis' target phase in each round (see _round: benchmarks/target_phase.py)
     reduce_seconds: float = 50.0  # reduction of one finding's passes and Program (passfuzz.findings.reduce)
     shrink_seconds: float = 10.0  # Hypothesis' own shrinking, per new finding of a round
     shrink_grace: float = 300.0  # how long past --max-time shrinking and reducing may run (0: --strict-time)
@@ -455,7 +456,8 @@ class Fuzzer:
 
         configure = settings(
             database=None, max_examples=max_examples, deadline=None, derandomize=False,
-            phases=[Phase.generate, Phase.target, Phase.shrink], suppress_health_check=list(HealthCheck),
+            phases=[Phase.generate, *([Phase.target] if self.config.target_phase else []), Phase.shrink],
+            suppress_health_check=list(HealthCheck),
             report_multiple_bugs=True, verbosity=Verbosity.quiet, print_blob=False,
         )
         drawn = [self.programs()]
