@@ -31,6 +31,7 @@ def test_a_disagreement_fails_unless_the_catalogue_explains_it():
     assert explained.unexplained() == ["+clip"]
     assert CatalogueCheck("P", ("matmul",), ProbeResult(everything=True)).unexplained() == ["*"]
     assert not CatalogueCheck("P", ("matmul",), ProbeResult(ops=("matmul",))).unexplained()
+    assert not CatalogueCheck("P", ("matmul",), ProbeResult(ops=("matmul", "ceil", "pad")), (("+", "why"),)).unexplained()
 
 
 def test_every_explanation_is_of_a_listed_pass_and_cites_tvm_source():

@@ -373,8 +373,10 @@ class CatalogueCheck:
             [f"+{op}" for op in self.seen.ops if op not in self.listed]
 
     def unexplained(self) -> list[str]:
-        explained = {op for op, _ in self.notes}
-        return [d for d in self.disagreements() if d not in explained]
+        """The disagreements the catalogue does not explain (a note keyed ``+`` explains every
+        op seen but not listed)."""
+        explained = {key for key, _ in self.notes}
+        return [d for d in self.disagreements() if d not in explained and not (d[0] == "+" and "+" in explained)]
 
 
 def against_catalogue(name: str, budget: float = 60.0) -> CatalogueCheck:
