@@ -75,7 +75,7 @@ class FuzzConfig:
     exitfirst: bool = False
     timeout: float = 60.0  # per side of one example
     round_size: int = 50
-    target_phase: bool = True  # Hypothesis' target phase in each round (see _round: benchmarks/target_phase.py)
+    target_phase: bool = False  # Hypothesis' target phase in each round: off, as measured (see _round)
     reduce_seconds: float = 50.0  # reduction of one finding's passes and Program (passfuzz.findings.reduce)
     shrink_seconds: float = 10.0  # Hypothesis' own shrinking, per new finding of a round
     shrink_grace: float = 300.0  # how long past --max-time shrinking and reducing may run (0: --strict-time)
@@ -454,6 +454,13 @@ class Fuzzer:
                 self.notify(FindingSeen(finding, pending[finding.fingerprint]))
             raise error
 
+        # Hypothesis' target phase would spend examples 25-50 of each round hill-climbing from the
+        # program where most passes fired (a score of 0 or 1 for one named pass: lateral moves
+        # only). benchmarks/target_phase.py ran it on and off side by side on the planted passes
+        # (60 s, seeds 1 and 2, a machine at load 11): every run found its bug, or gave up, within
+        # its first 24 examples, identically in both arms, so the phase never ran before a first
+        # finding. It earns nothing there, so it is off (FuzzConfig.target_phase); target() still
+        # reports the count, for Hypothesis' statistics and that benchmark.
         configure = settings(
             database=None, max_examples=max_examples, deadline=None, derandomize=False,
             phases=[Phase.generate, *([Phase.target] if self.config.target_phase else []), Phase.shrink],
