@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from passfuzz.passes.catalogue import CATALOGUE, fuzzable_pool  # noqa: E402
-from passfuzz.reach.probe import against_catalogue  # noqa: E402
+from passfuzz.passes.catalogue import CATALOGUE, fuzzable_pool
+from passfuzz.reach.probe import against_catalogue
 
 
 def main() -> None:

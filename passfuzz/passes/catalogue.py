@@ -380,38 +380,38 @@ MATCHES: dict[str, tuple[tuple[str, ...], str]] = {
 # calling-convention and lowering passes: matches stays (), no focus.
 # Where the probe does not see what MATCHES says, and why (the form the probe does not draw, with
 # the TVM source line); tests/test_probe_catalogue.py fails on a disagreement not explained here.
+_PARALLEL_MATMULS = ("two matmuls fire only sharing their first operand, with second operands of one rank "
+                     "(cc:src/relax/transform/combine_parallel_matmul.cc:87-92, 145-147): under half the probe's "
+                     "programs around matmul; linear, drawn sharing its input, fires alone")
+_EPILOGUE = ("matched only as the epilogue of two parallel matmuls (cc:src/relax/transform/combine_parallel_matmul.cc:"
+             "97-107 bias add, 264-274 activations): the probe meets ops alone and in pairs, and keeps the pairs "
+             "of the first batch that fires")
+_MATMUL_OF_SUM = ("matched only where add feeds matmul's second operand (through permute_dims or not) and an operand "
+                  "of the add is computed at run time (cc:src/relax/transform/expand_matmul_of_sum.cc:49-59, 76-78): "
+                  "the probe's pairs feed the first operand as often, and half give the add constants")
+_FOLDED_BATCH_NORM = ("matched only with the conv2d's weight and the batch_norm's four parameters all constants "
+                      "(py:relax/transform/fold_batch_norm_to_conv2d_for_inference.py:38-47): the probe gives fresh "
+                      "constants to some operands, never to all five")
+_TRANSPOSE_FEED = ("matched only feeding matmul's second operand (py:relax/transform/fuse_transpose_matmul.py:60-61), "
+                   "never alone; matmul (whose proposal draws that permute_dims) and linear fire on their own, so "
+                   "the probe stops there")
+_CONCAT_OF_PERMUTES = ("matched only on a concat of two or more permute_dims of one permutation "
+                       "(cc:src/relax/transform/reorder_permute_dims_after_concat.cc:70-77, 114-127): the probe's "
+                       "pairs hold one permute_dims beside a concat")
+_RUNTIME_RESHAPE = ("its shape is a run-time value (tensor_to_shape): few of the probe's programs around it legalize "
+                    "to a call_tir the pattern check takes (cc:src/relax/transform/rewrite_dataflow_reshape.cc:80-120)")
+_COPIES = ("any op LegalizeOps lowers to a plain copy in a degenerate form (ceil or trunc of integers, broadcast_to "
+           "its own shape, zero padding, repeats=1, a whole strided_slice) is a reshape to its pattern check "
+           "(cc:src/relax/transform/rewrite_dataflow_reshape.cc:80-120, HasReshapePattern); focus stays on the "
+           "reshape-like ops, which it is for")
 PROBE_NOTES: dict[str, tuple[tuple[str, str], ...]] = {
-    'CombineParallelMatmul': tuple((f'-{op}', why) for op, why in [
-        ('matmul', 'two matmuls fire only sharing their first operand, with second operands of one rank '
-                   '(cc:src/relax/transform/combine_parallel_matmul.cc:87-92, 145-147): under half the probe\'s '
-                   'programs around matmul; linear, drawn sharing its input, fires alone'),
-        *((op, 'matched only as the epilogue of two parallel matmuls (cc:src/relax/transform/combine_parallel_matmul.cc:'
-               '97-107 bias add, 264-274 activations): the probe meets ops alone and in pairs, and keeps the pairs '
-               'of the first batch that fires') for op in ('add', 'relu', 'gelu', 'gelu_tanh', 'silu'))]),
-    'ExpandMatmulOfSum': tuple((f'-{op}', 'matched only where add feeds matmul\'s second operand (through '
-                                'permute_dims or not) and an operand of the add is computed at run time '
-                                '(cc:src/relax/transform/expand_matmul_of_sum.cc:49-59, 76-78): the probe\'s pairs '
-                                'feed the first operand as often, and half give the add constants') for op in
-                               ('matmul', 'add', 'permute_dims')),
-    'FoldBatchnormToConv2D': tuple((f'-{op}', 'matched only with the conv2d\'s weight and the batch_norm\'s four '
-                                    'parameters all constants (py:relax/transform/fold_batch_norm_to_conv2d_for_inference'
-                                    '.py:38-47): the probe gives fresh constants to some operands, never to all five')
-                                   for op in ('conv2d', 'batch_norm')),
-    'FuseTransposeMatmul': (('-permute_dims', 'matched only feeding matmul\'s second operand (py:relax/transform/'
-                             'fuse_transpose_matmul.py:60-61), never alone; matmul (whose proposal draws that '
-                             'permute_dims) and linear fire on their own, so the probe stops there'),),
-    'ReorderPermuteDimsAfterConcat': tuple((f'-{op}', 'matched only on a concat of two or more permute_dims of one '
-                                            'permutation (cc:src/relax/transform/reorder_permute_dims_after_concat.cc:'
-                                            '70-77, 120-130): the probe\'s pairs hold one permute_dims beside a '
-                                            'concat') for op in ('concat', 'permute_dims')),
-    'RewriteDataflowReshape': (('-reshape_runtime', 'its shape is a run-time value (tensor_to_shape): few of the '
-                                'probe\'s programs around it legalize to a call_tir the pattern check takes '
-                                '(cc:src/relax/transform/rewrite_dataflow_reshape.cc:80-120)'),
-                               ('+', 'any op LegalizeOps lowers to a plain copy in a degenerate form (ceil or trunc '
-                                'of integers, broadcast_to its own shape, zero padding, repeats=1, a whole '
-                                'strided_slice) is a reshape to its pattern check (cc:src/relax/transform/'
-                                'rewrite_dataflow_reshape.cc:80-120, HasReshapePattern); focus stays on the '
-                                'reshape-like ops, which it is for'),),
+    'CombineParallelMatmul': (('-matmul', _PARALLEL_MATMULS),
+                              *((f'-{op}', _EPILOGUE) for op in ('add', 'relu', 'gelu', 'gelu_tanh', 'silu'))),
+    'ExpandMatmulOfSum': tuple((f'-{op}', _MATMUL_OF_SUM) for op in ('matmul', 'add', 'permute_dims')),
+    'FoldBatchnormToConv2D': (('-conv2d', _FOLDED_BATCH_NORM), ('-batch_norm', _FOLDED_BATCH_NORM)),
+    'FuseTransposeMatmul': (('-permute_dims', _TRANSPOSE_FEED),),
+    'ReorderPermuteDimsAfterConcat': (('-concat', _CONCAT_OF_PERMUTES), ('-permute_dims', _CONCAT_OF_PERMUTES)),
+    'RewriteDataflowReshape': (('-reshape_runtime', _RUNTIME_RESHAPE), ('+', _COPIES)),
 }
 _ENTRIES = [replace(entry, matches=MATCHES[entry.name][0], matches_source=MATCHES[entry.name][1],
                     probe_notes=PROBE_NOTES.get(entry.name, ()))

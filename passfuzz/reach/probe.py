@@ -39,9 +39,9 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from collections.abc import Sequence
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
