@@ -15,6 +15,11 @@ The mutations:
 - ``retype``: a parameter's shape (one dim) or dtype changes, and every parameter of the same
   type with it, so elementwise partners stay compatible; their arguments are drawn afresh.
 - ``revalue``: a parameter's argument is drawn afresh inside its declared range.
+- ``edge_values``: a parameter's argument at the edges of its range: all zero (or the bound
+  nearest zero), one value throughout (ties), or every element at one bound or the other.
+- ``edge_shape``: one dim of a parameter, at any position, set to 1 or to a size that an integer
+  attribute of the program (a stride, a repeat count, a section count) does not divide; its
+  partners of the same type with it, as ``retype`` does.
 - ``repropose``: a node's op is proposed again on the same operands (new attributes).
 - ``replace``: another op, proposed on the node's operands, takes the node's place.
 - ``insert``: an op proposed on the values before a drawn position; its result either replaces a
@@ -37,7 +42,7 @@ from hypothesis.errors import InvalidArgument
 from passfuzz.ir.catalogue import BY_NAME, DTYPES, OPS, OpError, ValueInfo, is_int
 from passfuzz.ir.catalogue.base import fit, representable, same_type
 from passfuzz.ir.graph import ProgramSketch, analyse
-from passfuzz.ir.program import Node, Param, Program, ProgramError
+from passfuzz.ir.program import Node, Param, Program, ProgramError, numpy_dtype
 
 from ._programs import FLOAT_RANGES, INT_RANGES, DrawChooser
 
@@ -88,8 +93,8 @@ class _Mutator:
     def __init__(self, seeds: tuple[Program, ...], ops: list, dtypes: tuple[str, ...]):
         self.seeds, self.ops, self.dtypes = seeds, ops, dtypes
         # The order is what shrinking moves toward: the smallest edits first.
-        self.kinds: list[Callable] = [self.revalue, self.repropose, self.retype, self.delete, self.replace,
-                                      self.insert, self.splice]
+        self.kinds: list[Callable] = [self.revalue, self.edge_values, self.repropose, self.retype, self.edge_shape,
+                                      self.delete, self.replace, self.insert, self.splice]
 
     def mutate(self, program: Program, draw) -> Program:
         """One mutation of ``program``, or ``program`` itself when the mutation drawn finds nothing to
@@ -120,6 +125,28 @@ class _Mutator:
         values[i] = replace(values[i], value=None)  # drawn again by _with_arguments
         return replace(program, values=tuple(values))
 
+    def edge_values(self, program: Program, infos, chooser) -> Program | None:
+        """Boundary values random draws rarely give together: the kind (zeros, ties, extremes)
+        shrinks toward zeros."""
+        params = [i for i, _ in program.params]
+        if not params:
+            return None
+        i = chooser.choice(params)
+        old = program.values[i]
+        lo, hi = _inward(old.dtype, old.lo, old.hi)
+        if is_int(old.dtype):
+            lo, hi = float(np.ceil(lo)), float(np.floor(hi))
+        kind = chooser.integer(0, 2)
+        if kind == 0:  # zeros, or the bound nearest zero
+            array = np.full(old.shape, min(max(0.0, lo), hi))
+        elif kind == 1:  # one value throughout
+            array = np.full(old.shape, chooser.array((), old.dtype, lo, hi))
+        else:  # each element at a bound
+            array = np.where(chooser.array(old.shape, "bool", 0, 1), hi, lo)
+        values = list(program.values)
+        values[i] = replace(old, value=array.astype(numpy_dtype(old.dtype)).tolist())
+        return replace(program, values=tuple(values))
+
     def retype(self, program: Program, infos, chooser) -> Program | None:
         params = [i for i, _ in program.params]
         if not params:
@@ -132,13 +159,19 @@ class _Mutator:
             dtype = old.dtype
         else:
             dtype = chooser.choice(self.dtypes)
-        lo, hi = _range_for(dtype, old.lo, old.hi)
-        values = list(program.values)
-        for i, p in program.params:
-            if p.shape == old.shape and p.dtype == old.dtype:  # partners of the same type change with it
-                values[i] = replace(p, shape=tuple(shape), dtype=dtype, lo=lo, hi=hi, value=None, dims=(),
-                                    unknown_rank=False)
-        return program.with_live_symbols(tuple(values))
+        return _retyped(program, old, tuple(shape), dtype)
+
+    def edge_shape(self, program: Program, infos, chooser) -> Program | None:
+        """A size-1 axis at any position, or a size the program's integer attributes do not
+        divide (n + 1 for each n from 2 to 8 among them), which random sizes of 1 to 4 rarely are."""
+        params = [i for i, p in program.params if p.shape]
+        if not params:
+            return None
+        old = program.values[chooser.choice(params)]
+        divisors = sorted({n for v in program.values if isinstance(v, Node) for n in _integers(v.attrs) if 2 <= n <= 8})
+        shape = list(old.shape)
+        shape[chooser.integer(0, len(shape) - 1)] = chooser.choice([1, *(n + 1 for n in divisors)])
+        return _retyped(program, old, tuple(shape), old.dtype)
 
     # -- nodes -----------------------------------------------------------------------------
     def repropose(self, program: Program, infos, chooser) -> Program | None:
@@ -251,6 +284,30 @@ class _OperandsSketch(ProgramSketch):
 
     def candidates(self, accept, tuples=False) -> list[int]:
         return [i for i in super().candidates(accept, tuples) if i in self.allowed or i >= self.start]
+
+
+def _retyped(program: Program, old: Param, shape: tuple[int, ...], dtype: str) -> Program:
+    """Every parameter of ``old``'s type (its partners in elementwise ops) given ``shape`` and
+    ``dtype``, its argument to be drawn again."""
+    lo, hi = _range_for(dtype, old.lo, old.hi)
+    values = list(program.values)
+    for i, p in program.params:
+        if p.shape == old.shape and p.dtype == old.dtype:
+            values[i] = replace(p, shape=shape, dtype=dtype, lo=lo, hi=hi, value=None, dims=(), unknown_rank=False)
+    return program.with_live_symbols(tuple(values))
+
+
+def _integers(attrs) -> list[int]:
+    """The integers in an op's attributes, however nested (flags are not integers here)."""
+    if isinstance(attrs, bool):
+        return []
+    if isinstance(attrs, int):
+        return [attrs]
+    if isinstance(attrs, dict):
+        return [n for v in attrs.values() for n in _integers(v)]
+    if isinstance(attrs, (list, tuple)):
+        return [n for v in attrs for n in _integers(v)]
+    return []
 
 
 def _same(a, b) -> bool:

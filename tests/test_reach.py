@@ -91,6 +91,29 @@ def test_a_behaviour_is_what_a_named_pass_removed_and_added_and_how_the_example_
     assert observed(changes, ["P"], "wrong-result") != observed(changes, ["P"], "ok")
 
 
+def test_rewrites_differing_only_in_an_attribute_are_two_behaviours():
+    """LegalizeOps rewrites sum over the first axis and sum over the last: two behaviours. Sum over
+    axis 1 and over axis -1 of a matrix, with other arguments, is one (attributes are bucketed, so
+    the behaviours stay few)."""
+    from passfuzz.ir.program import Node, Param, Program
+    from passfuzz.passes.names import PassSpec
+    from passfuzz.reach.behaviours import observed
+    from passfuzz.run.execute import run_side
+
+    def behaviour(axis: int, values: list) -> list:
+        program = Program((Param((2, 3), "float32", -1.0, 1.0, values),
+                           Node("sum", (0,), {"axis": [axis], "keepdims": False})), (1,))
+        outcome = run_side(program, [PassSpec("LegalizeOps")], ["llvm"], timeout=120)
+        assert outcome.status == "ok", outcome
+        return observed(outcome.changes, ["LegalizeOps"], "ok")
+
+    values, others = [[0.0, 0.5, 1.0], [-1.0, 0.25, 0.0]], [[1.0, 1.0, -0.5], [0.0, 0.0, 0.75]]
+    first, last = behaviour(0, values), behaviour(1, values)
+    assert first != last, first
+    assert "relax.sum[axis=first,keepdims=false]" in first[0][1] and "relax.sum[axis=last" in last[0][1], (first, last)
+    assert behaviour(-1, others) == last
+
+
 def test_the_store_keeps_the_smallest_program_of_each_behaviour_across_stores(tmp_path):
     from passfuzz.reach.behaviours import BehaviourStore
 

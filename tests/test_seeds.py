@@ -298,6 +298,41 @@ def test_each_kind_of_mutation_changes_seeds_validly():
     assert all(n >= 10 for n in changed.values()), changed
 
 
+def test_mutations_of_a_kept_program_draw_boundary_shapes_and_values():
+    """What random draws rarely give, mutations give often: a size-1 axis at every position, a
+    size the program's integer attribute (repeats=2) does not divide, an argument of zeros, of one
+    value throughout, of elements all at the bounds of its range."""
+    import numpy as np
+
+    kept = Program((Param((2, 4, 2), "float32", -2.0, 2.0, np.linspace(-1.5, 1.5, 16).reshape(2, 4, 2).tolist()),
+                    Node("repeat", (0,), {"repeats": 2, "axis": 1}), Node("exp", (1,))), (2,))
+    drawn = []
+
+    @settings(max_examples=300, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(seeded_programs([kept], max_mutations=1))
+    def collect(program):
+        drawn.append(program)
+
+    collect()
+    seen = Counter()
+    mutated = [p for p in drawn if p != kept]
+    for program in mutated:
+        forms = set()
+        for _, param in program.params:
+            values = param.array()
+            forms.update(f"size-1 axis {axis}" for axis, size in enumerate(param.shape)
+                         if size == 1 and len(param.shape) == 3)
+            forms.update(["a size 2 does not divide"] if any(size > 1 and size % 2 for size in param.shape) else [])
+            forms.update(["zeros"] if values.size and not values.any() else [])
+            forms.update(["ties"] if values.size > 1 and len(np.unique(values)) == 1 else [])
+            forms.update(["extremes"] if values.size > 1 and np.isin(values, [param.lo, param.hi]).all()
+                         and len(np.unique(values)) == 2 else [])
+        seen.update(forms)
+    wanted = ["size-1 axis 0", "size-1 axis 1", "size-1 axis 2", "a size 2 does not divide", "zeros", "ties",
+              "extremes"]
+    assert all(seen[form] >= 0.03 * len(mutated) for form in wanted), (len(mutated), seen)
+
+
 def test_shrinking_goes_back_to_the_unmutated_seed():
     """Seed B holds a matmul and seed A none; mutations of A that insert or splice in a matmul
     satisfy the predicate too, but the simplest example is B itself, unmutated."""

@@ -42,6 +42,10 @@ class PassInfo:
     # Why it may change its own output again, with the source: "" when applying it twice must give
     # what applying it once gave (passfuzz.judge.observations checks the passes that are so).
     not_idempotent: str = ""
+    # Where the probe (passfuzz.reach.probe.against_catalogue) disagrees with ``matches``, and why:
+    # (``-op`` listed but never seen fire, ``+op`` seen but not listed, ``*`` changes most ops; the
+    # reason, with the TVM source line). Set in PROBE_NOTES.
+    probe_notes: tuple[tuple[str, str], ...] = ()
 
 
 # Contracts (phases, requires, enters, preconditions) are read off TVM 0.27's source; ``source`` cites
@@ -364,8 +368,8 @@ MATCHES: dict[str, tuple[tuple[str, ...], str]] = {
                           'py:relax/transform/fast_math.py:41-47 (relax.nn.softmax, relax.exp, relax.erf, relax.tanh)'),
     'DecomposeOpsForInference': (('batch_norm', 'tuple_get_item', 'reshape_runtime'),
                                  'cc:src/relax/transform/decompose_ops.cc:197-213 (batch_norm, tensor_to_shape, which reshape_runtime emits)'),
-    'DecomposeOpsForTraining': (('batch_norm_training', 'layer_norm', 'tuple_get_item'),
-                                'cc:src/relax/transform/decompose_ops.cc:175-194 (batch_norm, in training mode by its contract; layer_norm)'),
+    'DecomposeOpsForTraining': (('batch_norm_training', 'layer_norm', 'tuple_get_item', 'reshape_runtime'),
+                                'cc:src/relax/transform/decompose_ops.cc:175-194 (batch_norm, in training mode by its contract; layer_norm), 329-331 (then DecomposeOps, as for inference: tensor_to_shape, which reshape_runtime emits, 197-213)'),
     'ConvertLayout': (('conv2d',),
                       'cc:src/relax/transform/convert_layout.cc:45-78 (conv2d is converted; every other op only follows through FRelaxInferLayout, 209)'),
     'RewriteDataflowReshape': (('reshape', 'expand_dims', 'squeeze', 'flatten', 'reshape_runtime'),
@@ -377,7 +381,43 @@ MATCHES: dict[str, tuple[tuple[str, ...], str]] = {
 # ToMixedPrecision (to_mixed_precision.cc:49 a policy per op, kAlways for matmul and convolutions,
 # kFollow for elementwise ops, so every op takes part), DataflowUseInplaceCalls, Gradient, the
 # calling-convention and lowering passes: matches stays (), no focus.
-_ENTRIES = [replace(entry, matches=MATCHES[entry.name][0], matches_source=MATCHES[entry.name][1])
+# Where the probe does not see what MATCHES says, and why (the form the probe does not draw, with
+# the TVM source line); tests/test_probe_catalogue.py fails on a disagreement not explained here.
+_PARALLEL_MATMULS = ("two matmuls fire only sharing their first operand, with second operands of one rank "
+                     "(cc:src/relax/transform/combine_parallel_matmul.cc:87-92, 145-147): under half the probe's "
+                     "programs around matmul; linear, drawn sharing its input, fires alone")
+_EPILOGUE = ("matched only as the epilogue of two parallel matmuls (cc:src/relax/transform/combine_parallel_matmul.cc:"
+             "97-107 bias add, 264-274 activations): the probe meets ops alone and in pairs, and keeps the pairs "
+             "of the first batch that fires")
+_MATMUL_OF_SUM = ("matched only where add feeds matmul's second operand (through permute_dims or not) and an operand "
+                  "of the add is computed at run time (cc:src/relax/transform/expand_matmul_of_sum.cc:49-59, 76-78): "
+                  "the probe's pairs feed the first operand as often, and half give the add constants")
+_FOLDED_BATCH_NORM = ("matched only with the conv2d's weight and the batch_norm's four parameters all constants "
+                      "(py:relax/transform/fold_batch_norm_to_conv2d_for_inference.py:38-47): the probe gives fresh "
+                      "constants to some operands, never to all five")
+_TRANSPOSE_FEED = ("matched only feeding matmul's second operand (py:relax/transform/fuse_transpose_matmul.py:60-61), "
+                   "never alone; matmul (whose proposal draws that permute_dims) and linear fire on their own, so "
+                   "the probe stops there")
+_CONCAT_OF_PERMUTES = ("matched only on a concat of two or more permute_dims of one permutation "
+                       "(cc:src/relax/transform/reorder_permute_dims_after_concat.cc:70-77, 114-127): the probe's "
+                       "pairs hold one permute_dims beside a concat")
+_RUNTIME_RESHAPE = ("its shape is a run-time value (tensor_to_shape): few of the probe's programs around it legalize "
+                    "to a call_tir the pattern check takes (cc:src/relax/transform/rewrite_dataflow_reshape.cc:80-120)")
+_COPIES = ("any op LegalizeOps lowers to a plain copy in a degenerate form (ceil or trunc of integers, broadcast_to "
+           "its own shape, zero padding, repeats=1, a whole strided_slice) is a reshape to its pattern check "
+           "(cc:src/relax/transform/rewrite_dataflow_reshape.cc:80-120, HasReshapePattern); focus stays on the "
+           "reshape-like ops, which it is for")
+PROBE_NOTES: dict[str, tuple[tuple[str, str], ...]] = {
+    'CombineParallelMatmul': (('-matmul', _PARALLEL_MATMULS),
+                              *((f'-{op}', _EPILOGUE) for op in ('add', 'relu', 'gelu', 'gelu_tanh', 'silu'))),
+    'ExpandMatmulOfSum': tuple((f'-{op}', _MATMUL_OF_SUM) for op in ('matmul', 'add', 'permute_dims')),
+    'FoldBatchnormToConv2D': (('-conv2d', _FOLDED_BATCH_NORM), ('-batch_norm', _FOLDED_BATCH_NORM)),
+    'FuseTransposeMatmul': (('-permute_dims', _TRANSPOSE_FEED),),
+    'ReorderPermuteDimsAfterConcat': (('-concat', _CONCAT_OF_PERMUTES), ('-permute_dims', _CONCAT_OF_PERMUTES)),
+    'RewriteDataflowReshape': (('-reshape_runtime', _RUNTIME_RESHAPE), ('+', _COPIES)),
+}
+_ENTRIES = [replace(entry, matches=MATCHES[entry.name][0], matches_source=MATCHES[entry.name][1],
+                    probe_notes=PROBE_NOTES.get(entry.name, ()))
             if entry.name in MATCHES else entry for entry in _ENTRIES]
 
 CATALOGUE: dict[str, PassInfo] = {info.name: info for info in _ENTRIES}

@@ -2,9 +2,12 @@
 showed it, kept across runs so that the next run starts where the last one stopped.
 
 A behaviour is what one example observed of one pass, in terms the run already has: the pass, the
-Relax ops it removed and those it added (``Outcome.changes``, each op once), and how the example
-ended (``ok``, or the finding's kind). Rewrites of different ops tell apart; attribute values do
-not (yet). Coverage without C++ instrumentation, as HypoFuzz and AFL keep a corpus per coverage
+Relax ops it removed and those it added, each with its attributes in a few buckets
+(``Outcome.changes``, each op form once: ``relax.sum[axis=last,keepdims=false]``, see
+``passfuzz.relax.build.op_form``), and how the example ended (``ok``, or the finding's kind).
+Rewrites of different ops tell apart, and so do rewrites of one op whose attributes differ (the
+axis reduced, a flag, the dtype cast to); the dtypes and shapes of the values do not (yet).
+Coverage without C++ instrumentation, as HypoFuzz and AFL keep a corpus per coverage
 edge: a program that made a pass do something new is worth mutating, and the rarer the behaviour,
 the more a draw among behaviours (one program each) favours it over fresh generation.
 

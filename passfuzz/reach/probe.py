@@ -13,7 +13,7 @@ Three stages, within a time budget:
    (one feeding the next at a drawn operand, sharing an operand, one value read twice, reading
    the same operands), half of them with fresh constants beside them; eight times as many for an
    op the source names. The focus strategy is the fuzzer's own, so whatever form the probe saw
-   fire, the run draws again. An op counts when at least half the programs holding it fired, and
+   fire, the run draws again. An op counts when at least half the programs drawn around it fired, and
    the form is kept: did the firing programs feed a constant to the op, read one value twice?
 2. **Two ops meeting.** When no op fires alone and the source names ops: programs focused on two
    of them, or, when it names one, on that one and each other op. The first batch that fires gives
@@ -33,17 +33,20 @@ versions) under the corpus, so a second run starts at once.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 import json
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from passfuzz.ir.program import Node, Program
+from passfuzz.passes.catalogue import with_prerequisites
 from strategies import relax_programs
 
 # A probe that changes more than this share of the catalogue found a pass that rewrites anything.
@@ -88,18 +91,25 @@ class ProbeResult:
 
 
 def draw_programs(count: int, draw_seed: int, **strategy) -> list[Program]:
-    """``count`` programs of ``relax_programs(**strategy)``, the same ones for the same seed."""
+    """``count`` programs of ``relax_programs(**strategy)``, the same ones for the same seed
+    (remembered: probes of several passes in one process draw most of their programs alike)."""
+    frozen = tuple(sorted((key, tuple(value) if isinstance(value, list) else value) for key, value in strategy.items()))
+    return list(_drawn(count, draw_seed, frozen))
+
+
+@functools.lru_cache(maxsize=4096)
+def _drawn(count: int, draw_seed: int, strategy: tuple) -> tuple[Program, ...]:
     drawn: list[Program] = []
 
     @seed(draw_seed)
     @settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
-    @given(relax_programs(**strategy))
+    @given(relax_programs(**dict(strategy)))
     def collect(program):
         drawn.append(program)
 
     collect()
-    return drawn
+    return tuple(drawn)
 
 
 # Structure, not ops a pattern names: a pass that rebuilds every function changes programs with local
@@ -130,11 +140,13 @@ def _apply_all(programs: Sequence[Program], spec, timeout: float, hung: list[int
     counts its whole batch as fired, and its size goes to ``hung``: the probe stops there."""
     from passfuzz.run import execute, isolate  # TVM lives there
 
+    passes = with_prerequisites([spec])  # a pass meant for legalized modules is given one, as a run gives it
+
     def changes(batch: Sequence[Program]) -> list[bool]:
         seen = []
         for program in batch:
             try:
-                seen.append(bool(execute.fired_passes(program, [spec])))
+                seen.append(spec.text in execute.fired_passes(program, passes))
             except Exception:  # noqa: BLE001 - a pass failing on a program is looking at it
                 seen.append(True)
         return seen
@@ -174,6 +186,8 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
     order = hints + [op for op in ops if op not in hints] if alone is None else [op for op in alone if op in ops]
     common = {"match_cast": match_cast, "symbolic": False, **({"dtypes": tuple(dtypes)} if dtypes else {})}
     counts: dict[str, list[int]] = {}
+    own: list[tuple[str, frozenset[str], bool]] = []  # stage 1: (the op drawn around, the ops held, fired)
+    plain = [0, 0]  # [fired, programs] among those not drawn around an op the source names
     programs: list[Program] = []
     fired_programs: list[Program] = []
     hung: list[int] = []  # batches whose child hung: a pass that hangs is fuzzed without a probe's focus
@@ -182,17 +196,25 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
     def left() -> float:
         return budget - (time.monotonic() - started) if not hung else 0.0
 
-    def run(batch: list[Program]) -> int:
-        fired_before = len(fired_programs)
-        for program, fired in zip(batch, _apply_all(batch, spec, timeout, hung)):
+    def run(batch: list[Program], around: Sequence[str | tuple[str, str] | None] = ()) -> list[bool]:
+        """Whether the pass changed each program of ``batch``; ``around``: what each was drawn
+        around (stage 1 an op, stage 2 a pair, stage 3 nothing)."""
+        seen = _apply_all(batch, spec, timeout, hung)
+        for k, (program, fired) in enumerate(zip(batch, seen)):
             programs.append(program)
+            op = around[k] if around else None
+            if isinstance(op, str):
+                own.append((op, frozenset(_ops(program)), fired))
+            if op is None or isinstance(op, str) and op not in hints:
+                plain[0] += fired
+                plain[1] += 1
             for op in _ops(program):
                 tally = counts.setdefault(op, [0, 0])
                 tally[0] += fired
                 tally[1] += 1
             if fired:
                 fired_programs.append(program)
-        return len(fired_programs) - fired_before
+        return seen
 
     def focused(group: Sequence[str], number: int, count: int = PROGRAMS_PER_OP) -> list[Program]:
         try:  # half the groups with fresh constants beside the focused ops
@@ -205,18 +227,21 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
 
     # Stage 1: each op on its own, in every operand form; ops batched so a child serves several.
     pending: list[Program] = []
+    around: list[str] = []
     for number, op in enumerate(order):
         if left() < budget * STAGE_TWO_SHARE or hung:
             break
-        pending += focused([op], number, PROGRAMS_PER_OP * (8 if op in hints else 1))
+        drawn = focused([op], number, PROGRAMS_PER_OP * (8 if op in hints else 1))
+        pending += drawn
+        around += [op] * len(drawn)
         if len(pending) >= PROGRAMS_PER_BATCH:
-            run(pending)
-            pending = []
-            if whole and len(programs) >= EARLY and len(fired_programs) >= 0.9 * len(programs):
-                break  # it changes or fails on whatever it is given
+            run(pending, around)
+            pending, around = [], []
+            if whole and plain[1] >= EARLY and plain[0] >= 0.9 * plain[1]:
+                break  # it changes or fails on whatever it is given (the source's ops aside)
     if pending and not hung:
-        run(pending)
-    found, stage = _found(counts, share), 1
+        run(pending, around)
+    found, stage = _found(own, share), 1
     # Stage 2: two ops meeting, at least one of them named by the source: a pattern of two ops
     # neither of which a one-op program shows (the hinted pairs first, then each hinted op with
     # every other op).
@@ -225,20 +250,19 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
         among_hints = len(pairs)  # drawn more often: the source names both
         if len(hints) == 1:  # one op named: its partner is one the source does not name
             pairs += [(hints[0], b) for b in ops if b != hints[0]]
-        pending = []
+        pending, around = [], []
         for number, pair in enumerate(pairs):
             if left() <= 0:
                 break
-            pending += focused(pair, 30_000 + number, 2 * PROGRAMS_PER_OP if number < among_hints else 3)
+            drawn = focused(pair, 30_000 + number, 2 * PROGRAMS_PER_OP if number < among_hints else 3)
+            pending += drawn
+            around += [pair] * len(drawn)
             if len(pending) >= PROGRAMS_PER_BATCH or number == len(pairs) - 1:
-                fired = run(pending)
-                if fired:  # the hinted ops the firing programs share, and their partners there
-                    held = [_ops(program) for program in fired_programs[-fired:]]
-                    shared = set.intersection(*held)
-                    partners = sorted(set.union(*held) - set(hints))
-                    found, stage = [op for op in hints if op in shared] + partners[:6], 2
+                met = {op for pair, fired in zip(around, run(pending, around)) if fired for op in pair}
+                if met:  # the source's ops of the pairs that fired, and their partners (not the helpers they bring)
+                    found, stage = [op for op in hints if op in met] + sorted(met - set(hints))[:6], 2
                     break
-                pending = []
+                pending, around = [], []
     # Stage 3: larger unfocused programs; the ops that firing programs hold clearly more often
     # than programs do are candidates, each confirmed by programs focused on it (which may run a
     # quarter of the budget over: a candidate is worth its confirmation).
@@ -249,11 +273,11 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
             number += 1
         candidates = enriched(counts, len(programs), len(fired_programs))
         confirmed = [op for number, op in enumerate(candidates)
-                     if left() > -budget / 4 and run(focused([op], 20_000 + number, 4 * PROGRAMS_PER_OP))]
+                     if left() > -budget / 4 and any(run(focused([op], 20_000 + number, 4 * PROGRAMS_PER_OP)))]
         if confirmed:
             found, stage = confirmed, 3
     everything = bool(hung) or whole and ((bool(found) and len(found) > EVERYTHING * len(ops))
-                                         or (len(programs) >= EARLY and len(fired_programs) >= 0.9 * len(programs)))
+                                         or (plain[1] >= EARLY and plain[0] >= 0.9 * plain[1]))
     shown = found if not everything else []
     wanted = set(shown)
     forms = [_form(p, wanted) for p in fired_programs if _ops(p) & wanted]
@@ -265,12 +289,24 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
         counts={op: (tally[0], tally[1]) for op, tally in counts.items()})
 
 
-def _found(counts: dict[str, list[int]], share: float = 0.5) -> list[str]:
-    """Stage 1's ops, best rate first: those whose programs fired at least ``share`` of the time.
-    A program focused on one op can hold a helper the op's proposal adds (a clip before a take); a
-    helper the pass does not match rarely reaches half, as most programs holding it fire not."""
-    return sorted((op for op, (fired, held) in counts.items() if fired and fired >= share * held),
-                  key=lambda op: (-counts[op][0] / counts[op][1], op))
+def _found(drawn: Sequence[tuple[str, frozenset[str], bool]], share: float = 0.5) -> list[str]:
+    """Stage 1's ops, best rate first: those whose programs (drawn around the op: ``drawn`` holds
+    (op, the ops a program holds, fired)) fired at least ``share`` of the time. Only the op a
+    program was drawn around counts, not a helper its proposal adds (the clip before a take: eight
+    times as many programs around a take the source names once made clip look matched); and an op
+    counts only on the programs that hold no other op found, since a helper the pass matches
+    makes its op's programs fire too (the expand_dims a conv2d's proposal adds, which
+    RewriteDataflowReshape rewrites)."""
+    def rate(op: str, without: frozenset[str] = frozenset()) -> tuple[int, int]:
+        fired = [f for o, held, f in drawn if o == op and not (held - {op}) & without]
+        return sum(fired), len(fired)
+
+    def counts(fired: int, held: int) -> bool:
+        return fired > 0 and fired >= share * held
+
+    found = frozenset(op for op, _, _ in drawn if counts(*rate(op)))
+    kept = [op for op in found if counts(*rate(op, found))]
+    return sorted(kept, key=lambda op: (-rate(op)[0] / rate(op)[1], op))
 
 
 def enriched(counts: dict[str, list[int]], programs: int, fired_programs: int) -> list[str]:
@@ -314,3 +350,54 @@ def write_whole(path: Path, text: str) -> None:
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial.tmp")  # as corpus.atomic_write names them
     partial.write_text(text, encoding="utf-8")
     os.replace(partial, path)
+
+
+# -- the pass catalogue held against the probe -------------------------------------------------
+
+@dataclass(frozen=True)
+class CatalogueCheck:
+    """A TVM pass's ``PassInfo.matches`` held against what the probe sees it change, with the
+    disagreements its catalogue entry explains (``PassInfo.probe_notes``) set apart."""
+
+    name: str
+    listed: tuple[str, ...]  # the catalogue's ops (structure left out: never probed)
+    seen: ProbeResult
+    notes: tuple[tuple[str, str], ...] = ()  # (op, why the probe disagrees on it) from the catalogue
+
+    def disagreements(self) -> list[str]:
+        """Each disagreement as ``-op`` (listed, never seen), ``+op`` (seen, not listed) or
+        ``*`` (changes most ops)."""
+        if self.seen.everything:
+            return ["*"]
+        return [f"-{op}" for op in self.listed if op not in self.seen.ops] + \
+            [f"+{op}" for op in self.seen.ops if op not in self.listed]
+
+    def unexplained(self) -> list[str]:
+        """The disagreements the catalogue does not explain (a note keyed ``+`` explains every
+        op seen but not listed)."""
+        explained = {key for key, _ in self.notes}
+        return [d for d in self.disagreements() if d not in explained and not (d[0] == "+" and "+" in explained)]
+
+
+def against_catalogue(name: str, budget: float = 60.0) -> CatalogueCheck:
+    """Probe TVM's pass ``name`` over the whole catalogue (the ops its entry lists first, programs
+    inside its contract, as a run draws them) and hold the result against the entry."""
+    from passfuzz.passes.catalogue import CATALOGUE
+    from passfuzz.passes.contracts import generation
+    from passfuzz.passes.names import resolve_list
+
+    from .focus import drawable
+
+    [spec] = resolve_list(name)
+    kept = generation([spec])
+    info = CATALOGUE[name]
+    listed = tuple(op for op in info.matches if op not in STRUCTURE)
+    ops = [op for op in drawable() if op not in kept.left_out]
+    scope = {"match_cast": kept.match_cast, "dtypes": kept.dtypes or None}
+    seen = probe_pass(spec, ops, budget=budget, hints=listed, **scope)
+    unseen = [op for op in listed if op not in seen.ops]
+    if unseen and not seen.everything:  # confirmed as a run confirms the ops a custom pass's source looks for
+        confirmed = probe_pass(spec, ops, budget=budget / 3, hints=listed, alone=unseen, share=0.0, **scope)
+        seen = dataclasses.replace(seen, ops=seen.ops + tuple(op for op in confirmed.ops if op in unseen),
+                                   seconds=seen.seconds + confirmed.seconds)
+    return CatalogueCheck(name, listed, seen, info.probe_notes)

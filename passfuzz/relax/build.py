@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter
 
 import tvm
+import tvm_ffi
 from tvm import relax
 
 # Reproducer scripts parse TVMScript, and the parser imports parts of TVM that some passes use
@@ -77,19 +78,80 @@ def relax_ops(program: Program) -> list[str]:
     return sorted(op_counts(build_module(program)))
 
 
-def op_counts(mod: tvm.IRModule) -> Counter:
+def op_counts(mod: tvm.IRModule, forms: bool = False) -> Counter:
     """How many calls of each Relax op the Relax functions of ``mod`` hold (what a pass removed or
-    added is the difference of two of these)."""
+    added is the difference of two of these). With ``forms``, each op with its attributes
+    bucketed (``op_form``), so that rewrites differing only in an attribute count apart."""
     counts: Counter = Counter()
 
     def note(expr) -> None:
         if isinstance(expr, relax.Call) and isinstance(expr.op, tvm.ir.Op):
-            counts[expr.op.name] += 1
+            counts[op_form(expr) if forms else expr.op.name] += 1
 
     for func in mod.functions.values():
         if isinstance(func, relax.Function):
             relax.analysis.post_order_visit(func.body, note)
     return counts
+
+
+def op_form(call: relax.Call) -> str:
+    """``relax.sum[axis=last,keepdims=true]``: the op of ``call`` with each attribute in a
+    bucket, few per attribute so the behaviours they key stay few: an axis by its position in the
+    first operand (first, middle, last, or only), an integer by its sign and whether it is 0 or
+    1, a float by its sign, a dtype by its family, a flag or a string (a layout, a method) as it
+    is, an array by the set of its elements' buckets; other fields are left out."""
+    fields = getattr(type(call.attrs), "__tvm_ffi_type_info__", None) if call.attrs is not None else None
+    if fields is None:
+        return call.op.name
+    rank = getattr(call.args[0].ty, "ndim", -1) if call.args else -1
+    parts = []
+    for field in fields.fields:
+        value = getattr(call.attrs, field.name, None)
+        bucket = _axis_bucket(value, rank) if field.name in ("axis", "axes") else _bucket(value)
+        if bucket is not None:
+            parts.append(f"{field.name}={bucket}")
+    return f"{call.op.name}[{','.join(parts)}]"
+
+
+def _axis_bucket(value, rank: int) -> str | None:
+    if value is None:
+        return "none"
+    axes = [value] if isinstance(value, int) else list(value) if isinstance(value, (list, tuple, tvm.ir.Array)) else None
+    if axes is None or not all(isinstance(a, int) for a in axes):
+        return None
+    if rank <= 0:
+        return "?"
+
+    def where(axis: int) -> str:
+        axis %= rank
+        return "only" if rank == 1 else "first" if axis == 0 else "last" if axis == rank - 1 else "middle"
+
+    return "+".join(sorted({where(a) for a in axes})) or "empty"
+
+
+def _bucket(value) -> str | None:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return "0" if value == 0 else "1" if value == 1 else "neg" if value < 0 else ">1"
+    if isinstance(value, float):
+        return "0" if value == 0 else "neg" if value < 0 else "pos"
+    if isinstance(value, tvm_ffi.dtype):  # a str too
+        return _dtype_family(str(value))
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple, tvm.ir.Array)):
+        items = [_bucket(v) for v in value]
+        return "|".join(sorted({b for b in items if b is not None})) or "empty"
+    if isinstance(value, tvm.tirx.IntImm):
+        return _bucket(int(value))
+    return None
+
+
+def _dtype_family(dtype: str) -> str:
+    return next((family for family in ("bfloat", "float", "uint", "int", "bool") if dtype.startswith(family)), dtype)
 
 
 def _needs_facts(program: Program) -> bool:

@@ -48,7 +48,8 @@ class Outcome:
     outputs: dict[str, list[np.ndarray]] = field(default_factory=dict)  # per target
     changed: bool | None = None  # did the passes change the module (optimized side only)
     fired: tuple[str, ...] = ()  # the passes that changed the module they were given (up to a failure)
-    # per pass that fired: (pass, Relax ops it removed, ops it added), each op once (up to a failure)
+    # per pass that fired: (pass, Relax ops it removed, ops it added), each op form once (its attributes
+    # bucketed: relax.build.op_form), up to a failure
     changes: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
     adapter: Adapter | None = None  # how the optimized module was called
     outside_contract: str = ""  # the first pass that received a module its contract does not accept
@@ -88,12 +89,12 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
                     isolate.note("outside_contract", outside_contract)
             isolate.mark(f"pass:{spec.text}")
             before = tvm_ffi.structural_hash(mod)  # a hash: a pass may update its input in place
-            ops_before = op_counts(mod)
+            ops_before = op_counts(mod, forms=True)
             mod = spec.for_program(program).instantiate()(mod)
             if tvm_ffi.structural_hash(mod) != before:
                 fired.append(spec.text)
                 isolate.note("fired", tuple(fired))  # known even if a later pass fails
-                ops_after = op_counts(mod)  # what it did, in ops: a behaviour (passfuzz.reach.behaviours)
+                ops_after = op_counts(mod, forms=True)  # what it did, in ops and their attributes: a behaviour
                 changes.append((spec.text, tuple(sorted(ops_before - ops_after)), tuple(sorted(ops_after - ops_before))))
                 isolate.note("changes", tuple(changes))
             checking = checking and pass_info(spec).well_formed_after
