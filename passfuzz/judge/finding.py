@@ -52,10 +52,12 @@ from passfuzz.run.builds import PLAIN_BUILD, Build
 
 KINDS = ("pass-error", "ill-formed", "compile-error", "runtime-error", "crash", "hang", "wrong-result",
          "reference-mismatch", "target-mismatch", "pipeline-error", "pipeline-crash", "pipeline-hang", "slowdown",
-         "print-round-trip", "json-round-trip", "nondeterministic-pass", "nondeterministic-output")
+         "print-round-trip", "json-round-trip", "nondeterministic-pass", "nondeterministic-output",
+         "emi-mismatch")
 
 
-VALUE_KINDS = ("wrong-result", "target-mismatch")
+# Kinds a fingerprint names only by what differs after which pass: known by their trigger too.
+VALUE_KINDS = ("wrong-result", "target-mismatch", "emi-mismatch")
 
 
 APART = " | apart from "
