@@ -13,6 +13,6 @@
 from ._passes import pass_sequences
 from ._programs import relax_programs, tensor_values
 from ._schedules import dlight_rule_sequences, schedule_steps
-from ._seeded import seeded_programs
+from ._seeded import emi_programs, seeded_programs
 
-__all__ = ["dlight_rule_sequences", "pass_sequences", "relax_programs", "schedule_steps", "seeded_programs", "tensor_values"]
+__all__ = ["dlight_rule_sequences", "emi_programs", "pass_sequences", "relax_programs", "schedule_steps", "seeded_programs", "tensor_values"]

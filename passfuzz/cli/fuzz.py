@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 
 from passfuzz.campaign.plan import (  # no TVM: the help needs none
+    DEFAULT_EMI,
     DEFAULT_MAX_EXAMPLES,
     DEFAULT_PROBE_SECONDS,
     DEFAULT_THRESHOLD,
@@ -209,6 +210,13 @@ def parser() -> argparse.ArgumentParser:
     checks.add_argument("--output-determinism", action="store_true",
                         help="also compile and run the optimized module a second time and check that its outputs "
                              "on CPU targets are bit-identical. Off by default: it costs a side")
+    checks.add_argument("--emi", action=argparse.BooleanOptionalAction, default=DEFAULT_EMI,
+                        help="equivalence modulo inputs: mutate the If branches a program's arguments do not take "
+                             "(and give an If to one program in four that has none), then compile the program and "
+                             "its twin with those branches pruned, before and after the passes, and check that "
+                             "their outputs on CPU targets are bit-identical (an emi-mismatch finding). "
+                             f"{'On' if DEFAULT_EMI else 'Off'} by default: it costs two sides per program "
+                             "holding an untaken branch (benchmarks/emi.py)")
     return p
 
 

@@ -88,6 +88,8 @@ def _title(record: dict) -> str:
         return f"{last} gives two fresh copies of one module different results"
     if kind == "nondeterministic-output":
         return f"two compiles and runs of one module {how} give different outputs".replace("  ", " ")
+    if kind == "emi-mismatch":
+        return f"outputs {how or 'of the unoptimized module'} change when If branches that never run are pruned"
     return f"wrong result {how}"
 
 
@@ -132,6 +134,11 @@ def _expected(record: dict) -> str:
         return "The same passes applied to two fresh copies of one module give structurally equal modules."
     if kind == "nondeterministic-output":
         return "The same module compiled and run twice on a CPU target gives bit-identical outputs."
+    if kind == "emi-mismatch":
+        when = f"after {last}" if passes else "unoptimized"
+        return ("The module and its twin `Pruned`, which differs only in the If branches these arguments do not\n"
+                f"take (each replaced by the smallest branch of its type), give bit-identical outputs {when}:\n"
+                "the code that runs is the same, and code that never runs must not change what it computes.")
     if kind == "slowdown":
         return (f"The optimized module, which returns the original's outputs, is not slower than the original by\n"
                 f"{record['slowdown_threshold']:g}x or more. The script times both in one process, interleaved, and\n"
