@@ -290,18 +290,20 @@ def emi_programs(programs: st.SearchStrategy[Program], *, ops: Sequence[str] | N
     """Programs of ``programs`` whose untaken If branches carry up to ``max_mutations`` node
     mutations (``_Mutator.in_dead_branch``; spliced subgraphs come from the Program itself), the
     EMI oracle's variants (passfuzz.judge.emi). A Program whose arguments leave no If branch
-    untaken first gets an If, in one draw of four (inserted as ``insert`` inserts an op: its
-    condition an existing bool scalar or a new input); most drawn programs hold none. Examples
-    shrink toward fewer mutations and no If inserted, i.e. back to the Program drawn."""
+    untaken first gets an If, on a drawn boolean (inserted as ``insert`` inserts an op: its
+    condition an existing bool scalar or a new input), since few drawn programs hold one; the
+    choices come first, so that Hypothesis' first, simplest examples of a round hold some too.
+    Examples shrink toward fewer mutations and no If inserted, i.e. back to the Program drawn."""
     chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops]) if op.propose]
 
     @st.composite
     def draw_variant(draw) -> Program:
+        insert, count = draw(st.booleans()), draw(st.integers(0, max_mutations))
         program = draw(programs)
         chooser, mutator = DrawChooser(draw), _Mutator((program,), chosen, tuple(dtypes))
-        if IF in chosen and not dead_branches(program) and draw(st.integers(0, 3)) == 3:
+        if insert and IF in chosen and not dead_branches(program):
             program = mutator.apply(partial(mutator.insert, only=IF), program, chooser) or program
-        for _ in range(draw(st.integers(0, max_mutations))):
+        for _ in range(count):
             program = mutator.in_dead_branch(program, chooser) or program
         return program
 

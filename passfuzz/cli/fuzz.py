@@ -212,7 +212,7 @@ def parser() -> argparse.ArgumentParser:
                              "on CPU targets are bit-identical. Off by default: it costs a side")
     checks.add_argument("--emi", action=argparse.BooleanOptionalAction, default=DEFAULT_EMI,
                         help="equivalence modulo inputs: mutate the If branches a program's arguments do not take "
-                             "(and give an If to one program in four that has none), then compile the program and "
+                             "(and give an If to about half the programs that have none), then compile the program and "
                              "its twin with those branches pruned, before and after the passes, and check that "
                              "their outputs on CPU targets are bit-identical (an emi-mismatch finding). "
                              f"{'On' if DEFAULT_EMI else 'Off'} by default: it costs two sides per program "
