@@ -252,7 +252,6 @@ class _Mutator:
             return replace(grown, outputs=grown.outputs + (result,))
         return _redirected(grown, target, result, after=result).without_unused()
 
-
     def in_dead_branch(self, program: Program, chooser) -> Program | None:
         """A node mutation (repropose, delete, replace, insert, splice) of an If branch the
         Program's arguments do not take; None when there is none, or the mutation finds nothing
