@@ -210,14 +210,16 @@ def parser() -> argparse.ArgumentParser:
     checks.add_argument("--output-determinism", action="store_true",
                         help="also compile and run the optimized module a second time and check that its outputs "
                              "on CPU targets are bit-identical. Off by default: it costs a side")
-    checks.add_argument("--emi", action=argparse.BooleanOptionalAction, default=DEFAULT_EMI,
+    checks.add_argument("--emi", action="store_true", default=DEFAULT_EMI,
                         help="equivalence modulo inputs: mutate the If branches a program's arguments do not take "
-                             "(and give an If to about half the programs that have none), then compile the program and "
-                             "its twin with those branches pruned, before and after the passes, and check that "
+                             "(and give an If to about half the programs that have none), then compile the program "
+                             "and its twin with those branches pruned, before and after the passes, and check that "
                              "their outputs on CPU targets are bit-identical (an emi-mismatch finding). "
-                             f"{'On' if DEFAULT_EMI else 'Off'} by default: it costs two sides per program "
-                             "holding an untaken branch, and the inserted If meets a known memory-planning crash of "
-                             "the unoptimized build (benchmarks/emi.py: 0.57x the examples per second)")
+                             f"{'On' if DEFAULT_EMI else 'Off'} by default: it costs two sides per program holding "
+                             "an untaken branch, and the inserted If meets a known memory-planning crash of the "
+                             "unoptimized build (benchmarks/emi.py: 0.57x the examples per second)")
+    checks.add_argument("--no-emi", action="store_false", dest="emi",
+                        help="do not mutate untaken If branches nor compare a program with its pruned twin (--emi)")
     return p
 
 
