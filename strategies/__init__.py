@@ -14,6 +14,6 @@ from ._pass_configs import pass_configs
 from ._passes import pass_sequences
 from ._programs import relax_programs, tensor_values
 from ._schedules import dlight_rule_sequences, schedule_steps
-from ._seeded import seeded_programs
+from ._seeded import emi_programs, seeded_programs
 
-__all__ = ["dlight_rule_sequences", "pass_configs", "pass_sequences", "relax_programs", "schedule_steps", "seeded_programs", "tensor_values"]
+__all__ = ["dlight_rule_sequences", "emi_programs", "pass_configs", "pass_sequences", "relax_programs", "schedule_steps", "seeded_programs", "tensor_values"]

@@ -28,11 +28,15 @@ The mutations:
 - ``splice``: the subgraph under a node of a seed (any seed) is copied in, each of its
   parameters mapped to a value of the same type or kept as a fresh parameter, and attached as
   ``insert`` attaches.
+
+``emi_programs`` applies the node mutations to the If branches a Program's arguments do not take
+(passfuzz.ir.emi), the variants the EMI oracle compares with their pruned twins.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Callable, Sequence
 
 import numpy as np
@@ -41,6 +45,8 @@ from hypothesis.errors import InvalidArgument
 
 from passfuzz.ir.catalogue import BY_NAME, DTYPES, OPS, OpError, ValueInfo, is_int
 from passfuzz.ir.catalogue.base import fit, representable, same_type
+from passfuzz.ir.catalogue.structure import IF, analyse_region
+from passfuzz.ir.emi import dead_branches, with_region
 from passfuzz.ir.graph import ProgramSketch, analyse
 from passfuzz.ir.program import Node, Param, Program, ProgramError, numpy_dtype
 
@@ -204,14 +210,15 @@ class _Mutator:
             return None
         return _with_block(program, i, block, drop=True)
 
-    def insert(self, program: Program, infos, chooser) -> Program | None:
+    def insert(self, program: Program, infos, chooser, only=None) -> Program | None:
+        """``only``: the op to insert (an OpDef), else one drawn."""
         at = chooser.integer(1, len(program.values))
         sketch = self._sketch(program, infos, at, chooser)
-        options = [op for op in self.ops if op.applicable(sketch)]
+        options = [op for op in ([only] if only else self.ops) if op.applicable(sketch)]
         if not options:
             return None
         chooser.choice(options).propose(sketch, chooser)
-        return self._attached(program, infos, at, sketch.values[at:], sketch.infos[-1], chooser)
+        return self._attached(program, infos, at, sketch.values[at:], sketch.infos[-1], chooser, kept=only is not None)
 
     def delete(self, program: Program, infos, chooser) -> Program | None:
         nodes = [i for i, v in enumerate(program.values) if isinstance(v, Node)]
@@ -261,18 +268,78 @@ class _Mutator:
         sketch.values, sketch.infos = list(program.values[:end]), list(infos[:end])
         return sketch
 
-    def _attached(self, program, infos, at, block, result_info, chooser) -> Program | None:
+    def _attached(self, program, infos, at, block, result_info, chooser, kept: bool = False) -> Program | None:
         """``block`` inserted before ``at``; its last value either takes the place of an earlier
-        value of its type for every node after the block, or becomes one more output."""
+        value of its type for every node after the block, or becomes one more output. ``kept``:
+        only the place of a value read after the block or output, so the block stays."""
         if not block or not isinstance(block[-1], Node):
             return None
         grown = _with_block(program, at, block)
         result = at + len(block) - 1
         same = [r for r in range(at) if _same(infos[r], result_info)]
+        if kept:
+            read = {a for v in program.values[at:] if isinstance(v, Node) for a in v.args} | set(program.outputs)
+            same = [r for r in same if r in read]
         target = chooser.choice(["output", *same])
         if target == "output":
             return replace(grown, outputs=grown.outputs + (result,))
         return _redirected(grown, target, result, after=result).without_unused()
+
+    def in_dead_branch(self, program: Program, chooser) -> Program | None:
+        """A node mutation (repropose, delete, replace, insert, splice) of an If branch the
+        Program's arguments do not take; None when there is none, or the mutation finds nothing
+        to change or leaves the Program invalid. The branch is mutated as a Program whose
+        parameters are the branch's and whose first output its result (the parameters are outputs
+        too, so none is dropped); a mutation that adds a parameter is refused, a branch takes none."""
+        dead = dead_branches(program)
+        if not dead:
+            return None
+        node, branch = chooser.choice(dead)
+        infos = analyse(program)
+        operands = [infos[a] for a in program.values[node].args[1:]]
+        if not all(isinstance(info, ValueInfo) for info in operands):
+            return None  # a tuple is no parameter of a Program
+        region = program.values[node].attrs[branch]
+        params = tuple(Param(info.shape, info.dtype, info.lo, info.hi, None) for info in operands)
+        nodes = tuple(Node(v["op"], tuple(v["args"]), v["attrs"]) for v in region["values"])
+        body = Program(params + nodes, (region["outputs"][0], *range(len(params))))
+        kind = chooser.choice([self.repropose, self.delete, self.replace, self.insert, self.splice])
+        try:
+            mutated = kind(body, analyse_region(region, operands), chooser)
+            if mutated is None or any(a is not b for a, b in zip(mutated.values, params)) \
+                    or any(isinstance(v, Param) or v.attrs.get("local") for v in mutated.values[len(params):]):
+                return None
+            values = [{"op": v.op, "args": list(v.args), "attrs": v.attrs} for v in mutated.values[len(params):]]
+            candidate = with_region(program, node, branch, {"values": values, "outputs": [mutated.outputs[0]]})
+            analyse(candidate)
+        except (ProgramError, OpError):
+            return None
+        return candidate
+
+
+def emi_programs(programs: st.SearchStrategy[Program], *, ops: Sequence[str] | None = None,
+                 dtypes: Sequence[str] = DTYPES, max_mutations: int = 4) -> st.SearchStrategy[Program]:
+    """Programs of ``programs`` whose untaken If branches carry up to ``max_mutations`` node
+    mutations (``_Mutator.in_dead_branch``; spliced subgraphs come from the Program itself), the
+    EMI oracle's variants (passfuzz.judge.emi). A Program whose arguments leave no If branch
+    untaken first gets an If, on a drawn boolean (inserted as ``insert`` inserts an op: its
+    condition an existing bool scalar or a new input), since few drawn programs hold one; the
+    choices come first, so that Hypothesis' first, simplest examples of a round hold some too.
+    Examples shrink toward fewer mutations and no If inserted, i.e. back to the Program drawn."""
+    chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops]) if op.propose]
+
+    @st.composite
+    def draw_variant(draw) -> Program:
+        insert, count = draw(st.booleans()), draw(st.integers(0, max_mutations))
+        program = draw(programs)
+        chooser, mutator = DrawChooser(draw), _Mutator((program,), chosen, tuple(dtypes))
+        if insert and IF in chosen and not dead_branches(program):
+            program = mutator.apply(partial(mutator.insert, only=IF), program, chooser) or program
+        for _ in range(count):
+            program = mutator.in_dead_branch(program, chooser) or program
+        return program
+
+    return draw_variant()
 
 
 class _OperandsSketch(ProgramSketch):

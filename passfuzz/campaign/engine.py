@@ -58,6 +58,7 @@ from passfuzz.run.speed import SpeedCheck
 from strategies import (
     dlight_rule_sequences,
     pass_configs,
+    emi_programs,
     pass_sequences,
     relax_programs,
     schedule_steps,
@@ -118,6 +119,9 @@ class FuzzConfig:
     speed: SpeedCheck | None = None  # --check-speed: time the sides that match (passfuzz.run.speed)
     boundaries: BoundaryChecks = BoundaryChecks()  # the oracles at every pass boundary (passfuzz.judge.boundaries)
     argument_draws: int = 1  # argument sets each compiled pair runs (passfuzz.ir.argument_draws)
+    # the EMI oracle (passfuzz.judge.emi), and its variants drawn (strategies.emi_programs); the
+    # command line's default is RunOptions.emi
+    emi: bool = False
 
 
 def keep_hypothesis_files_in(directory: Path) -> None:
@@ -409,7 +413,15 @@ class Fuzzer:
 
     def programs(self):
         """The strategy examples are drawn from: mutations of the seeds, loss programs for
-        Gradient, or programs drawn as the focus and motifs say."""
+        Gradient, or programs drawn as the focus and motifs say; with EMI, their untaken If
+        branches mutated."""
+        drawn = self._programs()
+        if not self.config.emi or (self.config.passes is not None and gradient.involved(self.config.passes)):
+            return drawn
+        ops = [name for name in (self.config.ops or [op.name for op in OPS]) if name not in self.config.left_out]
+        return emi_programs(drawn, ops=ops, **({"dtypes": self.config.dtypes} if self.config.dtypes else {}))
+
+    def _programs(self):
         dtypes = {"dtypes": self.config.dtypes} if self.config.dtypes else {}
         if self.config.passes is not None and gradient.involved(self.config.passes):
             return relax_programs(ops=gradient.loss_ops(self.config.ops), max_nodes=self.config.max_nodes, loss=True)
@@ -454,7 +466,7 @@ class Fuzzer:
             verdict, optimized = trial.check(program, passes, self.config.targets, self.config.timeout,
                                        self._build(steps, pass_config), shrinking=bool(pending),
                                        speed=self.config.speed, boundaries=self.config.boundaries,
-                                       argument_draws=self.config.argument_draws)
+                                       argument_draws=self.config.argument_draws, emi=self.config.emi)
             self._spent(time.monotonic() - started, shrinking=bool(pending))
             program = verdict.program or program  # a finding seen on another argument draw holds that draw
             known_as = ""
@@ -556,7 +568,7 @@ class Fuzzer:
             try:
                 return trial.check(program, list(passes), self.config.targets, self.config.timeout,
                                    self._build(tuple(steps), tuple(pass_config)), shrinking=True, speed=self.config.speed,
-                                   boundaries=self.config.boundaries)
+                                   boundaries=self.config.boundaries, emi=self.config.emi)
             finally:
                 self._spent(time.monotonic() - started, shrinking=True)
 

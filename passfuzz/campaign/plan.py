@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the engine imports TVM; --help reads this module's defaults
     from .engine import FuzzConfig
 
 DEFAULT_MAX_EXAMPLES = 200
+DEFAULT_EMI = False  # benchmarks/emi.py: 0.57x the examples per second (README, Equivalence modulo inputs)
 DEFAULT_PROBE_SECONDS = 30.0
 PROBES = Path(".reach") / "probes"  # in the corpus: probe results, by the pass's identity
 
@@ -64,6 +65,7 @@ class RunOptions:
     no_idempotence: bool = False
     no_missed_rewrites: bool = False
     argument_draws: int = 1
+    emi: bool = DEFAULT_EMI
 
     @classmethod
     def of(cls, namespace) -> "RunOptions":
@@ -249,7 +251,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       motifs_for=() if args.focus == "none" else tuple(spec.name for spec in named or []),
                       named=tuple(spec.text for spec in named or []), min_fire_rate=min_fire_rate,
                       probe_time=args.probe_time, replan=args.focus == "auto" and args.probe_time > 0,
-                      seeds=seeds, keep_behaviours=bool(named), argument_draws=args.argument_draws,
+                      seeds=seeds, keep_behaviours=bool(named), argument_draws=args.argument_draws, emi=args.emi,
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None,
                       boundaries=BoundaryChecks(print_round_trip=not args.no_print_round_trip,
                                                 json_round_trip=args.serialization_round_trip,

@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 
 from passfuzz.campaign.plan import (  # no TVM: the help needs none
+    DEFAULT_EMI,
     DEFAULT_MAX_EXAMPLES,
     DEFAULT_PROBE_SECONDS,
     DEFAULT_THRESHOLD,
@@ -219,6 +220,16 @@ def parser() -> argparse.ArgumentParser:
                         help="do not report a pass that left the module as built though the program holds a form of "
                              "its pattern it promises to rewrite (passfuzz/passes/variants.py); such a missed-rewrite "
                              "observation is saved apart in DIR/missed/, never a bug")
+    checks.add_argument("--emi", action="store_true", default=DEFAULT_EMI,
+                        help="equivalence modulo inputs: mutate the If branches a program's arguments do not take "
+                             "(and give an If to about half the programs that have none), then compile the program "
+                             "and its twin with those branches pruned, before and after the passes, and check that "
+                             "their outputs on CPU targets are bit-identical (an emi-mismatch finding). "
+                             f"{'On' if DEFAULT_EMI else 'Off'} by default: it costs two sides per program holding "
+                             "an untaken branch, and the inserted If meets a known memory-planning crash of the "
+                             "unoptimized build (benchmarks/emi.py: 0.57x the examples per second)")
+    checks.add_argument("--no-emi", action="store_false", dest="emi",
+                        help="do not mutate untaken If branches nor compare a program with its pruned twin (--emi)")
     return p
 
 

@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
                  f"{','.join(config.targets)}" + (f" ({tried})" if tried else ""))
     for number, program in enumerate(programs, 1):
         verdict, _ = check(program, config.passes, config.targets, config.timeout, config.build, speed=config.speed,
-                           boundaries=config.boundaries)
+                           boundaries=config.boundaries, emi=config.emi)
         if verdict.finding is not None:
             finding, known_as = identify(verdict.finding, lambda: relax_ops(program), set(known_set(baseline)))
             console.note(f"{finding.kind} ({finding.fingerprint}): {finding.message.splitlines()[0][:200]}")

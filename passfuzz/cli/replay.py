@@ -41,6 +41,7 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     reduced again for ``reduce_seconds`` when that is given."""
     from passfuzz.findings.corpus import CorpusError, load, problem
     from passfuzz.judge.boundaries import BoundaryChecks
+    from passfuzz.judge.emi import EMI_MISMATCH
     from passfuzz.judge.finding import named_as, same_bug
     from passfuzz.judge.trial import check
     from passfuzz.passes.names import PassSpecError, resolve
@@ -63,7 +64,8 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
         return "ERROR", f"{path}: compares targets, and these cannot run here: {'; '.join(skipped)}"
     speed = speed_of(entry.record)
     verdict, optimized = check(entry.program, passes, targets, timeout, build, speed=speed,
-                               boundaries=BoundaryChecks.only(entry.record["kind"]))
+                               boundaries=BoundaryChecks.only(entry.record["kind"]),
+                               emi=entry.record["kind"] == EMI_MISMATCH)
     if verdict.generator_defect:
         return "ERROR", f"the original module no longer runs: {verdict.generator_defect}"
     if verdict.finding is None:
@@ -94,10 +96,12 @@ def _reduce(entry, finding, targets: list[str], timeout: float, build, reduce_se
     """Reduce the finding as a fuzzing run reduces a new one, and save it over its record."""
     from passfuzz.campaign.engine import FindingError, FuzzConfig, Fuzzer
     from passfuzz.judge.boundaries import BoundaryChecks
+    from passfuzz.judge.emi import EMI_MISMATCH
 
     config = FuzzConfig(passes=list(finding.passes), targets=targets, corpus_dir=entry.path.parent, timeout=timeout,
                         reduce_seconds=reduce_seconds, build=build, seed=entry.record.get("seed"),
-                        speed=speed_of(entry.record), boundaries=BoundaryChecks.only(entry.record["kind"]))
+                        speed=speed_of(entry.record), boundaries=BoundaryChecks.only(entry.record["kind"]),
+                        emi=entry.record["kind"] == EMI_MISMATCH)
     Fuzzer(config).reduce_and_save(FindingError(finding, entry.program))
 
 

@@ -92,6 +92,8 @@ def _title(record: dict) -> str:
         return f"{last} leaves a form it rewrites elsewhere: {record['signature'].rsplit(' | ', 1)[-1]}"
     if kind == "not-idempotent":
         return f"{last} applied once more to its own output changes it"
+    if kind == "emi-mismatch":
+        return f"outputs {how or 'of the unoptimized module'} change when If branches that never run are pruned"
     return f"wrong result {how}"
 
 
@@ -143,6 +145,11 @@ def _expected(record: dict) -> str:
                 "than the pass's documentation.")
     if kind == "not-idempotent":
         return f"{last} applied to its own output returns it unchanged (structurally equal)."
+    if kind == "emi-mismatch":
+        when = f"after {last}" if passes else "unoptimized"
+        return ("The module and its twin `Pruned`, which differs only in the If branches these arguments do not\n"
+                f"take (each replaced by the smallest branch of its type), give bit-identical outputs {when}:\n"
+                "the code that runs is the same, and code that never runs must not change what it computes.")
     if kind == "slowdown":
         return (f"The optimized module, which returns the original's outputs, is not slower than the original by\n"
                 f"{record['slowdown_threshold']:g}x or more. The script times both in one process, interleaved, and\n"

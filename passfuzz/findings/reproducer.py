@@ -31,6 +31,9 @@ skips) through the script's ``sys.excepthook``, and so does a failure of another
 - nondeterministic-pass: two fresh copies of the module (its text inside a function), the passes
   applied to each, ``assert_structural_equal``.
 - nondeterministic-output: the optimized module compiled and called twice, outputs compared bit for bit.
+- emi-mismatch: the module and its twin ``Pruned`` (the If branches its arguments do not take
+  pruned, passfuzz.ir.emi), the passes applied to each, both compiled and called, outputs compared
+  bit for bit.
 
 Everything a script runs beyond TVM's and numpy's API is real code of passfuzz.portable.standalone and
 passfuzz.portable.conventions (which passfuzz calls for the same job), copied with ``inspect.getsource``
@@ -51,9 +54,11 @@ import tvm
 from tvm import relax
 
 from passfuzz.ir.catalogue import is_float
+from passfuzz.ir.emi import pruned
 from passfuzz.ir.graph import analyse, evaluate, output_leaves, rounding_dtypes
 from passfuzz.ir.program import Program
 from passfuzz.judge import gradient
+from passfuzz.judge.emi import EMI_MISMATCH
 from passfuzz.judge.finding import Finding
 from passfuzz.judge.oracle import PIPELINE_KINDS, REFERENCE_SLACK, target_slack, tolerance
 from passfuzz.passes.names import PassSpec
@@ -376,6 +381,9 @@ def render_script(program: Program, passes: Sequence[PassSpec], finding: Finding
         _missed_rewrite(script, sides)
     elif kind == "not-idempotent":
         _not_idempotent(script, sides)
+    elif kind == EMI_MISMATCH:
+        _modulo_inputs(script, sides)
+        mod_script = mod_script.rstrip() + "\n\n\n" + _pruned_module(program)
     elif gradient.involved(passes):
         _gradient(script, sides, gradient.noise(program))
     else:
@@ -864,3 +872,27 @@ def _not_idempotent(script: _Script, sides: _Sides) -> None:
                'changes it:", *str(error).strip().splitlines()[:1])',
                "    sys.exit(1)",
                f'print("fixed: {last.text} applied once more to its own output gives it back")')
+def _pruned_module(program: Program) -> str:
+    """The twin of the finding's module, as TVMScript, named ``Pruned``."""
+    text = module_script(build_module(pruned(program)))
+    return "# The same module with the If branches the arguments do not take pruned\n" + \
+        re.sub(r"^class Module:", "class Pruned:", text, count=1, flags=re.MULTILINE)
+
+
+def _modulo_inputs(script: _Script, sides: _Sides) -> None:
+    """The passes applied to the module and to its pruned twin, both compiled and called, and their
+    outputs compared bit for bit."""
+    optimized = bool(sides.passes)
+    twin_passes = [re.sub(r"\bModule\b", "Pruned", re.sub(r"\bmod\b", "pruned", line)) for line in sides.pass_lines()]
+    module, twin = ("mod", "pruned") if optimized else ("Module", "Pruned")
+    whose = f"after {sides.passes[-1].text}, the" if optimized else "the unoptimized"
+    script.add(*sides.arguments_lines(), *(sides.pass_lines() + twin_passes if optimized else []),
+               *sides.run_lines(script, module, optimized, "actual"),
+               *sides.run_lines(script, twin, optimized, "expected"),
+               "differ = [i for i, (a, b) in enumerate(zip(actual, expected))",
+               "          if (a.dtype, a.shape, a.tobytes()) != (b.dtype, b.shape, b.tobytes())]",
+               "if differ or len(actual) != len(expected):",
+               f'    print(f"BUG REPRODUCES ({script.finding.kind}): {whose} module\'s outputs {{differ}} '
+               'are not bit-identical to its twin\'s, whose untaken If branches are pruned")',
+               "    sys.exit(1)",
+               f'print("fixed: {whose} module and its pruned twin give bit-identical outputs")')

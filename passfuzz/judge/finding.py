@@ -54,14 +54,15 @@ from passfuzz.run.builds import PLAIN_BUILD, Build
 KINDS = ("pass-error", "ill-formed", "compile-error", "runtime-error", "crash", "hang", "wrong-result",
          "reference-mismatch", "target-mismatch", "pipeline-error", "pipeline-crash", "pipeline-hang", "slowdown",
          "print-round-trip", "json-round-trip", "nondeterministic-pass", "nondeterministic-output",
-         "missed-rewrite", "not-idempotent")
+         "emi-mismatch", "missed-rewrite", "not-idempotent")
 
 # Observations, not bugs (passfuzz.judge.observations): what a pass left undone, saved apart once per
 # fingerprint, never shrunk as a bug, never stopping -x, never failing the exit status.
 OBSERVATION_KINDS = ("missed-rewrite", "not-idempotent")
 
 
-VALUE_KINDS = ("wrong-result", "target-mismatch")
+# Kinds a fingerprint names only by what differs after which pass: known by their trigger too.
+VALUE_KINDS = ("wrong-result", "target-mismatch", "emi-mismatch")
 
 
 APART = " | apart from "

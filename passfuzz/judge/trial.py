@@ -26,6 +26,7 @@ from passfuzz.run.speed import SpeedCheck, time_sides
 
 from . import gradient
 from .boundaries import BoundaryChecks, boundary_verdict
+from .emi import emi_verdict
 from .finding import keyed_as_misuse
 from .observations import missed_rewrites
 from .oracle import (
@@ -54,7 +55,8 @@ def shrink_timeout(original_seconds: float, timeout: float) -> float:
 def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
           timeout: float, build: Build = PLAIN_BUILD, shrinking: bool = False,
           speed: SpeedCheck | None = None,
-          boundaries: BoundaryChecks | None = None, argument_draws: int = 1) -> tuple[Verdict, Outcome | None]:
+          boundaries: BoundaryChecks | None = None, argument_draws: int = 1,
+          emi: bool = False) -> tuple[Verdict, Outcome | None]:
     """Run both sides of one example and judge them. The original side is first held against
     the numpy reference, then across targets; if it disagrees, that is the verdict (no pass is
     judged on a suspect original); if it fails to build or run, a pass of TVM's build pipeline
@@ -70,7 +72,9 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     ``argument_draws``: with N > 1, each compiled side also runs N - 1 other arguments
     (passfuzz.ir.argument_draws), compared as the Program's own are once those matched; the first
     draw that does not match is checked again as a trial of its own, and its verdict, carrying
-    that draw's Program (``Verdict.program``), is the example's."""
+    that draw's Program (``Verdict.program``), is the example's. ``emi``: when the sides match, the
+    Program against its twin with the untaken If branches pruned (passfuzz.judge.emi), after the
+    boundary oracles."""
     started = time.monotonic()
     # Gradient's oracle compares no outputs of the two sides: no draws for it
     draws = argument_draws > 1 and not gradient.involved(passes)
@@ -139,6 +143,10 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
         observed += at_boundaries.observations
         if at_boundaries.finding is not None:
             return dataclasses.replace(_contract_checked(at_boundaries, optimized), observations=observed), optimized
+    if emi and verdict == Verdict():
+        modulo_inputs = emi_verdict(program, passes, original, optimized, targets, timeout, build)
+        if modulo_inputs.finding is not None:
+            return dataclasses.replace(_contract_checked(modulo_inputs, optimized), observations=observed), optimized
     if speed is not None and verdict == Verdict() and (optimized.changed or build.text):
         slow = slowdown_verdict(passes, time_sides(program, passes, targets, timeout, speed, build), build)
         if slow.finding is not None:
