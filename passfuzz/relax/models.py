@@ -19,6 +19,15 @@
   values (``placeholder_weights``): with every kernel element 0.02 a 576-wide convolution
   multiplies its input's bound by 11.5, and VGG-19's sixteen of them reach 1e31, past what any
   program passfuzz draws may hold (``FLOAT_LIMIT``).
+- ONNX's ``Sum`` of several tensors, which the frontend writes as each broadcast, stacked and
+  summed over the new axis, becomes a chain of ``Add`` first (``sums_as_adds``; the same sum, in
+  the same order). A stack's bound is the widest item's, so its sum's is that times the count:
+  through ShuffleNet's sixteen residual ``Sum``s the bound doubled each time, to 1e4 at the
+  final softmax, while an ``add`` adds the two operands' own bounds.
+- Integer initializers (shapes, axes, positions, split sizes) become constants
+  (``integer_constants``), and the forms of opsets before 7 and 10 that the frontend reads by the
+  later rules (``PRelu``'s per-channel slope, ``Slice``'s attributes) are rewritten to those
+  rules (``older_opsets``).
 - An inference ``batch_norm``'s ``momentum`` (which ONNX models set, and which only training
   reads) is reset to the op's default, the form the catalogue emits.
 
@@ -62,6 +71,9 @@ def import_onnx(path: Path) -> tuple[tvm.IRModule, list]:
     except Exception as exc:  # noqa: BLE001 - any unreadable file, told in one line
         raise ModelError(f"{path}: not an ONNX model: {_first_line(exc)}") from None
     placeholder_weights(model)
+    sums_as_adds(model)
+    integer_constants(model)
+    older_opsets(model)
     try:
         with warnings.catch_warnings():  # "Renaming name 0 to input_0", once per input: not the user's concern
             warnings.simplefilter("ignore", UserWarning)
@@ -109,6 +121,103 @@ def placeholder_weights(model, seed: int = 0) -> int:
     for value in [v for v in graph.input if v.name.endswith("__SHAPE") and v.name not in read]:
         graph.input.remove(value)
     return len(replaced)
+
+
+def sums_as_adds(model) -> int:
+    """Replace, in the ONNX ``model``, each ``Sum`` of two or more inputs by the chain of ``Add``
+    nodes that computes it (both broadcast alike), in place; return how many were replaced."""
+    from onnx import helper
+
+    nodes, replaced = [], 0
+    for node in model.graph.node:
+        if node.op_type != "Sum" or len(node.input) < 2:
+            nodes.append(node)
+            continue
+        replaced += 1
+        total = node.input[0]
+        for k, item in enumerate(node.input[1:], 1):
+            out = node.output[0] if k == len(node.input) - 1 else f"{node.output[0]}__sum{k}"
+            nodes.append(helper.make_node("Add", [total, item], [out]))
+            total = out
+    if replaced:
+        del model.graph.node[:]
+        model.graph.node.extend(nodes)
+    return replaced
+
+
+def integer_constants(model) -> int:
+    """Turn, in the ONNX ``model``, each int32 or int64 initializer into a ``Constant`` node (and
+    drop it from the graph's inputs, where an older exporter lists it as an input with a default);
+    return how many. Such a tensor is a shape, an axis, a position or a split's sizes, which the
+    frontend reads only from a constant (a ``SequenceInsert`` at a parameter's position fails to
+    convert), and no value passfuzz could draw for it would stay valid."""
+    from onnx import TensorProto, helper
+
+    graph = model.graph
+    integers = [t for t in graph.initializer if t.data_type in (TensorProto.INT32, TensorProto.INT64)]
+    if not integers:
+        return 0
+    constants = [helper.make_node("Constant", [], [t.name], value=t) for t in integers]
+    names = {t.name for t in integers}
+    for tensor in integers:
+        graph.initializer.remove(tensor)
+    for value in [v for v in graph.input if v.name in names]:
+        graph.input.remove(value)
+    nodes = constants + list(graph.node)
+    del graph.node[:]
+    graph.node.extend(nodes)
+    return len(integers)
+
+
+def older_opsets(model) -> int:
+    """Rewrite, in the ONNX ``model``, the two forms of opsets before 7 and 10 that the frontend
+    reads by the later opsets' rules, whatever the model's opset; return how many nodes changed:
+
+    - ``PRelu`` before opset 7 has one slope per channel (axis 1); from 7 on the slope broadcasts
+      against the trailing axes, and the frontend puts a slope of shape (C,) on the last axis. A
+      constant slope of shape (C,) becomes (C, 1, ..., 1), the same slopes by the later rule.
+    - ``Slice`` before opset 10 takes starts, ends and axes as attributes; the frontend reads them
+      as inputs only, and fails on None. They become constant inputs."""
+    from onnx import TensorProto, helper, numpy_helper, shape_inference
+
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
+    graph, changed = model.graph, 0
+    if opset < 7 and any(n.op_type == "PRelu" for n in graph.node):
+        ranks = {v.name: len(v.type.tensor_type.shape.dim)
+                 for v in [*shape_inference.infer_shapes(model).graph.value_info, *graph.input]
+                 if v.type.tensor_type.HasField("shape")}
+        initializers = {t.name: t for t in graph.initializer}
+        for node in (n for n in graph.node if n.op_type == "PRelu"):
+            slope = initializers.get(node.input[1])
+            rank = ranks.get(node.input[0], 0)
+            if slope is None or len(slope.dims) != 1 or slope.dims[0] == 1 or rank < 3:
+                continue
+            value = numpy_helper.to_array(slope).reshape((slope.dims[0],) + (1,) * (rank - 2))
+            slope.CopyFrom(numpy_helper.from_array(value, slope.name))
+            for item in (v for v in graph.input if v.name == slope.name):
+                del item.type.tensor_type.shape.dim[:]
+                for d in value.shape:
+                    item.type.tensor_type.shape.dim.add().dim_value = d
+            changed += 1
+    if opset < 10:
+        nodes = []
+        for node in graph.node:
+            fields = {a.name: list(a.ints) for a in node.attribute}
+            if node.op_type != "Slice" or len(node.input) != 1 or "starts" not in fields:
+                nodes.append(node)
+                continue
+            inputs = [node.input[0]]
+            for name in ("starts", "ends", "axes"):
+                if name in fields:
+                    out = f"{node.output[0]}__{name}"
+                    nodes.append(helper.make_node("Constant", [], [out], value=helper.make_tensor(
+                        out, TensorProto.INT64, [len(fields[name])], fields[name])))
+                    inputs.append(out)
+            nodes.append(helper.make_node("Slice", inputs, list(node.output)))
+            changed += 1
+        del graph.node[:]
+        graph.node.extend(nodes)
+    return changed
 
 
 def model_arguments(func: relax.Function, seed: int = 0) -> list[np.ndarray]:
