@@ -1,6 +1,13 @@
-"""Real models as seeds: an ONNX model through TVM's own frontend (``tvm.relax.frontend.onnx``).
+"""Real models as seeds: an ONNX model or a PyTorch one through TVM's own frontends
+(``tvm.relax.frontend.onnx``, ``tvm.relax.frontend.torch.from_exported_program``).
 
-``import_onnx`` returns the frontend's module as an object, made fit to import and to print:
+``import_model`` takes what a user has: an ``.onnx`` file; a ``torch.export`` program saved as
+``.pt2``; or a Python file and the name of a callable in it returning ``(nn.Module,
+example_inputs)`` (``FILE.py::NAME``, NAME ``model`` when left out), which is exported here. A
+PyTorch model's example inputs are its inputs' arguments; an ONNX model's inputs are drawn.
+
+``import_onnx`` returns the frontend's module as an object, made fit to import and to print (the
+torch frontend's module goes through the same ``fit_function``):
 
 - A graph input that is also an initializer (ONNX's "input with a default value", as older
   exporters write every weight) is listed twice among ``main``'s parameters: with
@@ -36,7 +43,8 @@ gives ``main``'s arguments: the model's own weights, which the frontend keeps in
 attribute, and drawn values for the inputs. The importer declares each parameter's range from
 them, so a deep network's value bounds stay those its real weights give (a range guessed per
 parameter, such as [-4, 4] for a batch_norm's variance or a 576-wide convolution's kernel, makes
-fifty layers overflow any float bound). ``onnx`` is an optional dependency (``pip install ".[onnx]"``).
+fifty layers overflow any float bound). ``onnx`` and ``torch`` are optional dependencies
+(``pip install ".[onnx]"``, ``pip install ".[torch]"``).
 """
 
 from __future__ import annotations
@@ -52,8 +60,105 @@ import tvm_ffi
 from tvm import relax
 
 
+ONNX_FRONTEND = "tvm.relax.frontend.onnx"
+TORCH_FRONTEND = "tvm.relax.frontend.torch"
+MODEL_FORMS = ".onnx, .pt2 (a saved torch.export program) or FILE.py::NAME"
+
+
 class ModelError(ValueError):
     """A model that cannot be read or converted; the message is one line."""
+
+
+def model_file(spec: str) -> Path:
+    """The file a model argument names: ``FILE.py::NAME`` names ``FILE.py``."""
+    return Path(spec.split("::", 1)[0])
+
+
+def model_frontend(spec: str) -> str | None:
+    """The TVM frontend that converts the model ``spec`` names, or None for no form passfuzz reads."""
+    suffix = model_file(spec).suffix
+    if "::" not in spec and suffix == ".onnx":
+        return ONNX_FRONTEND
+    if ("::" not in spec and suffix == ".pt2") or suffix == ".py":
+        return TORCH_FRONTEND
+    return None
+
+
+def import_model(spec: str) -> tuple[tvm.IRModule, list]:
+    """``import_onnx`` or ``import_torch``, by the form of ``spec`` (see the module's docstring)."""
+    if model_frontend(spec) == ONNX_FRONTEND:
+        return import_onnx(Path(spec))
+    if model_frontend(spec) == TORCH_FRONTEND:
+        return import_torch(spec)
+    raise ModelError(f"{spec}: not a model passfuzz reads ({MODEL_FORMS})")
+
+
+def import_torch(spec: str) -> tuple[tvm.IRModule, list]:
+    """The Relax module TVM's PyTorch frontend makes of the ``torch.export`` program ``spec``
+    names (a ``.pt2`` file, or ``FILE.py::NAME`` exported here), weights as parameters and every
+    function fit as ``import_onnx``'s, and the arguments of its ``main``: the example inputs,
+    then the weights' own values."""
+    try:
+        import torch
+    except ImportError:
+        raise ModelError('reading PyTorch models needs torch: pip install ".[torch]"') from None
+    from tvm.relax.frontend.torch import from_exported_program
+
+    path = model_file(spec)
+    if path.suffix == ".pt2":
+        try:
+            exported = torch.export.load(str(path))
+        except Exception as exc:  # noqa: BLE001 - any unreadable file, told in one line
+            raise ModelError(f"{spec}: not a saved torch.export program: {_first_line(exc)}") from None
+        given = exported.example_inputs
+        inputs = tuple(given[0]) if given is not None and not given[1] else None
+    else:
+        module, inputs = _torch_callable(path, spec.split("::", 1)[1] if "::" in spec else "model")
+        try:
+            exported = torch.export.export(module.eval(), inputs)
+        except Exception as exc:  # noqa: BLE001 - the exporter's refusal, told in one line
+            raise ModelError(f"{spec}: torch.export fails: {type(exc).__name__}: {_first_line(exc)}") from None
+    try:
+        mod = from_exported_program(exported, keep_params_as_input=True, unwrap_unit_return_tuple=True)
+    except Exception as exc:  # noqa: BLE001 - the frontend's own refusal, told in one line
+        raise ModelError(f"{spec}: TVM's PyTorch frontend fails: {type(exc).__name__}: {_first_line(exc)}") from None
+    tensors = [t.detach().cpu().numpy() for t in inputs] if inputs is not None and \
+        all(isinstance(t, torch.Tensor) for t in inputs) else None
+    arguments = model_arguments(mod["main"], inputs=tensors)
+    for gv, func in list(mod.functions.items()):
+        if isinstance(func, relax.Function):
+            mod[gv] = fit_function(func)
+    return mod, arguments
+
+
+def _torch_callable(path: Path, name: str) -> tuple:
+    """The ``(nn.Module, example_inputs)`` the callable ``name`` of the Python file ``path``
+    returns, the inputs as a tuple of tensors."""
+    import importlib.util
+
+    import torch
+
+    loader = importlib.util.spec_from_file_location(f"passfuzz_model_{printable_name(path.stem)}", path)
+    if loader is None or loader.loader is None:
+        raise ModelError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(loader)
+    try:
+        loader.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001 - the user's file raising, told in one line
+        raise ModelError(f"{path}: running it raises {type(exc).__name__}: {_first_line(exc)}") from None
+    make = getattr(module, name, None)
+    if not callable(make):
+        raise ModelError(f"{path}: defines no callable {name} returning (nn.Module, example_inputs)")
+    try:
+        made = make()
+    except Exception as exc:  # noqa: BLE001 - the user's callable raising, told in one line
+        raise ModelError(f"{path}::{name}() raises {type(exc).__name__}: {_first_line(exc)}") from None
+    if not (isinstance(made, (tuple, list)) and len(made) == 2 and isinstance(made[0], torch.nn.Module)):
+        raise ModelError(f"{path}::{name}() returns {type(made).__name__}, not (nn.Module, example_inputs)")
+    inputs = (made[1],) if isinstance(made[1], torch.Tensor) else made[1]
+    if not (isinstance(inputs, (tuple, list)) and inputs and all(isinstance(t, torch.Tensor) for t in inputs)):
+        raise ModelError(f"{path}::{name}(): example_inputs must be a tensor or a non-empty tuple of tensors")
+    return made[0], tuple(inputs)
 
 
 def import_onnx(path: Path) -> tuple[tvm.IRModule, list]:
@@ -220,19 +325,22 @@ def older_opsets(model) -> int:
     return changed
 
 
-def model_arguments(func: relax.Function, seed: int = 0) -> list[np.ndarray]:
+def model_arguments(func: relax.Function, seed: int = 0, inputs: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """The arguments of ``func`` as the frontend made it, in the order of its parameters once
     ``fit_function`` listed each once: a weight's own value (the "params" attribute holds one per
-    parameter after the inputs, duplicates included), an input's drawn (floats in [-1, 1],
-    integers in [0, 2], booleans either)."""
+    parameter after the inputs, duplicates included), an input's ``inputs`` item when given, else
+    drawn (floats in [-1, 1], integers in [0, 2], booleans either)."""
     values = list(func.attrs["params"]) if func.attrs is not None and "params" in func.attrs else []
     known = dict(zip(list(func.params)[len(func.params) - len(values):], values))
     rng = np.random.default_rng(seed)
     arguments, seen = [], []
-    for p in func.params:
+    for k, p in enumerate(func.params):
         if any(p.same_as(q) for q in seen):
             continue
         seen.append(p)
+        if k < len(inputs or []):
+            arguments.append(np.asarray(inputs[k]))
+            continue
         value = next((v for q, v in known.items() if q.same_as(p)), None)
         if value is not None:
             arguments.append(value.numpy())
@@ -290,10 +398,10 @@ def printable_name(name: str) -> str:
     return f"p_{name}" if name[0].isdigit() or keyword.iskeyword(name) else name
 
 
-def seed_source(mod: tvm.IRModule, origin: Path) -> str:
+def seed_source(mod: tvm.IRModule, origin: Path, frontend: str = ONNX_FRONTEND) -> str:
     """A Python file defining ``mod`` as TVMScript, checked to parse back to the same module."""
     script = "\n".join(line for line in mod.script().splitlines() if not line.startswith("# from tvm.script"))
-    text = (f'"""A seed module: {origin.name} through tvm.relax.frontend.onnx (TVM {tvm.__version__}),\n'
+    text = (f'"""A seed module: {origin.name} through {frontend} (TVM {tvm.__version__}),\n'
             f'written by passfuzz import-model."""\n\n'
             "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tirx as T\n\n"
             + script)
