@@ -62,7 +62,14 @@ def run(args: argparse.Namespace) -> int:
     from passfuzz.campaign.seeds import model_seed
     from passfuzz.findings.corpus import atomic_write
     from passfuzz.relax.importer import ImportRejected, import_module
-    from passfuzz.relax.models import MODEL_FORMS, ModelError, import_model, model_file, model_frontend, seed_source
+    from passfuzz.relax.models import (
+        MODEL_FORMS,
+        ModelError,
+        import_model,
+        model_file,
+        model_frontend,
+        seed_source,
+    )
 
     if args.max_elements < 1:
         raise UsageError(f"--max-elements must be at least 1, not {args.max_elements}")

@@ -59,7 +59,6 @@ import tvm
 import tvm_ffi
 from tvm import relax
 
-
 ONNX_FRONTEND = "tvm.relax.frontend.onnx"
 TORCH_FRONTEND = "tvm.relax.frontend.torch"
 MODEL_FORMS = ".onnx, .pt2 (a saved torch.export program) or FILE.py::NAME"
