@@ -109,7 +109,7 @@ def import_torch(spec: str) -> tuple[tvm.IRModule, list]:
             exported = torch.export.load(str(path))
         except Exception as exc:  # noqa: BLE001 - any unreadable file, told in one line
             raise ModelError(f"{spec}: not a saved torch.export program: {_first_line(exc)}") from None
-        given = exported.example_inputs
+        given = getattr(exported, "example_inputs", None)  # (args, kwargs), when it was saved with them
         inputs = tuple(given[0]) if given is not None and not given[1] else None
     else:
         module, inputs = _torch_callable(path, spec.split("::", 1)[1] if "::" in spec else "model")
