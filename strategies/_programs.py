@@ -37,7 +37,7 @@ def tensor_values(shape: tuple[int, ...], dtype: str, lo: float, hi: float) -> s
         elements = st.floats(lo, hi, width=32, allow_nan=False, allow_infinity=False,
                              allow_subnormal=False).map(lambda x: _bfloat16_within(x, lo, hi))
     else:
-        width = 16 if dtype == "float16" else 32
+        width = {"float16": 16, "float64": 64}.get(dtype, 32)
         elements = st.floats(lo, hi, width=width, allow_nan=False, allow_infinity=False, allow_subnormal=False)
     return hnp.arrays(numpy_dtype(dtype), tuple(shape), elements=elements)
 

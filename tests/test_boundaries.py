@@ -167,3 +167,24 @@ def build_after(program, passes):
     for spec in passes:
         module = spec.for_program(program).instantiate()(module)
     return module
+
+
+def test_the_scalar_constants_said_to_print_inline_are_those_tvm_prints_inline():
+    """The print round trip maps metadata constants by position; a dtype listed wrongly would
+    shift every later index (float64 prints inline; uint8 and bfloat16 do not)."""
+    import numpy as np
+    from tvm import relax
+
+    from passfuzz.ir.catalogue import DTYPES
+    from passfuzz.ir.program import numpy_dtype
+    from passfuzz.portable.round_trip import INLINE_SCALAR_DTYPES
+
+    inline = []
+    for dtype in DTYPES:
+        bb = relax.BlockBuilder()
+        with bb.function("main", []):
+            bb.emit_func_output(relax.const(np.zeros((), numpy_dtype(dtype)), dtype))
+        if "metadata" not in bb.get().script():
+            inline.append(dtype)
+    assert tuple(inline) == tuple(d for d in DTYPES if d in INLINE_SCALAR_DTYPES)
+    assert set(INLINE_SCALAR_DTYPES) <= set(DTYPES)

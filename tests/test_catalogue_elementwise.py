@@ -230,6 +230,37 @@ def test_comparisons_need_exact_operands_and_give_bool(op):
     assert ref(op, a, b).tolist() == expect
 
 
+@pytest.mark.parametrize("op", ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"])
+def test_a_comparison_decided_by_its_operands_ranges_has_one_value(op):
+    """Over small integer ranges, every pair of values: the result's range holds each result, and
+    is one value exactly where the ranges decide the comparison (overlapping ranges never do)."""
+    decided = 0
+    for a, b in zip(random_ranges("int8", 200, 5, -4, 4), random_ranges("int8", 200, 6, -4, 4)):
+        out = assert_range_holds(op, a, b)
+        x, y = np.meshgrid(grid(a), grid(b), indexing="ij")
+        results = set(ref(op, x.ravel(), y.ravel()).tolist())
+        assert (out.lo == out.hi) == (len(results) == 1), (op, a, b, out, results)
+        decided += out.lo == out.hi
+    assert decided > 10  # the ranges drawn decide some comparisons
+
+
+def test_where_with_a_decided_condition_has_the_range_of_the_branch_it_takes():
+    """A frontend wraps negative indices, where(i < 0, i + n, i); on indices in [0, 2] the wrap is
+    never taken, and the result keeps i's range, which take accepts on an axis of 3."""
+    never = infer("less", I(0, 2, "int64"), I(0, 0, "int64"))
+    assert (never.lo, never.hi) == (0, 0)
+    out = infer("where", never, I(3, 5, "int64"), I(0, 2, "int64"))
+    assert (out.lo, out.hi) == (0, 2)
+    always = infer("less", I(-3, -1, "int64"), I(0, 0, "int64"))
+    assert (always.lo, always.hi) == (1, 1)
+    assert (infer("where", always, I(3, 5, "int64"), I(0, 2, "int64")).lo, ) == (3,)
+    undecided = infer("less", I(-1, 2, "int64"), I(0, 0, "int64"))
+    assert (infer("where", undecided, I(3, 5, "int64"), I(0, 2, "int64")).hi, ) == (5,)
+    infer("take", F((3, 2)), out, axis=0)
+    with pytest.raises(OpError, match="indices"):
+        infer("take", F((3, 2)), infer("where", undecided, I(3, 5, "int64"), I(0, 2, "int64")), axis=0)
+
+
 # -- logical ops --------------------------------------------------------------------------------------
 
 

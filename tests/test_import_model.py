@@ -183,3 +183,109 @@ def test_a_broken_model_seed_is_one_warning_naming_the_field(run_cli, tmp_path):
 def test_max_elements_must_be_positive(run_cli, tmp_path):
     result = run_cli("import-model", str(dense_relu(tmp_path / "d.onnx")), "--out", str(tmp_path), "--max-elements", "0")
     assert result.returncode == 2 and "--max-elements must be at least 1" in result.stderr, result.stderr
+
+
+def test_a_float64_model_imports_in_float64_and_computes_what_numpy_does(tmp_path):
+    from passfuzz.ir.graph import evaluate
+
+    model = _model(tmp_path / "f64.onnx", [helper.make_node("Add", ["x", "w"], ["y"])],
+                   [helper.make_tensor_value_info("x", TensorProto.DOUBLE, [2, 3])],
+                   [helper.make_tensor_value_info("y", TensorProto.DOUBLE, [2, 3])],
+                   [("w", np.linspace(-1, 1, 3))])
+    mod, arguments = import_onnx(model)
+    program = import_module(mod, arguments=arguments, argument_ranges=True)
+    assert [p.dtype for _, p in program.params] == ["float64", "float64"] and program.node_ops() == ["add"]
+    (y,) = evaluate(program)
+    assert y.dtype == np.float64 and np.array_equal(y, arguments[0] + np.linspace(-1, 1, 3))
+
+
+def test_an_onnx_sum_is_a_chain_of_adds_whose_bound_adds_the_operands_own(tmp_path):
+    """The frontend writes Sum as stack-and-sum, whose bound is the widest operand's times the
+    count; through ShuffleNet's residual Sums that bound doubled sixteen times."""
+    from passfuzz.ir.graph import analyse, evaluate
+
+    model = _model(tmp_path / "sum.onnx", [helper.make_node("Sum", ["x", "a", "b"], ["y"])],
+                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+                   [("a", np.full((3,), 0.01, "float32")), ("b", np.full((2, 1), 0.02, "float32"))])
+    mod, arguments = import_onnx(model)
+    program = import_module(mod, arguments=arguments, argument_ranges=True)
+    assert program.node_ops() == ["add", "add"]
+    bound = analyse(program)[program.outputs[0]]
+    assert bound.hi <= arguments[0].max() + 0.031 and bound.lo >= arguments[0].min() - 0.001
+    (y,) = evaluate(program)
+    assert np.allclose(y, arguments[0] + 0.03)
+
+
+def test_an_opset_6_prelu_slopes_each_channel(tmp_path):
+    """Before opset 7 a PRelu slope of shape (C,) is one per channel (axis 1); the frontend puts it
+    on the last axis (its own output reads 3 slopes along an axis of 4)."""
+    from tvm.relax.frontend.onnx import from_onnx
+
+    from passfuzz.ir.graph import evaluate
+
+    slope = np.array([0.5, 2.0, -1.0], "float32")
+    graph = helper.make_graph([helper.make_node("PRelu", ["x", "s"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])],
+                              [numpy_helper.from_array(slope, "s")])
+    path = tmp_path / "prelu.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 6)]), str(path))
+    raw = from_onnx(onnx.load(str(path)), keep_params_in_input=True)["main"]
+    assert "axis=2" in raw.script()  # the frontend's reading, which this works around
+    mod, arguments = import_onnx(path)
+    program = import_module(mod, arguments=arguments, argument_ranges=True)
+    assert "prelu" in program.node_ops()
+    x = arguments[0]
+    (y,) = evaluate(program)
+    assert np.allclose(y, np.where(x < 0, x * slope.reshape(3, 1), x))
+
+
+def test_an_opset_6_slice_and_integer_positions_import(tmp_path):
+    """Slice before opset 10 takes its starts and ends as attributes, which the frontend does not
+    read; a SequenceAt at an integer initializer's position fails to convert while the position
+    is a parameter."""
+    from tvm.relax.frontend.onnx import from_onnx
+
+    from passfuzz.ir.graph import evaluate
+
+    graph = helper.make_graph([helper.make_node("Slice", ["x"], ["y"], axes=[1], starts=[1], ends=[3])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])])
+    path = tmp_path / "slice.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 6)]), str(path))
+    mod, arguments = import_onnx(path)
+    program = import_module(mod, arguments=arguments, argument_ranges=True)
+    (y,) = evaluate(program)
+    assert program.node_ops() == ["strided_slice"] and np.array_equal(y, arguments[0][:, 1:3])
+
+    positions = _model(tmp_path / "seq.onnx",
+                       [helper.make_node("SequenceConstruct", ["x", "z"], ["s"]),
+                        helper.make_node("SequenceAt", ["s", "at"], ["y"]), helper.make_node("Relu", ["y"], ["r"])],
+                       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+                        helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 3])],
+                       [helper.make_tensor_value_info("r", TensorProto.FLOAT, [2, 3])],
+                       [("at", np.array(1, "int64"))])
+    with pytest.raises(Exception, match="SequenceAt"):
+        from_onnx(onnx.load(str(positions)), keep_params_in_input=True)
+    mod, arguments = import_onnx(positions)
+    program = import_module(mod, arguments=arguments, argument_ranges=True)
+    (r,) = evaluate(program)
+    assert program.node_ops() == ["relu"] and np.array_equal(r, np.maximum(arguments[1], 0))
+
+
+def test_a_negative_index_wrap_never_taken_and_a_negative_power_base_import():
+    """The test data's Embedding: the frontend wraps negative indices (where(i < 0, i + 4, i)),
+    which indices drawn in [0, 2] never take; its pow: a base drawn in [-1, 1] is clipped into
+    power's domain, the exponent left as it is."""
+    data = ZOO.parent
+    mod, arguments = import_onnx(data / "pytorch-converted" / "test_Embedding" / "model.onnx")
+    program = import_module(mod, arguments=arguments, argument_ranges=True)
+    assert {"where", "take"} <= set(program.node_ops())
+    index = program.values[0]
+    assert (index.lo, index.hi) == (float(arguments[0].min()), float(arguments[0].max()))  # the argument's own
+    mod, arguments = import_onnx(data / "pytorch-operator" / "test_operator_pow" / "model.onnx")
+    program = import_module(mod, arguments=arguments, argument_ranges=True)
+    assert program.node_ops() == ["clip", "power"]
+    clip, power = program.nodes
+    assert clip.args == (0,) and power.args == (1, 2)  # base, its clip, exponent (as given), power

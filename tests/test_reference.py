@@ -1,6 +1,6 @@
 """Each op's numpy reference agrees with TVM's unoptimized module on llvm (catalogue correctness),
-except where the corpus already holds the disagreement as a known TVM bug. bfloat16 gets a run of
-its own: drawn among all dtypes, few of an op's examples would hold it."""
+except where the corpus already holds the disagreement as a known TVM bug. bfloat16 and float64 get
+a run of their own each: drawn among all dtypes, few of an op's examples would hold them."""
 
 import numpy as np
 import pytest
@@ -21,13 +21,14 @@ KNOWN = known_fingerprints(ROOT / "corpus")
 
 # bool and int64 besides: masks, conditions and indices.
 BFLOAT16_RUN = ("bfloat16", "bool", "int64")
+FLOAT64_RUN = ("float64", "bool", "int64")
 
 
 @pytest.mark.parametrize("op, dtypes, examples",
                          [(op.name, None, 8) for op in OPS if op.propose is not None] +
-                         [(op.name, BFLOAT16_RUN, 4) for op in OPS
-                          if op.propose is not None and "bfloat16" in first_operand_dtypes(op)],
-                         ids=lambda v: "bfloat16" if v == BFLOAT16_RUN else "all" if v is None else None)
+                         [(op.name, run, 4) for run in (BFLOAT16_RUN, FLOAT64_RUN) for op in OPS
+                          if op.propose is not None and run[0] in first_operand_dtypes(op)],
+                         ids=lambda v: v[0] if v in (BFLOAT16_RUN, FLOAT64_RUN) else "all" if v is None else None)
 def test_reference_matches_tvm(op, dtypes, examples):
     @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(relax_programs(ops=[op], max_nodes=2, **({"dtypes": dtypes} if dtypes else {})))

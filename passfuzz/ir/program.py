@@ -3,8 +3,8 @@
 A Program is plain data: an SSA list of values, each either a function parameter (with its
 declared value range and its concrete argument) or an op application that names earlier values
 by index. It holds no TVM object; the Relax module, the numpy reference and the reproducer are
-all derived from it. ``to_json``/``from_json`` round-trip it exactly (float32, float16 and
-bfloat16 values survive a trip through a Python float unchanged).
+all derived from it. ``to_json``/``from_json`` round-trip it exactly (float32, float16,
+bfloat16 and float64 values survive a trip through a Python float unchanged).
 
 An input may sit inside a tuple parameter of ``main``: its ``pack`` is (group, item, ...), and
 the inputs of one group form one (nested) tuple parameter, items ordered by their paths (so

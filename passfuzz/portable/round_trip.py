@@ -16,7 +16,7 @@ from tvm import relax
 
 # Scalar constants of these dtypes print inline (R.const(1, "int8")); every other constant,
 # uint8 and bfloat16 scalars included (measured on TVM 0.27), prints as a metadata reference.
-INLINE_SCALAR_DTYPES = ("float32", "float16", "int32", "int64", "int8", "bool")
+INLINE_SCALAR_DTYPES = ("float32", "float16", "float64", "int32", "int64", "int8", "bool")
 
 
 def printed_as_metadata(const) -> bool:

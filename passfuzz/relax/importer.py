@@ -987,28 +987,31 @@ def _clip_fallback(program, params, options, choice, have_values, rng):
             analyse(candidate)
             return candidate, notes
         except ProgramError as exc:
-            blamed = _blamed_param(candidate, exc, [i for i, v in enumerate(candidate.values) if isinstance(v, Param)])
             use = _failing_index(exc)
-        if blamed is None or use is None:
+            suspects = _blamed_params(candidate, exc) if use is not None else []
+        # the most likely parameter first; the next where no clip of it satisfies the use (an
+        # exponent's clip cannot make power's base valid)
+        clipped = next(((blamed, lo, hi, attempt) for blamed in suspects
+                        for lo, hi in _ranges(replace(candidate.values[blamed], value=None), False)[1:]
+                        for attempt in [_clipped(candidate, blamed, lo, hi)] if _use_holds(attempt, use + 1)), None)
+        if clipped is None:
             return None
-        param = candidate.values[blamed]
-        for lo, hi in _ranges(replace(param, value=None), False)[1:]:
-            attempt = _clipped(candidate, blamed, lo, hi)
-            try:
-                analyse(attempt)
-            except ProgramError as exc:
-                if _failing_index(exc) == use + 1:
-                    continue  # this clip is not narrow enough for the use
-            candidate = attempt
-            notes.append(f"parameter {candidate.param_name(blamed)}: clip({lo:g}, {hi:g}) inserted after it")
-            break
-        else:
-            return None
+        blamed, lo, hi, candidate = clipped
+        notes.append(f"parameter {candidate.param_name(blamed)}: clip({lo:g}, {hi:g}) inserted after it")
     try:
         analyse(candidate)
         return candidate, notes
     except ProgramError:
         return None
+
+
+def _use_holds(program: Program, use: int) -> bool:
+    """Does ``graph.analyse`` get past value ``use`` of ``program``?"""
+    try:
+        analyse(program)
+    except ProgramError as exc:
+        return _failing_index(exc) != use
+    return True
 
 
 def _clipped(program: Program, index: int, lo: float, hi: float) -> Program:
@@ -1034,8 +1037,8 @@ def _ranges(param: Param, have_values: bool) -> list[tuple[float, float]]:
         array = np.asarray(param.value, dtype="float64")
         lo, hi = (float(array.min()), float(array.max())) if array.size else (0.0, 0.0)
         wide = [r for r in (INT_RANGES if is_int(param.dtype) else FLOAT_RANGES)
-                if r[0] <= lo and hi <= r[1] and representable(param.dtype, *r)]
-        return list(dict.fromkeys(wide + [(lo, hi)]))
+                if r[0] <= lo and hi <= r[1] and representable(param.dtype, *r) and r != (lo, hi)]
+        return list(dict.fromkeys(wide)) + [(lo, hi)]  # the argument's own last: argument_ranges takes it
     base = INT_RANGES if is_int(param.dtype) else FLOAT_RANGES
     base = [fit(param.dtype, lo, hi) for lo, hi in base]
     extra = [(0, n - 1) for n in range(1, 9)] if is_int(param.dtype) else []
@@ -1059,11 +1062,6 @@ def _draw(shape, dtype, lo, hi, rng) -> list:
 def _failing_index(exc: Exception):
     text = str(exc)
     return int(text[len("values["):text.index("]")]) if text.startswith("values[") else None
-
-
-def _blamed_param(program: Program, exc: Exception, params: list[int]):
-    """The parameter an analysis failure traces back to first (see ``_blamed_params``)."""
-    return next(iter(_blamed_params(program, exc)), None)
 
 
 def _blamed_params(program: Program, exc: Exception) -> list[int]:

@@ -29,24 +29,26 @@ import numpy as np
 
 T = TypeVar("T")
 
-FLOATS = ("float32", "float16", "bfloat16")
+FLOATS = ("float32", "float16", "bfloat16", "float64")
 INTS = ("int32", "int64", "int8", "uint8")
 NUMERIC = FLOATS + INTS
-# bfloat16 after the older dtypes: Hypothesis shrinks a choice toward its first options.
-DTYPES = tuple(d for d in NUMERIC if d != "bfloat16") + ("bfloat16", "bool")
+# bfloat16 and float64 after the older dtypes: Hypothesis shrinks a choice toward its first options.
+DTYPES = tuple(d for d in NUMERIC if d not in ("bfloat16", "float64")) + ("bfloat16", "float64", "bool")
 
 # The range an integer value may reach: overflow is undefined behaviour in TVM's codegen. int64
 # stops short of its limit so that bounds computed in float64 stay exact.
 INT_RANGE = {"int32": (-2**31, 2**31 - 1), "int64": (-2**62, 2**62), "int8": (-128, 127), "uint8": (0, 255)}
 # Largest magnitude a float value may reach: far from overflow, so that a rewrite's legal
 # rounding difference stays a rounding difference.
-# bfloat16 has float32's exponent range, so float32's limit.
-FLOAT_LIMIT = {"float32": 1e12, "float16": 1e4, "bfloat16": 1e12}
+# bfloat16 has float32's exponent range, so float32's limit; float64 keeps it too (the bounds
+# are computed in float64, and a larger limit would find nothing a smaller one does not).
+FLOAT_LIMIT = {"float32": 1e12, "float16": 1e4, "bfloat16": 1e12, "float64": 1e12}
 # Relative tolerance of a float comparison; the absolute part scales with the value bound.
 # bfloat16 keeps 8 significant bits, so one rounding errs by up to 2**-8 (0.4%) relative;
 # 2**-4 allows 16 of them, for a legal rewrite that reorders a chain of roundings (float16's
-# 2e-2 is about 40 of its 2**-11).
-RTOL = {"float32": 1e-4, "float16": 2e-2, "bfloat16": 2**-4}
+# 2e-2 is about 40 of its 2**-11). float64's 1e-9 is far more than float32's 1700 roundings of
+# 2**-53 (2e-13): room for math functions that are not correctly rounded in float64.
+RTOL = {"float32": 1e-4, "float16": 2e-2, "bfloat16": 2**-4, "float64": 1e-9}
 
 
 class OpError(ValueError):
@@ -141,8 +143,8 @@ def same_type(a, b) -> bool:
 
 
 # Relative rounding slack of a float result: the bounds are computed in float64, the values
-# in the tensor's own precision (about twice its unit roundoff, 2**-24, 2**-11, 2**-8).
-ROUNDING = {"float32": 1e-6, "float16": 1e-3, "bfloat16": 8e-3}
+# in the tensor's own precision (about twice its unit roundoff, 2**-24, 2**-11, 2**-8, 2**-53).
+ROUNDING = {"float32": 1e-6, "float16": 1e-3, "bfloat16": 8e-3, "float64": 1e-15}
 
 
 def checked(shape, dtype: str, lo: float, hi: float, exact: bool) -> ValueInfo:

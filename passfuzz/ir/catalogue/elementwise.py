@@ -108,7 +108,7 @@ def _exp(v: float) -> float:
 
 
 # uint8 is left out: LegalizeOps fails on it ("cannot make uint from negative value -1").
-NEGATIVE = smooth(unary("negative", "negative", np.negative, ("float32", "float16", "bfloat16", "int32", "int64", "int8"),
+NEGATIVE = smooth(unary("negative", "negative", np.negative, ("float32", "float16", "bfloat16", "float64", "int32", "int64", "int8"),
                   lambda lo, hi: (-hi, -lo), True, notes="uint8 is rejected by LegalizeOps."))
 ABS = unary("abs", "abs", np.abs, NUMERIC, _abs_bounds, True)
 RELU = unary("relu", "nn.relu", lambda x: np.maximum(x, 0), NUMERIC, lambda lo, hi: (max(lo, 0), max(hi, 0)), True)
@@ -189,8 +189,11 @@ MINIMUM = binary("minimum", "minimum", np.minimum, lambda a, b: (min(a.lo, b.lo)
 # -- comparisons --------------------------------------------------------------------------
 
 
-def comparison(name: str, ref: Callable) -> OpDef:
-    """A broadcasting comparison. Float operands must be exact (see base module docstring)."""
+def comparison(name: str, ref: Callable, decided: Callable[[ValueInfo, ValueInfo], tuple[bool, bool]]) -> OpDef:
+    """A broadcasting comparison. Float operands must be exact (see base module docstring).
+    ``decided(a, b)``: (always true, always false) by the operands' ranges; the result's range is
+    then 1 or 0 alone, which lets ``where`` tell which branch it takes (a frontend's wrap of
+    negative indices, ``where(i < 0, i + n, i)``, on indices that are never negative)."""
 
     accepts = lambda info: info.dtype in NUMERIC and info.exact  # noqa: E731
 
@@ -199,7 +202,8 @@ def comparison(name: str, ref: Callable) -> OpDef:
         a, b = args
         require(a.dtype == b.dtype and a.dtype in NUMERIC, f"{name} needs one numeric dtype")
         require(a.exact and b.exact, f"{name} on inexact floats could flip on a legal rounding difference")
-        return checked(broadcast(a.shape, b.shape), "bool", 0, 1, True)
+        true, false = decided(a, b)
+        return checked(broadcast(a.shape, b.shape), "bool", 1 if true else 0, 0 if false else 1, True)
 
     def propose(sketch: Sketch, choose: Chooser) -> None:
         lhs = pick(sketch, choose, accepts)
@@ -211,12 +215,16 @@ def comparison(name: str, ref: Callable) -> OpDef:
                  propose, accepts, symbolic=True)
 
 
-EQUAL = comparison("equal", np.equal)
-LESS = comparison("less", np.less)
-GREATER = comparison("greater", np.greater)
-NOT_EQUAL = comparison("not_equal", np.not_equal)
-LESS_EQUAL = comparison("less_equal", np.less_equal)
-GREATER_EQUAL = comparison("greater_equal", np.greater_equal)
+def _equal(a: ValueInfo, b: ValueInfo) -> tuple[bool, bool]:
+    return a.lo == a.hi == b.lo == b.hi, a.hi < b.lo or b.hi < a.lo
+
+
+EQUAL = comparison("equal", np.equal, _equal)
+LESS = comparison("less", np.less, lambda a, b: (a.hi < b.lo, a.lo >= b.hi))
+GREATER = comparison("greater", np.greater, lambda a, b: (a.lo > b.hi, a.hi <= b.lo))
+NOT_EQUAL = comparison("not_equal", np.not_equal, lambda a, b: _equal(a, b)[::-1])
+LESS_EQUAL = comparison("less_equal", np.less_equal, lambda a, b: (a.hi <= b.lo, a.lo > b.hi))
+GREATER_EQUAL = comparison("greater_equal", np.greater_equal, lambda a, b: (a.lo >= b.hi, a.hi < b.lo))
 
 # -- where, clip, astype --------------------------------------------------------------------
 
@@ -227,6 +235,9 @@ def _where_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     require(cond.dtype == "bool", "where's condition must be bool")
     require(a.dtype == b.dtype, "where's branches must share a dtype")
     shape = broadcast(cond.shape, a.shape, b.shape)
+    if cond.lo == cond.hi:  # the condition's range decides the branch (see comparison)
+        taken = a if cond.lo else b
+        return checked(shape, a.dtype, taken.lo, taken.hi, taken.exact)
     return checked(shape, a.dtype, min(a.lo, b.lo), max(a.hi, b.hi), a.exact and b.exact)
 
 
@@ -418,7 +429,7 @@ def _floor_divide_rule(a: ValueInfo, b: ValueInfo) -> tuple[float, float, bool]:
 
 # floor_mod of floats computes a - floor(a / b) * b: its rounding error (and the difference an FMA
 # contraction makes) grows with the quotient, while the tolerance scales with the result's bound |b|.
-FLOOR_MOD_QUOTIENT = {"float32": 256, "float16": 8, "bfloat16": 8}
+FLOOR_MOD_QUOTIENT = {"float32": 256, "float16": 8, "bfloat16": 8, "float64": 256}
 
 
 def _floor_mod_rule(a: ValueInfo, b: ValueInfo) -> tuple[float, float, bool]:
@@ -484,7 +495,7 @@ def _log_add_exp(x: float, y: float) -> float:
 
 # log_add_exp legalizes to log(exp(a) + exp(b)), with no max subtracted: the larger operand must keep
 # exp finite (the sum too) and normal (so that the log keeps its precision).
-LOG_ADD_EXP_WINDOW = {"float32": (-80.0, 87.0), "float16": (-9.0, 10.0)}
+LOG_ADD_EXP_WINDOW = {"float32": (-80.0, 87.0), "float16": (-9.0, 10.0), "float64": (-700.0, 700.0)}
 
 
 def _log_add_exp_rule(a: ValueInfo, b: ValueInfo) -> tuple[float, float, bool]:
@@ -502,14 +513,14 @@ def _log_add_exp_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 # bfloat16 fails in codegen (InternalError: IsFloatType check on its exp).
-LOG_ADD_EXP = ruled_binary("log_add_exp", "log_add_exp", _log_add_exp_ref, ("float32", "float16"), _log_add_exp_rule,
+LOG_ADD_EXP = ruled_binary("log_add_exp", "log_add_exp", _log_add_exp_ref, ("float32", "float16", "float64"), _log_add_exp_rule,
                            notes="Legalized as log(exp(a) + exp(b)) (numpy's logaddexp is the stable form): "
                                  "overflows past about 88 (float32) or 11 (float16).")
 
 # power: a strictly positive, moderate base and a small exponent, so that the result stays moderate and
 # the error amplification |b| * (1 + |log a|) stays well inside the tolerance.
 POWER_BASE = (1 / 16, 16.0)
-POWER_EXPONENT = {"float32": 4.0, "float16": 2.5}  # drawn in [-2, 2] (plus rounding slack)
+POWER_EXPONENT = {"float32": 4.0, "float16": 2.5, "float64": 4.0}  # drawn in [-2, 2] (plus rounding slack)
 
 
 def _power_rule(a: ValueInfo, b: ValueInfo) -> tuple[float, float, bool]:
@@ -534,7 +545,7 @@ def _power_propose(infer) -> Callable[[Sketch, Chooser], None]:
     return propose
 
 
-POWER_DTYPES = ("float32", "float16")  # bfloat16 fails in codegen ("power only applies to float")
+POWER_DTYPES = ("float32", "float16", "float64")  # bfloat16 fails in codegen ("power only applies to float")
 POWER = smooth(ruled_binary("power", "power", np.power, POWER_DTYPES, _power_rule, (-2, 2), symmetric=False,
                      accepts=lambda i: i.dtype in POWER_DTYPES,  # any float value becomes a base through a clip
                      make_propose=_power_propose,
@@ -568,7 +579,7 @@ def _atan2_propose(infer) -> Callable[[Sketch, Chooser], None]:
     return propose
 
 
-ATAN2_DTYPES = ("float32", "bfloat16")  # float16 fails in LLVM codegen (tirx.atan2)
+ATAN2_DTYPES = ("float32", "bfloat16", "float64")  # float16 fails in LLVM codegen (tirx.atan2)
 ATAN2 = ruled_binary("atan2", "atan2", np.arctan2, ATAN2_DTYPES, _atan2_rule, (1, 4), symmetric=False,
                      accepts=lambda i: i.dtype in ATAN2_DTYPES,  # through a clip if need be
                      make_propose=_atan2_propose, notes="Not float16: LLVM codegen fails (tirx.atan2).")
@@ -784,6 +795,7 @@ def _fill_const(R, dtype: str, value):
 
 
 FILL_VALUES = {"float32": [0.0, 1.0, -1.0, -1e4], "float16": [0.0, 1.0, -1.0, -1e3], "bfloat16": [0.0, 1.0, -1.0, -1e4],
+               "float64": [0.0, 1.0, -1.0, -1e4],
                "bool": [False, True]}
 
 

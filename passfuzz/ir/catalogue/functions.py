@@ -56,7 +56,7 @@ Rule = Callable[[ValueInfo, dict], tuple[float, float]]
 Bounds = tuple[float, float]
 
 # float16 fails in LLVM codegen for these (no intrinsic); bfloat16 is computed in float32.
-NO_FLOAT16 = ("float32", "bfloat16")
+NO_FLOAT16 = ("float32", "bfloat16", "float64")
 INTS_SIGNED = ("int32", "int64", "int8")
 ALL_INTS = ("int32", "int64", "int8", "uint8")
 
@@ -335,7 +335,7 @@ RELU6 = function("relu6", "nn.relu6", lambda args, at: np.clip(args[0], 0, 6).as
 
 POSITIVE_MIN = 0.2  # log, rsqrt and inexact sqrt operands: bounded results, bounded amplification
 POSITIVE_TARGETS = [(0.25, 4.0), (0.5, 2.0), (1.0, 8.0)]
-TRIG_LIMIT = {"float32": 16.0, "float16": 4.0, "bfloat16": 4.0}
+TRIG_LIMIT = {"float32": 16.0, "float16": 4.0, "bfloat16": 4.0, "float64": 16.0}
 TAN_LIMIT = 1.25
 ATANH_LIMIT = 0.9
 ARC_LIMIT = 0.9  # asin, acos of inexact operands (exact ones: 1)
@@ -447,7 +447,7 @@ def _leakyrelu_ref(args: list[np.ndarray], at: dict) -> np.ndarray:
 # softplus legalizes to select(beta * x > threshold, x, log(1 + exp(beta * x)) / beta), with exp in
 # the operand's dtype: beta * x must keep exp finite. The threshold must be large enough that the
 # jump there (log1p(exp(-threshold)) / beta) stays far below the tolerance.
-SOFTPLUS_LIMIT = {"float32": 80.0, "float16": 10.0, "bfloat16": 80.0}
+SOFTPLUS_LIMIT = {"float32": 80.0, "float16": 10.0, "bfloat16": 80.0, "float64": 80.0}
 SOFTPLUS_THRESHOLD_MIN = 16.0
 
 

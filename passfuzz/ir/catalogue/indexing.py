@@ -365,7 +365,7 @@ def _one_hot_value_ok(dtype: str, value) -> bool:
     return isinstance(value, int) and representable(dtype, value, value)
 
 
-_ONE_HOT_DTYPES = ("float32", "int64", "float16", "bool", "bfloat16")
+_ONE_HOT_DTYPES = ("float32", "int64", "float16", "bool", "bfloat16", "float64")
 
 
 def _one_hot_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:

@@ -26,7 +26,7 @@ from .base import (
 
 # out_dtype a matmul may be asked for, per operand dtype (all measured on llvm). Relax casts the
 # operands to out_dtype first and accumulates there, so overflow is checked in out_dtype.
-OUT_DTYPES = {"float16": ("float32",), "float32": ("float16",), "bfloat16": ("float32",), "int8": ("int32",),
+OUT_DTYPES = {"float16": ("float32",), "float32": ("float16",), "bfloat16": ("float32",), "float64": (), "int8": ("int32",),
               "uint8": ("int32",), "int32": ("int64",), "int64": ()}
 
 

@@ -117,6 +117,8 @@ def _affine(x: ValueInfo, gamma: ValueInfo, beta: ValueInfo | None, n: int, eps:
 
 # layer_norm's legalization and group_norm's type rule take float32 and float16 only.
 NORM_DTYPES = ("float32", "float16")
+# TOPI's rms_norm casts data and weight to float32 whatever their dtype: float64 keeps float32's error.
+RMS_NORM_DTYPES = tuple(d for d in FLOATS if d != "float64")
 
 
 def _float_operands(args: list[ValueInfo], name: str, dtypes: tuple[str, ...] = FLOATS) -> None:
@@ -207,7 +209,7 @@ LAYER_NORM = OpDef(
 def _rms_norm_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     require(len(args) == 2 and set(attrs) == {"axes", "epsilon"}, "rms_norm takes (x, weight), axes, epsilon")
     x, w = args
-    _float_operands(args, "rms_norm")
+    _float_operands(args, "rms_norm", RMS_NORM_DTYPES)
     require(x.rank >= 1 and isinstance(attrs["axes"], list) and attrs["axes"], "rms_norm needs axes")
     axes = sorted(normalize_axis(a, x.rank) for a in attrs["axes"])
     require(axes == list(range(x.rank - len(axes), x.rank)) and len(axes) < x.rank,
@@ -346,7 +348,7 @@ GROUP_NORM = OpDef(
 # -- prelu ---------------------------------------------------------------------------------------------
 
 
-PRELU_DTYPES = ("float32", "float16")  # bfloat16: "Prelu requires the input tensor to have float dtype"
+PRELU_DTYPES = ("float32", "float16", "float64")  # bfloat16: "Prelu requires the input tensor to have float dtype"
 
 
 def _prelu_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
@@ -426,12 +428,14 @@ DROPOUT = OpDef(
 
 # -- batch_norm (inference) ---------------------------------------------------------------------------
 
+BATCH_NORM_DTYPES = ("float32", "float64")
+
 
 def _batch_norm_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     require(len(args) == 5 and set(attrs) == {"axis", "epsilon", "index"},
             "batch_norm takes (x, gamma, beta, mean, var), axis, epsilon, index")
     x, gamma, beta, mean, var = args
-    require(x.dtype == "float32", "batch_norm is drawn for float32 only (float16 returns float32 in TVM)")
+    require(x.dtype in BATCH_NORM_DTYPES, "batch_norm is drawn for float32 and float64 only (float16 returns float32 in TVM)")
     require(all(a.dtype == x.dtype for a in args), "batch_norm's operands must share a dtype")
     require(x.rank >= 1, "batch_norm needs rank >= 1")
     axis = normalize_axis(attrs["axis"], x.rank)
@@ -465,7 +469,7 @@ def _batch_norm_ref(args, attrs):
 
 def _bn_accepts(info: ValueInfo) -> bool:
     c = (info.shape[0],) if info.rank else ()
-    return info.dtype == "float32" and info.rank >= 1 and valid(
+    return info.dtype in BATCH_NORM_DTYPES and info.rank >= 1 and valid(
         _batch_norm_infer, [info, *(probe(info, -1, 1, c) for _ in range(2)), probe(info, -1, 1, c),
                             probe(info, 1, 2, c)], {"axis": 0, "epsilon": 1e-5, "index": 0})
 
@@ -484,10 +488,10 @@ def _batch_norm_propose(sketch: Sketch, choose: Chooser) -> None:
             return valid(_batch_norm_infer, args, {**attrs, "index": 0})
         return accept
 
-    gamma = _weight(sketch, choose, c, "float32", -4.0, 4.0, fits(1))
-    beta = _weight(sketch, choose, c, "float32", -1.0, 1.0, fits(2))
-    mean = _weight(sketch, choose, c, "float32", -4.0, 4.0, fits(3))
-    var = _weight(sketch, choose, c, "float32", *choose.choice([(1.0, 4.0), (0.0, 4.0)]),
+    gamma = _weight(sketch, choose, c, info.dtype, -4.0, 4.0, fits(1))
+    beta = _weight(sketch, choose, c, info.dtype, -1.0, 1.0, fits(2))
+    mean = _weight(sketch, choose, c, info.dtype, -4.0, 4.0, fits(3))
+    var = _weight(sketch, choose, c, info.dtype, *choose.choice([(1.0, 4.0), (0.0, 4.0)]),
                   lambda i: i.lo >= 0 and fits(4)(i))
     sketch.add("batch_norm", [x, gamma, beta, mean, var], attrs)
 
@@ -520,7 +524,7 @@ def _batch_norm_training_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     require(len(args) == 5 and set(attrs) == BN_TRAINING_ATTRS,
             "batch_norm (training) takes (x, gamma, beta, mean, var), axis, epsilon, momentum, center, scale, index")
     x, gamma, beta, mean, var = args
-    require(x.dtype == "float32", "batch_norm is drawn for float32 only (float16 returns float32 in TVM)")
+    require(x.dtype in BATCH_NORM_DTYPES, "batch_norm is drawn for float32 and float64 only (float16 returns float32 in TVM)")
     require(all(a.dtype == x.dtype for a in args), "batch_norm's operands must share a dtype")
     require(x.rank >= 1, "batch_norm needs rank >= 1")
     # A negative axis fails in training mode: topi's legalization removes ``axis`` itself from the
@@ -585,7 +589,7 @@ def _bn_training_options(info: ValueInfo) -> list[tuple[int, list[float]]]:
 
 
 def _bn_training_accepts(info: ValueInfo) -> bool:
-    return info.dtype == "float32" and info.rank >= 1 and bool(_bn_training_options(info))
+    return info.dtype in BATCH_NORM_DTYPES and info.rank >= 1 and bool(_bn_training_options(info))
 
 
 def _batch_norm_training_propose(sketch: Sketch, choose: Chooser) -> None:
@@ -608,10 +612,10 @@ def _batch_norm_training_propose(sketch: Sketch, choose: Chooser) -> None:
             return i.magnitude <= 4 and bool(epsilons(args))
         return accept
 
-    gamma = _weight(sketch, choose, c, "float32", *choose.choice([(-4.0, 4.0), (0.5, 2.0), (-1.0, 1.0)]), fits(1))
-    beta = _weight(sketch, choose, c, "float32", -1.0, 1.0, fits(2))
-    mean = _weight(sketch, choose, c, "float32", -4.0, 4.0, fits(3))
-    var = _weight(sketch, choose, c, "float32", *choose.choice([(1.0, 4.0), (0.0, 4.0)]), fits(4))
+    gamma = _weight(sketch, choose, c, info.dtype, *choose.choice([(-4.0, 4.0), (0.5, 2.0), (-1.0, 1.0)]), fits(1))
+    beta = _weight(sketch, choose, c, info.dtype, -1.0, 1.0, fits(2))
+    mean = _weight(sketch, choose, c, info.dtype, -4.0, 4.0, fits(3))
+    var = _weight(sketch, choose, c, info.dtype, *choose.choice([(1.0, 4.0), (0.0, 4.0)]), fits(4))
     operands = [x, gamma, beta, mean, var]
     eps = epsilons([sketch.infos[i] for i in operands])
     require(bool(eps), "no epsilon conditions these operands")
@@ -627,7 +631,7 @@ BATCH_NORM_TRAINING = OpDef(
     notes="training=True: normalizes with the batch's mean and population variance over every axis but "
           "``axis``; fields 1 and 2 are (1 - momentum) * moving + momentum * batch statistic. gamma is ignored "
           "without scale, beta without center. Non-negative axes only (topi's legalization fails on a "
-          "negative one); epsilon is drawn as for layer_norm. float32 only, as for inference mode.")
+          "negative one); epsilon is drawn as for layer_norm. float32 and float64 only, as for inference mode.")
 
 # -- conv1d / conv2d --------------------------------------------------------------------------------
 

@@ -164,7 +164,7 @@ STD = reduction("std", _std_ref, FLOATS, scale_by_count=False, keeps_exact=False
 
 
 # bool fails in LLVM codegen; bfloat16 fails to compile (TVM bug, see catalogue/excluded.py).
-ARG_DTYPES = ("float32", "float16", "int32", "int64", "int8", "uint8")
+ARG_DTYPES = ("float32", "float16", "float64", "int32", "int64", "int8", "uint8")
 
 
 def arg_reduction(name: str, ref: Callable, largest: bool) -> OpDef:
