@@ -115,10 +115,9 @@ def _affine(x: ValueInfo, gamma: ValueInfo, beta: ValueInfo | None, n: int, eps:
     return lo, hi
 
 
-# layer_norm's legalization and group_norm's type rule take float32 and float16 only.
+# TOPI's layer_norm and group_norm take float32 and float16 only (float64: the known fault
+# topi-layer-group-norm-reject-float64, a plain build that fails tests no pass; see excluded.py).
 NORM_DTYPES = ("float32", "float16")
-# TOPI's rms_norm casts data and weight to float32 whatever their dtype: float64 keeps float32's error.
-RMS_NORM_DTYPES = tuple(d for d in FLOATS if d != "float64")
 
 
 def _float_operands(args: list[ValueInfo], name: str, dtypes: tuple[str, ...] = FLOATS) -> None:
@@ -209,7 +208,9 @@ LAYER_NORM = OpDef(
 def _rms_norm_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     require(len(args) == 2 and set(attrs) == {"axes", "epsilon"}, "rms_norm takes (x, weight), axes, epsilon")
     x, w = args
-    _float_operands(args, "rms_norm", RMS_NORM_DTYPES)
+    # float64 too, although TOPI computes it in float32: the reference oracle reports the known
+    # fault topi-rms-norm-float64-computed-in-float32, and notices when it is fixed.
+    _float_operands(args, "rms_norm")
     require(x.rank >= 1 and isinstance(attrs["axes"], list) and attrs["axes"], "rms_norm needs axes")
     axes = sorted(normalize_axis(a, x.rank) for a in attrs["axes"])
     require(axes == list(range(x.rank - len(axes), x.rank)) and len(axes) < x.rank,
@@ -256,7 +257,9 @@ RMS_NORM = OpDef("rms_norm", _rms_norm_infer,
                  _rms_norm_ref, _rms_norm_propose, _rms_accepts,
                  notes="x / sqrt(mean(x^2) + eps) * weight. Only trailing axes that leave a leading axis: axes=[0, 2] "
                        "of a 3-D tensor, or all the axes (e.g. [0] of a 1-D tensor), fail in TVM's legalization "
-                       "(InternalError, 'Tensor dimension mismatch').")
+                       "(InternalError, 'Tensor dimension mismatch'). float64 is drawn although TVM computes it in "
+                       "float32 (~1e-8 relative): the reference oracle reports that known fault "
+                       "(topi-rms-norm-float64-computed-in-float32).")
 
 
 def _group_axes(x: ValueInfo, channel_axis) -> tuple[int, list[int]]:
