@@ -1,4 +1,4 @@
-"""[Bug][TOPI] layer_norm, group_norm and instance_norm reject float64: "only support float32 and float16 for now"
+"""[Bug][TOPI] layer_norm, group_norm and instance_norm fail to legalize float64: 'only support float32 and float16 for now'
 
 Exit status: 1 while the fault reproduces, 0 once it is fixed, 125 when this script cannot run here
 (an import or API failure before the build). Needs: tvm.

@@ -1,4 +1,4 @@
-"""[Bug][TOPI] rms_norm on float64 computes in float32: the result errs by ~1e-8 relative
+"""[Bug][TOPI] rms_norm on float64 computes in float32: its result errs by ~1e-8 relative
 
 Exit status: 1 while the fault reproduces, 0 once it is fixed, 125 when this script cannot run here
 (an import or API failure before the run). Needs: tvm, numpy.
