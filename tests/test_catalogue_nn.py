@@ -150,7 +150,6 @@ def test_rms_norm_trailing_axes_only():
     assert got == pytest.approx(np.array([[3, 8]]) / math.sqrt(12.5), rel=1e-6)
 
 
-
 def test_rms_norm_is_drawn_on_float64_where_layer_norm_and_group_norm_are_not():
     # TVM computes a float64 rms_norm in float32 (a known fault the reference oracle reports), but
     # cannot legalize a float64 layer_norm or group_norm at all: a plain build that fails tests no pass.
@@ -162,6 +161,7 @@ def test_rms_norm_is_drawn_on_float64_where_layer_norm_and_group_norm_are_not():
     with pytest.raises(OpError, match="floats only"):
         infer("group_norm", F((2, 4, 3), dtype="float64"), F((4,), dtype="float64"), F((4,), dtype="float64"),
               num_groups=2, channel_axis=1, axes=[2], epsilon=10.0)
+
 
 def test_group_norm_groups_axes_and_reference():
     x, g, b = F((2, 4, 3), -1, 1), F((4,), -1, 1), F((4,), 0, 0)
