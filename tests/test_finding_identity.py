@@ -119,7 +119,7 @@ def test_a_second_wrong_result_of_a_pass_is_found_apart_from_the_first(run_cli, 
     assert first.returncode == 1, first.stderr
     [negative] = [json.loads(p.read_text()) for p in tmp_path.glob("*.json")]
     # exp's bug shares negative's fingerprint; before triggers it counted as known and was never saved
-    second = run_cli(*common, "--ops", "exp,negative", "--max-examples", "30")
+    second = run_cli(*common, "--ops", "exp,negative", "--max-examples", "60")
     assert second.returncode == 1, second.stderr
     records = {r["id"]: r for r in (json.loads(p.read_text()) for p in tmp_path.glob("*.json"))}
     [exp] = [r for r in records.values() if r["id"] != negative["id"]]
