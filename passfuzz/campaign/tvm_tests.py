@@ -35,6 +35,7 @@ from passfuzz.passes.names import PassSpec
 from .engine import FuzzConfig, Fuzzer
 from .seeds import Seed, SeedSet, reason_group
 
+OUTSIDE = "outside the pass contracts: "
 NOT_REACHED = "not reached: the time was up"
 INTERRUPTED = "not reached: interrupted"
 
@@ -117,7 +118,7 @@ def pass_lists(seed: Seed, given: Sequence[PassSpec] | None) -> tuple[list[tuple
         elif gradient.involved(passes):
             refused.append("Gradient differentiates loss programs drawn for it, which a test's module is not")
         elif broken:
-            refused.append(f"outside the pass contracts: {broken}")
+            refused.append(OUTSIDE + broken)
         else:
             lists.append(tuple(passes))
     return list(dict.fromkeys(lists)), refused
@@ -154,6 +155,7 @@ class Checked:
     fingerprint: str = ""
     path: str = ""  # where the finding was saved
     known_as: str = ""  # the known fault or fingerprint it is a case of
+    blamed: bool = False  # a new finding blaming a pass (not TVM's plain build: passfuzz.judge.finding)
     seconds: float = 0.0
 
     @property
@@ -173,7 +175,7 @@ def check_one(fuzzer: Fuzzer, check: Check) -> Checked:
     if finding is not None and finding.outside_contract or finding is None and optimized is not None \
             and optimized.outside_contract:
         why = finding.outside_contract if finding is not None else optimized.outside_contract
-        return Checked(outcome=f"outside the pass contracts: {why}", **said)
+        return Checked(outcome=OUTSIDE + why, **said)
     if verdict.generator_defect:
         return Checked(outcome="defect", detail=verdict.generator_defect.splitlines()[0][:300], **said)
     if finding is None:
@@ -188,7 +190,7 @@ def check_one(fuzzer: Fuzzer, check: Check) -> Checked:
     if finding.variant_of:
         return Checked(outcome="variant", known_as=finding.variant_of,
                        path=fuzzer.stats.variants.get(fid, "").rpartition(" ")[2], **found, **said)
-    return Checked(outcome="finding", path=str(path or ""), **found, **said)
+    return Checked(outcome="finding", path=str(path or ""), blamed=finding.blamed, **found, **said)
 
 
 def run_checks(checks: Sequence[Check], config: FuzzConfig, workers: int,
@@ -310,6 +312,15 @@ def _worker(checks: Sequence[Check], config: FuzzConfig, worker: int, taken, sta
     writer.close()
 
 
+def grouped(why: str) -> str:
+    """Why a module was not checked, without what tells one module from another, so that equal
+    causes count together: a contract without its citation of TVM's source and what broke it in
+    this module, any other reason as ``seeds.reason_group`` groups it."""
+    if why.startswith(OUTSIDE):
+        return re.split(r" \((?:py|cc|test|unsure):", why)[0][:200]
+    return reason_group(why)
+
+
 @dataclass
 class FileReport:
     """One test file: how many modules it defines, imported, checked, the findings, and why the
@@ -321,6 +332,7 @@ class FileReport:
     checked: int = 0
     findings: list[Checked] = field(default_factory=list)  # new, known and variants alike
     not_checked: Counter = field(default_factory=Counter)
+    passes: Counter = field(default_factory=Counter)  # pass list (comma-separated) -> modules checked with it
     warning: str = ""
 
     def to_json(self) -> dict:
@@ -328,7 +340,8 @@ class FileReport:
                 "findings": [{"module": f.module, "passes": list(f.passes), "outcome": f.outcome, "kind": f.kind,
                               "fingerprint": f.fingerprint, "path": f.path, "known_as": f.known_as,
                               "message": f.detail} for f in self.findings],
-                "not_checked": dict(self.not_checked.most_common()), "warning": self.warning}
+                "not_checked": dict(self.not_checked.most_common()), "passes": dict(self.passes.most_common()),
+                "warning": self.warning}
 
 
 def file_reports(found: SeedSet, plan: Plan, checks: Sequence[Check], results: Sequence[Checked | None],
@@ -351,16 +364,17 @@ def file_reports(found: SeedSet, plan: Plan, checks: Sequence[Check], results: S
             continue
         report.imported += 1
         if seed.name in plan.refused:
-            report.not_checked[reason_group(plan.refused[seed.name])] += 1
+            report.not_checked[grouped(plan.refused[seed.name])] += 1
             continue
         done = outcomes.get(seed.name, [])
         report.findings += [r for r in done if r is not None and r.outcome in ("finding", "known", "variant")]
         if any(r is not None and r.ran for r in done):
             report.checked += 1
+            report.passes.update({",".join(r.passes) for r in done if r is not None and r.ran})
         elif any(r is not None for r in done):
             first = next(r for r in done if r is not None)
             why = {"defect": "the unoptimized module does not run"}.get(first.outcome, first.outcome)
-            report.not_checked[reason_group(why)] += 1
+            report.not_checked[grouped(why)] += 1
         else:
             report.not_checked[stop or NOT_REACHED] += 1
     order = {seed.file: index for index, seed in enumerate(found.seeds)}
