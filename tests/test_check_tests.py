@@ -8,42 +8,19 @@ import pytest
 
 from passfuzz.campaign.plan import RunOptions, as_it_is
 from passfuzz.campaign.seeds import Seed, find_seeds
-from passfuzz.campaign.tvm_tests import file_pass, file_reports, pass_lists, plan_checks, run_checks
+from passfuzz.campaign.tvm_tests import (
+    file_pass,
+    file_reports,
+    pass_lists,
+    plan_checks,
+    run_checks,
+)
 from passfuzz.findings.corpus import load
 from passfuzz.passes.names import resolve
 
-# A pass as a pass author would write it: it rewrites permute_dims into a reshape, which is right
-# only when the permutation moves no two dims longer than 1 past each other. ``wrong`` always does.
-PERMUTE_PASSES = textwrap.dedent('''
-    import tvm
-    from tvm import relax
-    from tvm.relax.expr_functor import PyExprMutator, mutator
-
-
-    def _permute_as_reshape(always):
-        @mutator
-        class Rewrite(PyExprMutator):
-            def visit_call_(self, call):
-                call = super().visit_call_(call)
-                if isinstance(call.op, tvm.ir.Op) and call.op.name == "relax.permute_dims":
-                    moved = [int(axis) for axis in call.attrs.axes if int(call.args[0].ty.shape[int(axis)]) != 1]
-                    if always or moved == sorted(moved):
-                        return relax.op.reshape(call.args[0], call.ty.shape)
-                return call
-
-        @tvm.transform.module_pass(opt_level=0, name="PermuteAsReshape")
-        def rewrite(mod, ctx):
-            for gv, func in list(mod.functions.items()):
-                if isinstance(func, relax.Function):
-                    mod[gv] = Rewrite(mod).visit_expr(func)
-            return mod
-
-        return rewrite
-
-
-    wrong = _permute_as_reshape(always=True)
-    right = _permute_as_reshape(always=False)
-''')
+# A pass as a pass author would write it, rewriting permute_dims into a reshape: the planted one
+# always does (wrong when two dims longer than 1 swap), its fixed twin only where that is right.
+WRONG, RIGHT = "tests.planted_passes:permute_as_reshape", "tests.planted_passes:permute_as_reshape_fixed"
 
 TVM_STYLE_TESTS = textwrap.dedent('''
     import tvm
@@ -87,15 +64,14 @@ TVM_STYLE_TESTS = textwrap.dedent('''
 
 
 def write_tests(tmp_path):
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_transform_permute.py").write_text(TVM_STYLE_TESTS)
-    (tmp_path / "permute_passes.py").write_text(PERMUTE_PASSES)  # beside, not among the tests
-    return tmp_path / "tests"
+    (tmp_path / "relax").mkdir()
+    (tmp_path / "relax" / "test_transform_permute.py").write_text(TVM_STYLE_TESTS)
+    return tmp_path / "relax"
 
 
 def test_a_wrong_pass_named_on_the_command_line_is_found_in_a_test_module_and_saved(run_cli, tmp_path):
     tests = write_tests(tmp_path)
-    result = run_cli("check-tests", str(tests), "--passes", "permute_passes:wrong", "--corpus", "corpus",
+    result = run_cli("check-tests", str(tests), "--passes", WRONG, "--corpus", "corpus",
                      "--workers", "2", "--reduce-time", "20", "--json", "report.json", cwd=tmp_path, timeout=600)
     assert result.returncode == 1, result.stderr
     report = json.loads((tmp_path / "report.json").read_text())
@@ -103,16 +79,15 @@ def test_a_wrong_pass_named_on_the_command_line_is_found_in_a_test_module_and_sa
     assert (file["modules"], file["imported"], file["checked"]) == (2, 2, 2)
     [finding] = file["findings"]
     assert finding["module"].endswith("test_transform_permute.py::TestPermute::Before")
-    assert (finding["outcome"], finding["kind"], finding["passes"]) == ("finding", "wrong-result",
-                                                                      ["permute_passes:wrong"])
+    assert (finding["outcome"], finding["kind"], finding["passes"]) == ("finding", "wrong-result", [WRONG])
     record = load(tmp_path / finding["path"])
-    assert record.record["passes"] == ["permute_passes:wrong"] and "permute_dims" in record.program.op_counts()
+    assert record.record["passes"] == [WRONG] and "permute_dims" in record.program.op_counts()
     assert report["totals"]["new_findings"] == 1 and finding["path"] in result.stdout
 
 
 def test_a_correct_pass_and_the_passes_the_tests_apply_give_no_finding(run_cli, tmp_path):
     tests = write_tests(tmp_path)
-    for passes in (["--passes", "permute_passes:right"], []):
+    for passes in (["--passes", RIGHT], []):
         result = run_cli("check-tests", str(tests), *passes, "--corpus", "corpus", "--workers", "1",
                          "--json", "report.json", cwd=tmp_path, timeout=600)
         assert result.returncode == 0, result.stderr
@@ -185,10 +160,9 @@ def test_the_pass_lists_of_a_module_are_its_tests_then_its_files_each_with_its_p
     assert [[spec.text for spec in passes] for passes in lists] == [["FoldConstant"], ["LegalizeOps", "AnnotateTIROpPattern", "FuseOps"]]
     assert refused == []
     assert pass_lists(seed, [resolve("DeadCodeElimination")])[0] == [(resolve("DeadCodeElimination"),)]
-    unnamed = Seed("/x/test_other.py::test_a::Before", None, unnamed=("BindParams with arguments that are no "
-                                                                      "Python literals (dict)",))
-    assert pass_lists(unnamed, None) == ([], ["its test applies BindParams with arguments that are no Python "
-                                              "literals (dict)"])
+    why = "BindParams with arguments that are no Python literals (dict)"
+    unnamed = Seed("/x/test_other.py::test_a::Before", None, unnamed=(why,))
+    assert pass_lists(unnamed, None) == ([], [f"its test applies {why}"])
 
 
 @pytest.mark.parametrize("name, named", [

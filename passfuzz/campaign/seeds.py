@@ -14,7 +14,10 @@
   in a forked child (``isolate``) with a time limit, and so does the import into a Program
   (``passfuzz.relax.importer``), which sees TVM objects a fuzzing process never built itself. Only
   plain data (Programs, names, reasons) comes back, each seed as soon as it is imported, so a
-  test that hangs or crashes loses only what came after it.
+  test that hangs or crashes loses only what came after it. Files run ``workers`` children at a
+  time, and what each gave is kept in a cache directory keyed by its content (``cache_key``), so a
+  second load of unchanged files executes none. Each seed also keeps the pass its file's tests
+  applied to it, with the arguments (``passfuzz check-tests`` checks it with that pass).
 - Corpus ``.json`` records: their Program, as saved. In a directory, a ``.py`` beside a
   record of the same name is its reproducer and is not executed; JSON that is no record is
   someone else's file and passes silently.

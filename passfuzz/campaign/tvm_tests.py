@@ -17,6 +17,7 @@ findings, and why the rest were not checked.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing
 import multiprocessing.connection
@@ -171,7 +172,7 @@ def check_one(fuzzer: Fuzzer, check: Check) -> Checked:
     seconds = time.monotonic() - started
     texts = tuple(spec.text for spec in check.passes)
     finding = verdict.finding
-    said = dict(module=check.module, passes=texts, seconds=seconds)
+    said = {"module": check.module, "passes": texts, "seconds": seconds}
     if finding is not None and finding.outside_contract or finding is None and optimized is not None \
             and optimized.outside_contract:
         why = finding.outside_contract if finding is not None else optimized.outside_contract
@@ -183,7 +184,7 @@ def check_one(fuzzer: Fuzzer, check: Check) -> Checked:
             return Checked(outcome="incomparable", detail=verdict.incomparable.splitlines()[0][:300], **said)
         return Checked(outcome="clean", **said)
     message = f"{finding.kind}: {(finding.message.splitlines() or [''])[0][:200]}"
-    found = dict(kind=finding.kind, fingerprint=finding.fingerprint, detail=message)
+    found = {"kind": finding.kind, "fingerprint": finding.fingerprint, "detail": message}
     if known_as:
         return Checked(outcome="known", known_as=known_as, **found, **said)
     fid = corpus.finding_id(finding.kind, finding.fingerprint)
@@ -221,23 +222,21 @@ def run_checks(checks: Sequence[Check], config: FuzzConfig, workers: int,
     return results, stop[0]
 
 
-class _stopping_on_sigint:  # noqa: N801 - used as a context manager, named as one
-    """Inside, Ctrl-C stops the checks after the one under way (and a reduction at its next step)."""
+@contextlib.contextmanager
+def _stopping_on_sigint(fuzzer: Fuzzer, stop: list[str]) -> Iterator[None]:
+    """Inside, Ctrl-C stops the checks after the one under way (and a reduction at its next step);
+    a second Ctrl-C stops at once."""
+    def interrupted(signum, frame):
+        if stop[0] == INTERRUPTED:
+            raise KeyboardInterrupt
+        stop[0] = INTERRUPTED
+        fuzzer.interrupted = True
 
-    def __init__(self, fuzzer: Fuzzer, stop: list[str]):
-        self.fuzzer, self.stop = fuzzer, stop
-
-    def __enter__(self):
-        def interrupted(signum, frame):
-            if self.stop[0] == INTERRUPTED:  # a second Ctrl-C: at once
-                raise KeyboardInterrupt
-            self.stop[0] = INTERRUPTED
-            self.fuzzer.interrupted = True
-        self.previous = signal.signal(signal.SIGINT, interrupted)
-        return self
-
-    def __exit__(self, *exc):
-        signal.signal(signal.SIGINT, self.previous)
+    previous = signal.signal(signal.SIGINT, interrupted)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _checks_in_turn(fuzzer: Fuzzer, checks: Sequence[Check], indices, max_time: float | None, started: float,

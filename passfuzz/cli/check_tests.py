@@ -33,9 +33,9 @@ def parser() -> argparse.ArgumentParser:
                            "rest were not checked.",
                epilog="Exit status: 0 no new finding, 1 at least one new finding, 2 usage or input error, "
                       "130 interrupted (Ctrl-C: the table says what was done; findings saved stay saved).")
-    p.add_argument("paths", nargs="+", type=Path, metavar="PATH",
+    p.add_argument("paths", nargs="+", metavar="PATH",
                    help="test files (.py) or directories of them (searched recursively), e.g. a TVM checkout's "
-                        "tests/python/relax")
+                        "tests/python/relax; glob patterns are matched: '~/tvm/tests/python/relax/test_transform_*.py'")
     p.add_argument("--passes", metavar="P[,P...]",
                    help="check every module with these passes instead of those its tests apply (names as for "
                         "fuzzing, `passfuzz --help`; module.path:attr names your own)")
@@ -71,7 +71,7 @@ def parser() -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from passfuzz.campaign.plan import SEED_CACHE, PlanError, RunOptions, as_it_is
-    from passfuzz.campaign.seeds import SeedError, find_seeds
+    from passfuzz.campaign.seeds import SeedError, find_seeds, seed_paths
     from passfuzz.campaign.tvm_tests import INTERRUPTED as STOPPED
     from passfuzz.campaign.tvm_tests import file_reports, plan_checks, run_checks
     from passfuzz.ir.catalogue import DTYPES
@@ -101,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
             console.note(f"loading: {done}/{total} files ({file.name})")
 
     try:
-        found = find_seeds(args.paths, timeout=args.file_timeout, workers=args.workers,
+        paths = [path for text in args.paths for path in seed_paths(text)]
+        found = find_seeds(paths, timeout=args.file_timeout, workers=args.workers,
                            cache=args.corpus / SEED_CACHE, progress=loaded)
     except SeedError as exc:
         raise UsageError(str(exc).replace("--seeds: ", "")) from None
@@ -178,9 +179,10 @@ def _print_table(reports, console: Console) -> None:
 def _write_json(path: Path | None, reports, status: int, stop: str, elapsed: float, config) -> None:
     if path is None:
         return
+    from importlib import resources
+
     import jsonschema
     import tvm
-    from importlib import resources
 
     from passfuzz import __version__
     from passfuzz.findings.corpus import atomic_write
