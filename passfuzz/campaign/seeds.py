@@ -235,7 +235,7 @@ def find_seeds(paths: Iterable[Path | str], convert: Callable[[Any, str], Progra
     per_file: dict[Path, tuple[list[Seed], str]] = {}
     keys = {file: cache_key(file) for file in scripts} if cache is not None else {}
     for file in scripts:
-        kept = _cached(cache, keys[file], file) if cache is not None else None
+        kept = _cached(cache, keys[file], file, timeout) if cache is not None else None
         if kept is not None:
             per_file[file] = kept
     found = SeedSet(cached=len(per_file))
@@ -250,8 +250,8 @@ def find_seeds(paths: Iterable[Path | str], convert: Callable[[Any, str], Progra
         file = todo[index]
         seeds, warning = _file_result(file, result, timeout)
         per_file[file] = seeds, warning
-        if cache is not None and result.status != "hang":  # a hang may be the machine's load: tried again next time
-            _store(cache, keys[file], file, seeds, warning)
+        if cache is not None:
+            _store(cache, keys[file], file, seeds, warning, timeout if result.status == "hang" else None)
         done += 1
         if progress is not None:
             progress(done, len(scripts), file)
@@ -285,11 +285,14 @@ def cache_key(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _cached(cache: Path, key: str, path: Path) -> tuple[list[Seed], str] | None:
-    """What ``path`` gave when it was last executed with this key, or None (no entry, or one that
-    cannot be read: a cache entry is only ever executed again)."""
+def _cached(cache: Path, key: str, path: Path, timeout: float) -> tuple[list[Seed], str] | None:
+    """What ``path`` gave when it was last executed with this key, or None: no entry, one that
+    cannot be read (a cache entry is only ever executed again), or a file that ran out of a
+    shorter time limit than ``timeout`` then (given more time, it may give more)."""
     try:
         doc = json.loads((cache / f"{key}.json").read_text(encoding="utf-8"))
+        if doc["hung_after"] is not None and doc["hung_after"] < timeout:
+            return None
         seeds = [Seed(f"{path}{item['name']}", Program.from_json(item["program"]) if item["program"] else None,
                       item["reason"], item["given"], tuple(item["passes"]), tuple(item["unnamed"]))
                  for item in doc["seeds"]]
@@ -298,11 +301,12 @@ def _cached(cache: Path, key: str, path: Path) -> tuple[list[Seed], str] | None:
         return None
 
 
-def _store(cache: Path, key: str, path: Path, seeds: list[Seed], warning: str) -> None:
-    """Keep what ``path`` gave, written whole or not at all; names are kept without the path."""
+def _store(cache: Path, key: str, path: Path, seeds: list[Seed], warning: str, hung_after: float | None) -> None:
+    """Keep what ``path`` gave, written whole or not at all; names are kept without the path.
+    ``hung_after``: the time limit it ran out of (None: it ended)."""
     from passfuzz.findings.corpus import atomic_write
 
-    doc = {"format": CACHE_FORMAT, "file": str(path), "warning": warning,
+    doc = {"format": CACHE_FORMAT, "file": str(path), "warning": warning, "hung_after": hung_after,
            "seeds": [{"name": seed.name[len(str(path)):], "program": seed.program.to_json() if seed.program else None,
                       "reason": seed.reason, "given": seed.given, "passes": list(seed.passes),
                       "unnamed": list(seed.unnamed)} for seed in seeds]}
@@ -310,59 +314,6 @@ def _store(cache: Path, key: str, path: Path, seeds: list[Seed], warning: str) -
         atomic_write(cache / f"{key}.json", json.dumps(doc) + "\n")
     except OSError:  # a cache: without it the file is executed again next time
         pass
-
-
-def _record_seed(path: Path, warnings: list[str], named: bool) -> list[Seed]:
-    """A corpus record's or model seed's Program. In a directory, JSON that is neither (no
-    "program") is someone else's file and passes silently; a broken one is a warning."""
-    from passfuzz.findings.corpus import CorpusError, load
-
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, TypeError):
-        doc = None
-    if not named and (not isinstance(doc, dict) or "program" not in doc):
-        return []
-    try:
-        if isinstance(doc, dict) and "frontend" in doc:
-            return [Seed(str(path), load_model_seed(doc, path))]
-        return [Seed(str(path), load(path).program)]
-    except CorpusError as exc:
-        warnings.append(f"{exc}"[:300])
-        return []
-
-
-MODEL_SEED_FORMAT = 1  # of a model seed file; the schema pins it
-
-
-def model_seed(program: Program, origin: Path, frontend: str) -> dict:
-    """The model seed file's content (``schemas/model-seed.schema.json``) for ``program``,
-    imported from the model at ``origin`` through ``frontend``; checked against the schema."""
-    import tvm
-
-    from passfuzz import __version__
-
-    doc = {"format_version": MODEL_SEED_FORMAT, "origin": origin.name, "frontend": frontend,
-           "tvm_version": tvm.__version__, "passfuzz_version": __version__, "program": program.to_json()}
-    load_model_seed(doc, origin)
-    return doc
-
-
-def load_model_seed(doc: object, path: Path) -> Program:
-    """The Program of a model seed file's content; CorpusError naming the file and the field."""
-    import jsonschema
-    from importlib import resources
-    from referencing import Registry, Resource
-
-    from passfuzz.findings.corpus import CorpusError, schema, validate_program
-
-    own = json.loads(resources.files("passfuzz").joinpath("schemas/model-seed.schema.json").read_text())
-    registry = Registry().with_resources([(s["$id"], Resource.from_contents(s)) for s in (own, schema())])
-    error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(own, registry=registry).iter_errors(doc))
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
-        raise CorpusError(f"{path}: field {where}: {error.message[:300]}")
-    return validate_program(doc["program"], path)
 
 
 def _file_result(path: Path, result, timeout: float) -> tuple[list[Seed], str]:
