@@ -316,6 +316,59 @@ def _store(cache: Path, key: str, path: Path, seeds: list[Seed], warning: str, h
         pass
 
 
+def _record_seed(path: Path, warnings: list[str], named: bool) -> list[Seed]:
+    """A corpus record's or model seed's Program. In a directory, JSON that is neither (no
+    "program") is someone else's file and passes silently; a broken one is a warning."""
+    from passfuzz.findings.corpus import CorpusError, load
+
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        doc = None
+    if not named and (not isinstance(doc, dict) or "program" not in doc):
+        return []
+    try:
+        if isinstance(doc, dict) and "frontend" in doc:
+            return [Seed(str(path), load_model_seed(doc, path))]
+        return [Seed(str(path), load(path).program)]
+    except CorpusError as exc:
+        warnings.append(f"{exc}"[:300])
+        return []
+
+
+MODEL_SEED_FORMAT = 1  # of a model seed file; the schema pins it
+
+
+def model_seed(program: Program, origin: Path, frontend: str) -> dict:
+    """The model seed file's content (``schemas/model-seed.schema.json``) for ``program``,
+    imported from the model at ``origin`` through ``frontend``; checked against the schema."""
+    import tvm
+
+    from passfuzz import __version__
+
+    doc = {"format_version": MODEL_SEED_FORMAT, "origin": origin.name, "frontend": frontend,
+           "tvm_version": tvm.__version__, "passfuzz_version": __version__, "program": program.to_json()}
+    load_model_seed(doc, origin)
+    return doc
+
+
+def load_model_seed(doc: object, path: Path) -> Program:
+    """The Program of a model seed file's content; CorpusError naming the file and the field."""
+    import jsonschema
+    from importlib import resources
+    from referencing import Registry, Resource
+
+    from passfuzz.findings.corpus import CorpusError, schema, validate_program
+
+    own = json.loads(resources.files("passfuzz").joinpath("schemas/model-seed.schema.json").read_text())
+    registry = Registry().with_resources([(s["$id"], Resource.from_contents(s)) for s in (own, schema())])
+    error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(own, registry=registry).iter_errors(doc))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise CorpusError(f"{path}: field {where}: {error.message[:300]}")
+    return validate_program(doc["program"], path)
+
+
 def _file_result(path: Path, result, timeout: float) -> tuple[list[Seed], str]:
     """The seeds one Python file's child sent (``report_modules``), each with the passes its tests
     applied to it, and why executing it failed ('' when it did not). Each seed is sent back as soon
