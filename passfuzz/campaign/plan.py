@@ -165,7 +165,6 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
     if args.probe_time < 0:
         raise PlanError(f"--probe-time must be 0 or more, got {args.probe_time:g}")
     from passfuzz.judge.gradient import involved, loss_ops
-    from passfuzz.judge.boundaries import BoundaryChecks
     from passfuzz.run.speed import SpeedCheck
     if passes and involved(passes) and not loss_ops(ops):
         raise PlanError("--ops: Gradient needs at least one smooth op with a registered gradient: "
@@ -220,10 +219,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       probe_time=args.probe_time, replan=args.focus == "auto" and args.probe_time > 0,
                       seeds=seeds, keep_behaviours=bool(named), argument_draws=args.argument_draws,
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None,
-                      boundaries=BoundaryChecks(print_round_trip=not args.no_print_round_trip,
-                                                json_round_trip=args.serialization_round_trip,
-                                                same_passes=not args.no_pass_determinism,
-                                                same_outputs=args.output_determinism))
+                      boundaries=boundary_checks(args))
 
 
 def runnable_targets(requested: list[str] | None, note: Callable[[str], None]) -> list[str]:
@@ -273,7 +269,6 @@ def as_it_is(args: RunOptions, note: Callable[[str], None] = lambda line: None) 
     targets, timeout, known bugs, corpus, reduction, argument draws and boundary oracles; the passes
     come with each Program, and nothing is drawn. PlanError (one line) for anything to fix."""
     from passfuzz.findings.known_bugs import fault_names, known_set
-    from passfuzz.judge.boundaries import BoundaryChecks
     from passfuzz.run.targets import TargetError, parse_targets
 
     from .engine import FuzzConfig
@@ -294,10 +289,15 @@ def as_it_is(args: RunOptions, note: Callable[[str], None] = lambda line: None) 
     return FuzzConfig(passes=None, targets=targets, corpus_dir=args.corpus, max_time=args.max_time, seed=args.seed,
                       timeout=args.timeout, reduce_seconds=args.reduce_time, known_bugs=known_set(known),
                       fault_names=fault_names(known, args.corpus), argument_draws=args.argument_draws,
-                      boundaries=BoundaryChecks(print_round_trip=not args.no_print_round_trip,
-                                                json_round_trip=args.serialization_round_trip,
-                                                same_passes=not args.no_pass_determinism,
-                                                same_outputs=args.output_determinism))
+                      boundaries=boundary_checks(args))
+
+
+def boundary_checks(args: RunOptions):
+    """The oracles at every pass boundary the options ask for (passfuzz.judge.boundaries)."""
+    from passfuzz.judge.boundaries import BoundaryChecks
+
+    return BoundaryChecks(print_round_trip=not args.no_print_round_trip, json_round_trip=args.serialization_round_trip,
+                          same_passes=not args.no_pass_determinism, same_outputs=args.output_determinism)
 
 
 def partner_lines(passes) -> list[str]:

@@ -92,25 +92,21 @@ def pass_lists(seed: Seed, given: Sequence[PassSpec] | None) -> tuple[list[tuple
     from passfuzz.passes.contracts import sequence_violation
     from passfuzz.passes.names import PassSpecError, resolve
 
-    if given is not None:
-        named: list[PassSpec | str] = [list(given)]  # type: ignore[list-item]
-    else:
+    candidates: list[list[PassSpec]] = [list(given)] if given is not None else []
+    refused: list[str] = []
+    if given is None:
         texts = list(dict.fromkeys([*seed.passes, *filter(None, [file_pass(seed.file)])]))
-        named = []
         for text in texts:
             try:
-                named.append([resolve(text)])
+                candidates.append([resolve(text)])
             except PassSpecError as exc:
-                named.append(f"pass {text}: {str(exc)[:120]}")
-        named += [f"its test applies {why}" for why in seed.unnamed if not texts]
-        if not named:
-            named = ["no pass: its tests apply none and its file's name names none"]
-    lists, refused = [], []
-    for item in named:
-        if isinstance(item, str):
-            refused.append(item)
-            continue
-        passes = with_prerequisites(item)
+                refused.append(f"pass {text}: {str(exc)[:120]}")
+        if not texts:
+            refused += [f"its test applies {why}" for why in seed.unnamed] or \
+                ["no pass: its tests apply none and its file's name names none"]
+    lists = []
+    for named in candidates:
+        passes = with_prerequisites(named)
         skipped = next((f"{spec.name} is not fuzzable here: {info(spec).skip}" for spec in passes if info(spec).skip),
                        "")
         broken = sequence_violation(passes)
@@ -161,8 +157,8 @@ class Checked:
 
     @property
     def ran(self) -> bool:
-        """Was the module checked with these passes (inside their contracts, to the end)?"""
-        return self.outcome in ("clean", "finding", "known", "variant", "incomparable")
+        """Was the module checked with these passes (inside their contracts, to a verdict)?"""
+        return self.outcome in ("clean", "finding", "known", "variant")
 
 
 def check_one(fuzzer: Fuzzer, check: Check) -> Checked:
@@ -372,7 +368,8 @@ def file_reports(found: SeedSet, plan: Plan, checks: Sequence[Check], results: S
             report.passes.update({",".join(r.passes) for r in done if r is not None and r.ran})
         elif any(r is not None for r in done):
             first = next(r for r in done if r is not None)
-            why = {"defect": "the unoptimized module does not run"}.get(first.outcome, first.outcome)
+            why = {"defect": "the unoptimized module does not run",
+                   "incomparable": f"incomparable: {first.detail}"}.get(first.outcome, first.outcome)
             report.not_checked[grouped(why)] += 1
         else:
             report.not_checked[stop or NOT_REACHED] += 1
