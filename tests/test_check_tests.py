@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from passfuzz.campaign.plan import RunOptions, as_it_is
-from passfuzz.campaign.seeds import Seed, find_seeds
+from passfuzz.campaign.seeds import Seed, SeedSet, find_seeds
 from passfuzz.campaign.tvm_tests import (
     file_pass,
     file_reports,
@@ -16,6 +16,7 @@ from passfuzz.campaign.tvm_tests import (
     run_checks,
 )
 from passfuzz.findings.corpus import load
+from passfuzz.ir.program import Node, Param, Program
 from passfuzz.passes.names import resolve
 
 # A pass as a pass author would write it, rewriting permute_dims into a reshape: the planted one
@@ -163,6 +164,14 @@ def test_the_pass_lists_of_a_module_are_its_tests_then_its_files_each_with_its_p
     why = "BindParams with arguments that are no Python literals (dict)"
     unnamed = Seed("/x/test_other.py::test_a::Before", None, unnamed=(why,))
     assert pass_lists(unnamed, None) == ([], [f"its test applies {why}"])
+
+
+def test_the_checks_take_the_files_in_turn_so_a_run_cut_short_reaches_every_file():
+    program = Program((Param((2,), "float32", 0, 1, [0.0, 1.0]), Node("negative", (0,))), (1,))
+    seeds = [Seed(f"/x/{file}.py::{module}", program, passes=("FoldConstant",))
+             for file, module in (("a", "A1"), ("a", "A2"), ("a", "A3"), ("b", "B1"), ("c", "C1"), ("c", "C2"))]
+    plan = plan_checks(SeedSet(seeds), None)
+    assert [check.module.rsplit("::", 1)[1] for check in plan.checks] == ["A1", "B1", "C1", "A2", "C2", "A3"]
 
 
 @pytest.mark.parametrize("name, named", [

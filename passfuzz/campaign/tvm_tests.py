@@ -124,7 +124,9 @@ def pass_lists(seed: Seed, given: Sequence[PassSpec] | None) -> tuple[list[tuple
 def plan_checks(found: SeedSet, given: Sequence[PassSpec] | None, dtypes: Sequence[str] | None = None) -> Plan:
     """Every imported seed of ``found`` with each of its pass lists (``pass_lists``); a seed none
     of them can check, or computing in a dtype outside ``dtypes`` (the targets cannot), is refused
-    with the first reason."""
+    with the first reason. The checks take the files in turn (each file's first, then each file's
+    second, ...), so a run cut short by --max-time has checked some of every file rather than
+    all of the first files."""
     plan = Plan()
     drawable = found.within_dtypes(dtypes) if dtypes else found
     for seed, kept in zip(found.seeds, drawable.seeds):
@@ -137,6 +139,12 @@ def plan_checks(found: SeedSet, given: Sequence[PassSpec] | None, dtypes: Sequen
         if not lists:
             plan.refused[seed.name] = refused[0]
         plan.checks += [Check(seed.name, seed.program, passes) for passes in lists]
+    turn: Counter = Counter()
+    places = []  # each check's place within its file: 1, 2, ...
+    for check in plan.checks:
+        turn[check.file] += 1
+        places.append(turn[check.file])
+    plan.checks = [check for _, _, check in sorted(zip(places, range(len(places)), plan.checks))]
     return plan
 
 
