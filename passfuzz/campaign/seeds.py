@@ -33,7 +33,9 @@ shows a traceback.
 from __future__ import annotations
 
 import contextlib
+import functools
 import glob
+import hashlib
 import importlib.util
 import inspect
 import json
@@ -272,17 +274,30 @@ CACHE_FORMAT = 1  # of a file's entry in the seed cache (``_store``)
 
 def cache_key(path: Path) -> str:
     """What a Python file's seeds depend on, as a file name: its content and where it is (it may
-    import its siblings), this passfuzz (version and source: the importer decides what imports)
-    and TVM's version."""
-    import hashlib
+    import its siblings), passfuzz's version and the source of what decides what a file gives (this
+    module, the importer, the op and pass catalogues: ``importing_source``), and TVM's version."""
+    from passfuzz import __version__
 
     from .installation import identity
 
     digest = hashlib.sha256()
-    for part in (str(CACHE_FORMAT), str(Path(path).resolve()), *sorted(identity().items())):
+    for part in (str(CACHE_FORMAT), str(Path(path).resolve()), __version__, importing_source(), identity()["tvm"]):
         digest.update(f"{part}\0".encode())
     digest.update(Path(path).read_bytes())
     return digest.hexdigest()
+
+
+@functools.cache
+def importing_source() -> str:
+    """A digest of the source that decides what a seed file gives: ``passfuzz/ir/`` (Programs, the op
+    catalogue), ``passfuzz/relax/`` (the importer) and ``passfuzz/portable/`` it builds with,
+    ``passfuzz/passes/`` (pass names) and this module. An edit elsewhere (the engine, the command
+    line) leaves the cache as it is."""
+    from .installation import source_digest
+
+    package = Path(__file__).resolve().parent.parent
+    return source_digest([package / name for name in ("ir", "relax", "portable", "passes")]) + \
+        hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
 def _cached(cache: Path, key: str, path: Path, timeout: float) -> tuple[list[Seed], str] | None:
