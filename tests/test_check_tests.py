@@ -161,6 +161,9 @@ def test_the_pass_lists_of_a_module_are_its_tests_then_its_files_each_with_its_p
     assert [[spec.text for spec in passes] for passes in lists] == [["FoldConstant"], ["LegalizeOps", "AnnotateTIROpPattern", "FuseOps"]]
     assert refused == []
     assert pass_lists(seed, [resolve("DeadCodeElimination")])[0] == [(resolve("DeadCodeElimination"),)]
+    layout = "ConvertLayout({'relax.nn.conv2d': ['NHWC', 'OHWI']})"  # arguments that do not hash, named twice
+    twice = Seed("/x/test_transform_convert_layout.py::TestA::Before", None, passes=(layout, layout))
+    assert [[spec.text for spec in passes] for passes in pass_lists(twice, None)[0]] == [[layout]]
     why = "BindParams with arguments that are no Python literals (dict)"
     unnamed = Seed("/x/test_other.py::test_a::Before", None, unnamed=(why,))
     assert pass_lists(unnamed, None) == ([], [f"its test applies {why}"])

@@ -118,7 +118,8 @@ def pass_lists(seed: Seed, given: Sequence[PassSpec] | None) -> tuple[list[tuple
             refused.append(OUTSIDE + broken)
         else:
             lists.append(tuple(passes))
-    return list(dict.fromkeys(lists)), refused
+    unique = {tuple(spec.text for spec in passes): passes for passes in reversed(lists)}  # arguments may not hash
+    return list(reversed(unique.values())), refused
 
 
 def plan_checks(found: SeedSet, given: Sequence[PassSpec] | None, dtypes: Sequence[str] | None = None) -> Plan:
