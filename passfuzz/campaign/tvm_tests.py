@@ -98,7 +98,7 @@ def pass_lists(seed: Seed, given: Sequence[PassSpec] | None) -> tuple[list[tuple
         texts = list(dict.fromkeys([*seed.passes, *filter(None, [file_pass(seed.file)])]))
         for text in texts:
             try:
-                candidates.append([resolve(text)])
+                candidates.append([_entry_as_main(resolve(text), seed.name.rsplit("::", 1)[-1])])
             except PassSpecError as exc:
                 refused.append(f"pass {text}: {str(exc)[:120]}")
         if not texts:
@@ -120,6 +120,21 @@ def pass_lists(seed: Seed, given: Sequence[PassSpec] | None) -> tuple[list[tuple
             lists.append(tuple(passes))
     unique = {tuple(spec.text for spec in passes): passes for passes in reversed(lists)}  # arguments may not hash
     return list(reversed(unique.values())), refused
+
+
+def _entry_as_main(spec: PassSpec, entry: str) -> PassSpec:
+    """``spec`` with each argument naming the seed's function ``entry`` (``BindSymbolicVars({'n': 16},
+    'main_1')``) naming ``main`` instead: a seed's Program builds its function as ``main``."""
+    from passfuzz.passes.names import resolve
+
+    from .seeds import pass_text
+
+    if entry == "main" or not any(isinstance(value, str) and value == entry
+                                  for value in (*spec.args, *dict(spec.kwargs).values())):
+        return spec
+    args = tuple("main" if isinstance(value, str) and value == entry else value for value in spec.args)
+    kwargs = {key: "main" if isinstance(value, str) and value == entry else value for key, value in spec.kwargs}
+    return resolve(pass_text(spec.name, args, kwargs)[0])
 
 
 def plan_checks(found: SeedSet, given: Sequence[PassSpec] | None, dtypes: Sequence[str] | None = None) -> Plan:
