@@ -144,36 +144,36 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_table(reports, console: Console) -> None:
-    from rich.table import Table
-
-    from .output import print_rich
-
+    """One line per file, plain (logs and pipes keep it whole): its counts, then why the modules not
+    checked were not, the commonest reasons first; then the findings, one line each."""
     root = os.path.commonpath([r.file for r in reports]) if len(reports) > 1 else ""
-    table = Table(title="passfuzz check-tests: per file", show_lines=False)
-    for column in ("file", "modules", "imported", "checked", "findings", "why the rest were not checked"):
-        table.add_column(column, justify="right" if column in ("modules", "imported", "checked", "findings")
-                         else "left", overflow="fold")
-    totals = [0, 0, 0, 0]
-    for report in reports:
-        name = os.path.relpath(report.file, root) if root else report.file
+    names = [os.path.relpath(r.file, root) if root else r.file for r in reports] + [counted(len(reports), "file")]
+    width = max(map(len, names + ["file"]))
+    header = ("modules", "imported", "checked", "findings")
+    lines = [f"{'file':<{width}}  " + "  ".join(header) + "  why the rest were not checked"]
+    totals = [0, 0, 0, 0, 0]
+    for name, report in zip(names, reports):
         new = sum(f.outcome == "finding" for f in report.findings)
-        findings = f"{new} new" + (f", {len(report.findings) - new} known" if len(report.findings) > new else "") \
-            if report.findings else "0"
-        why = "; ".join(f"{n} {reason}" for reason, n in report.not_checked.most_common(3))
-        if len(report.not_checked) > 3:
-            why += f"; +{sum(report.not_checked.values()) - sum(n for _, n in report.not_checked.most_common(3))} more"
+        known = len(report.findings) - new
+        findings = f"{new}" + (f"+{known}k" if known else "")
+        why = "; ".join(f"{n} {reason}" for reason, n in report.not_checked.most_common())
         if report.warning:
-            why = f"{report.warning[:120]}" + (f"; {why}" if why else "")
-        table.add_row(name, str(report.modules), str(report.imported), str(report.checked), findings, why)
-        for i, value in enumerate((report.modules, report.imported, report.checked, new)):
+            why = report.warning + (f"; {why}" if why else "")
+        counts = (report.modules, report.imported, report.checked)
+        lines.append(f"{name:<{width}}  " + "  ".join(f"{v:>{len(h)}}" for v, h in zip((*counts, findings), header))
+                     + f"  {why}")
+        for i, value in enumerate((*counts, new, known)):
             totals[i] += value
-    table.add_row(f"{counted(len(reports), 'file')}", *map(str, totals[:3]), f"{totals[3]} new", "", end_section=True)
-    print_rich(table)
+    findings = f"{totals[3]}" + (f"+{totals[4]}k" if totals[4] else "")
+    lines.append(f"{names[-1]:<{width}}  " + "  ".join(f"{v:>{len(h)}}" for v, h in zip((*totals[:3], findings),
+                                                                                        header)))
+    lines.append("findings: new+known (k: a known bug or a variant of a known fault)")
     for report in reports:
         for finding in report.findings:
             where = f"saved {finding.path}" if finding.path else f"known: {finding.known_as}"
-            console.result(f"{finding.outcome}: {finding.module} with {','.join(finding.passes)}: {finding.detail}; "
-                            f"{where}")
+            lines.append(f"{finding.outcome}: {finding.module} with {','.join(finding.passes)}: {finding.detail}; "
+                         f"{where}")
+    console.result("\n".join(line.rstrip() for line in lines))
 
 
 def _write_json(path: Path | None, reports, status: int, stop: str, elapsed: float, config) -> None:
