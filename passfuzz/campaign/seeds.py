@@ -468,7 +468,8 @@ def modules_in(path: Path, on_pass: Callable[[tuple[str, ...], str, str], None] 
     ``on_pass(module names, pass text, why)`` is told the pass a test stopped at (``pass_text``:
     the ``passfuzz --passes`` text of a pass of ``tvm.relax.transform`` with literal arguments, else
     '' and why) and the modules it is about: the module it was applied to, those the test parsed,
-    and for a test method those of its class."""
+    and for a test method those of its class; a pass given arguments, only the module it was applied
+    to when that is one of the file's (its arguments may name that module's functions or variables)."""
     import tvm
     import tvm_ffi
     from tvm.script.parser.ir import entry
@@ -531,10 +532,12 @@ def modules_in(path: Path, on_pass: Callable[[tuple[str, ...], str, str], None] 
         if owner is not None:  # a test method: about its class's modules (``TestX::Before``)
             about += [known for known in named.values() if known.startswith(f"{shown}::{type(owner).__name__}::")]
         the_pass, mod = applied[0]
-        if isinstance(mod, tvm.IRModule) and named.get(tvm_ffi.structural_hash(mod)):
-            about.append(named[tvm_ffi.structural_hash(mod)])
         text, why = made.get(id(the_pass), (None, ""))[1:] if id(the_pass) in made else \
             ("", f"a pass not made by tvm.relax.transform ({_pass_name(the_pass)})")
+        if isinstance(mod, tvm.IRModule) and named.get(tvm_ffi.structural_hash(mod)):
+            if "(" in text:  # its arguments may name what only that module holds (BindSymbolicVars({'n': 16}))
+                about = []
+            about.append(named[tvm_ffi.structural_hash(mod)])
         if about:
             on_pass(tuple(dict.fromkeys(about)), text, why)
 
