@@ -193,10 +193,10 @@ def check_one(fuzzer: Fuzzer, check: Check) -> Checked:
     texts = tuple(spec.text for spec in check.passes)
     finding = verdict.finding
     said = {"module": check.module, "passes": texts, "seconds": seconds}
-    if finding is not None and finding.outside_contract or finding is None and optimized is not None \
-            and optimized.outside_contract:
-        why = finding.outside_contract if finding is not None else optimized.outside_contract
-        return Checked(outcome=OUTSIDE + why, **said)
+    outside = finding.outside_contract if finding is not None else \
+        optimized.outside_contract if optimized is not None else ""
+    if outside:  # a precondition the child saw the module break, before the pass ran
+        return Checked(outcome=OUTSIDE + outside, **said)
     if verdict.generator_defect:
         return Checked(outcome="defect", detail=verdict.generator_defect.splitlines()[0][:300], **said)
     if finding is None:
