@@ -532,7 +532,7 @@ def modules_in(path: Path, on_pass: Callable[[tuple[str, ...], str, str], None] 
         if owner is not None:  # a test method: about its class's modules (``TestX::Before``)
             about += [known for known in named.values() if known.startswith(f"{shown}::{type(owner).__name__}::")]
         the_pass, mod = applied[0]
-        text, why = made.get(id(the_pass), (None, ""))[1:] if id(the_pass) in made else \
+        text, why = made[id(the_pass)][1:] if id(the_pass) in made else \
             ("", f"a pass not made by tvm.relax.transform ({_pass_name(the_pass)})")
         if isinstance(mod, tvm.IRModule) and named.get(tvm_ffi.structural_hash(mod)):
             if "(" in text:  # its arguments may name what only that module holds (BindSymbolicVars({'n': 16}))
