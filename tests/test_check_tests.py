@@ -164,6 +164,11 @@ def test_the_pass_lists_of_a_module_are_its_tests_then_its_files_each_with_its_p
     entry = Seed("/x/test_transform_bind_symbolic_vars.py::test_a::Before::main_1", None,
                  passes=("BindSymbolicVars({'n': 16}, 'main_1')",))  # the Program names its function main
     assert [spec.text for spec in pass_lists(entry, None)[0][0]] == ["BindSymbolicVars({'n': 16}, 'main')"]
+    sibling = Seed("/x/test_transform_bind_symbolic_vars.py::test_a::Before::main_2", None,
+                   passes=("BindSymbolicVars({'n': 16}, 'main_1')",))  # its Program holds main_2 alone
+    lists, refused = pass_lists(sibling, None, ["main_1"])
+    assert refused == ["its test's BindSymbolicVars names main_1, another function of its module"]
+    assert [[spec.text for spec in passes] for passes in lists] == [["BindSymbolicVars"]]  # its file's, bare
     layout = "ConvertLayout({'relax.nn.conv2d': ['NHWC', 'OHWI']})"  # arguments that do not hash, named twice
     twice = Seed("/x/test_transform_convert_layout.py::TestA::Before", None, passes=(layout, layout))
     assert [[spec.text for spec in passes] for passes in pass_lists(twice, None)[0]] == [[layout]]

@@ -469,6 +469,19 @@ APPLYING_PASSES = textwrap.dedent('''
                 return R.multiply(x, w)
 
         relax.transform.BindParams("main", {"w": np.ones(4, "float32")})(Before)
+
+
+    def test_refused():
+        import pytest
+
+        @I.ir_module
+        class Before:
+            @R.function
+            def main(x: R.Tensor((5,), "float32")) -> R.Tensor((5,), "float32"):
+                return R.sigmoid(x)
+
+        with pytest.raises(ValueError):  # a test that the pass fails is no module to check it with
+            relax.transform.FoldConstant()(Before)
 ''')
 
 
@@ -482,4 +495,5 @@ def test_the_pass_a_test_applies_is_kept_with_its_arguments_for_the_modules_it_i
         "test_fold::Before": (("FoldConstant",), ()),
         "test_fold::Expected": (("FoldConstant",), ()),  # without arguments, for every module its test parsed
         "test_bound::Before": ((), ("BindParams with arguments that are no Python literals (dict)",)),
+        "test_refused::Before": ((), ("FoldConstant inside pytest.raises: its test expects it to fail",)),
     }

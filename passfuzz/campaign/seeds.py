@@ -487,6 +487,7 @@ def modules_in(path: Path, on_pass: Callable[[tuple[str, ...], str, str], None] 
 
     entry.parse = recording_parse  # this child only: ir_module looks its parse up at each call
     made = _recording_pass_constructors(tvm.relax.transform)  # before the file imports them
+    expecting = _counting_expected_failures()  # likewise pytest.raises
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(path.parent))  # sibling helpers the file imports
@@ -515,7 +516,8 @@ def modules_in(path: Path, on_pass: Callable[[tuple[str, ...], str, str], None] 
     for test in _tests(module, name):
         parsed.clear()
         applied: list[tuple[Any, Any]] = []
-        with _stopping_at_the_first_pass_or_build(tvm, applied):  # not while importing: the importer may run passes
+        with _stopping_at_the_first_pass_or_build(tvm, applied, expecting):  # not while importing: the importer
+            # may run passes
             try:
                 test()
             except BaseException:  # noqa: BLE001 - a failing or skipped test still parsed its modules
@@ -531,9 +533,11 @@ def modules_in(path: Path, on_pass: Callable[[tuple[str, ...], str, str], None] 
         owner = getattr(test, "__self__", None)
         if owner is not None:  # a test method: about its class's modules (``TestX::Before``)
             about += [known for known in named.values() if known.startswith(f"{shown}::{type(owner).__name__}::")]
-        the_pass, mod = applied[0]
+        the_pass, mod, expected_to_fail = applied[0]
         text, why = made[id(the_pass)][1:] if id(the_pass) in made else \
             ("", f"a pass not made by tvm.relax.transform ({_pass_name(the_pass)})")
+        if expected_to_fail:
+            text, why = "", f"{_pass_name(the_pass)} inside pytest.raises: its test expects it to fail"
         if isinstance(mod, tvm.IRModule) and named.get(tvm_ffi.structural_hash(mod)):
             if "(" in text:  # its arguments may name what only that module holds (BindSymbolicVars({'n': 16}))
                 about = []
@@ -594,20 +598,52 @@ def pass_text(name: str, args: tuple, kwargs: dict) -> tuple[str, str]:
     return (f"{name}({', '.join(parts)})" if parts else name), ""
 
 
+def _counting_expected_failures() -> list[int]:
+    """Replace ``pytest.raises`` (in this child) by one whose context counts, in the list returned,
+    how many are open: a pass applied inside one is expected to fail, and a test of that is no
+    module to check with it. [0] when pytest is not installed."""
+    open_ = [0]
+    try:
+        import pytest
+    except ImportError:
+        return open_
+    raises = pytest.raises
+
+    class Counted:
+        def __init__(self, context):
+            self.context = context
+
+        def __enter__(self):
+            open_[0] += 1
+            return self.context.__enter__()
+
+        def __exit__(self, *exc):
+            open_[0] -= 1
+            return self.context.__exit__(*exc)
+
+    def counted_raises(*args, **kwargs):
+        context = raises(*args, **kwargs)
+        return Counted(context) if hasattr(context, "__enter__") else context
+
+    pytest.raises = counted_raises
+    return open_
+
+
 class _Enough(Exception):
     """A test reached a pass or a build: the modules it is about are parsed by then."""
 
 
 @contextlib.contextmanager
-def _stopping_at_the_first_pass_or_build(tvm, applied: list) -> Iterator[None]:
+def _stopping_at_the_first_pass_or_build(tvm, applied: list, expecting: list[int]) -> Iterator[None]:
     """Inside, applying a pass or building ends the test: what follows (the pass, the comparison,
     compiling and running) costs seconds and parses nothing new. ``applied`` gets (the pass, the
-    module it was applied to) when a pass ended it."""
+    module it was applied to, whether it ran inside ``pytest.raises``: ``expecting[0]`` > 0) when a
+    pass ended it."""
     def enough(*args, **kwargs):
         raise _Enough()
 
     def first_pass(the_pass, mod=None, *args, **kwargs):
-        applied.append((the_pass, mod))
+        applied.append((the_pass, mod, expecting[0] > 0))
         raise _Enough()
 
     saved = tvm.ir.transform.Pass.__call__, tvm.compile, tvm.relax.build

@@ -83,10 +83,12 @@ class Plan:
     refused: dict[str, str] = field(default_factory=dict)  # module -> why none of its pass lists runs
 
 
-def pass_lists(seed: Seed, given: Sequence[PassSpec] | None) -> tuple[list[tuple[PassSpec, ...]], list[str]]:
+def pass_lists(seed: Seed, given: Sequence[PassSpec] | None,
+               siblings: Sequence[str] = ()) -> tuple[list[tuple[PassSpec, ...]], list[str]]:
     """The pass lists ``seed`` is checked with, each with its prerequisites and inside the pass
     contracts, and one line for each pass it cannot be checked with: ``given`` (``--passes``),
-    else the passes its tests applied to it, then its file's (``file_pass``)."""
+    else the passes its tests applied to it, then its file's (``file_pass``). ``siblings``: the
+    other functions of its module that are seeds of their own; a pass naming one is refused."""
     from passfuzz.judge import gradient
     from passfuzz.passes.catalogue import info, with_prerequisites
     from passfuzz.passes.contracts import sequence_violation
@@ -98,9 +100,16 @@ def pass_lists(seed: Seed, given: Sequence[PassSpec] | None) -> tuple[list[tuple
         texts = list(dict.fromkeys([*seed.passes, *filter(None, [file_pass(seed.file)])]))
         for text in texts:
             try:
-                candidates.append([_entry_as_main(resolve(text), seed.name.rsplit("::", 1)[-1])])
+                spec = _entry_as_main(resolve(text), seed.name.rsplit("::", 1)[-1])
             except PassSpecError as exc:
                 refused.append(f"pass {text}: {str(exc)[:120]}")
+                continue
+            other = next((value for value in (*spec.args, *dict(spec.kwargs).values())
+                          if isinstance(value, str) and value in siblings), None)
+            if other is not None:  # the module's other function, which this seed's Program does not hold
+                refused.append(f"its test's {spec.name} names {other}, another function of its module")
+            else:
+                candidates.append([spec])
         if not texts:
             refused += [f"its test applies {why}" for why in seed.unnamed] or \
                 ["no pass: its tests apply none and its file's name names none"]
@@ -145,13 +154,18 @@ def plan_checks(found: SeedSet, given: Sequence[PassSpec] | None, dtypes: Sequen
     all of the first files."""
     plan = Plan()
     drawable = found.within_dtypes(dtypes) if dtypes else found
+    functions: dict[str, set[str]] = {}  # a module's name -> its functions that are seeds of their own
+    for seed in found.seeds:
+        module, _, function = seed.name.rpartition("::")
+        functions.setdefault(module, set()).add(function)
     for seed, kept in zip(found.seeds, drawable.seeds):
         if seed.program is None:
             continue
         if kept.program is None:
             plan.refused[seed.name] = kept.reason
             continue
-        lists, refused = pass_lists(seed, given)
+        module, _, function = seed.name.rpartition("::")
+        lists, refused = pass_lists(seed, given, sorted(functions[module] - {function}))
         if not lists:
             plan.refused[seed.name] = refused[0]
         plan.checks += [Check(seed.name, seed.program, passes) for passes in lists]
