@@ -337,7 +337,8 @@ def test_cli_gradient_takes_no_seeds(run_cli):
 
 def test_cli_with_no_importable_seed_exits_2_in_one_line(run_cli, tmp_path):
     write(tmp_path, "test_broken.py", "raise RuntimeError('no')\n")
-    result = run_cli("--passes", "FoldConstant", "--seeds", str(tmp_path), "--max-examples", "1", timeout=300)
+    result = run_cli("--passes", "FoldConstant", "--seeds", str(tmp_path), "--max-examples", "1",
+                     "--corpus", str(tmp_path / "corpus"), timeout=300)  # its seed cache too: not the repository's
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1].startswith("passfuzz: error: --seeds: no seed could be imported")
     assert "Traceback" not in result.stderr + result.stdout
