@@ -20,7 +20,7 @@ from passfuzz.campaign import runs
 from .conftest import ROOT
 
 RECORD = "compile-error-0f540b36910c"  # a shipped finding that replays in about a second
-COMMANDS = ("replay", "reduce", "report", "passes", "ops", "known", "import-model")
+COMMANDS = ("replay", "reduce", "check-tests", "report", "passes", "ops", "known", "import-model")
 
 
 def error_lines(result) -> list[str]:

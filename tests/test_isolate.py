@@ -149,3 +149,48 @@ def test_children_left_exiting_are_reaped_by_later_calls():
     time.sleep(0.5)  # time enough for each of them to end
     assert isolate.run_forked(os.getpid, 10).value not in pids
     assert [pid for pid in pids if os.path.exists(f"/proc/{pid}")] == []  # no zombie left
+
+
+def test_children_run_side_by_side_each_within_its_own_time_limit_and_end_as_run_forked_ends():
+    def sleep_then(value):
+        def child():
+            time.sleep(0.5)
+            return value
+        return child
+
+    def hang():
+        isolate.note("found", 1)
+        time.sleep(60)
+
+    def crash():
+        ctypes.string_at(0)
+
+    started = time.monotonic()
+    ended = list(isolate.run_forked_each([sleep_then("a"), hang, crash, sleep_then("b"), sleep_then("c")], timeout=3,
+                                         parallel=3))
+    results = dict(ended)
+    assert sorted(results) == [0, 1, 2, 3, 4]
+    assert [results[i].value for i in (0, 3, 4)] == ["a", "b", "c"]
+    assert (results[1].status, results[1].notes) == ("hang", {"found": 1})
+    assert (results[2].status, results[2].error) == ("crash", "SIGSEGV")
+    assert [index for index, _ in ended][-1] == 1  # the hang ends last, the others did not wait for it
+    assert time.monotonic() - started < 6  # three sleeps side by side beside the hang, not after it
+
+
+def test_a_caller_that_stops_early_leaves_no_child_running(tmp_path):
+    def child():
+        (tmp_path / f"{os.getpid()}.pid").write_text("")
+        time.sleep(60)
+
+    runner = isolate.run_forked_each([lambda: "first", child, child], timeout=60, parallel=3)
+    assert next(runner)[1].value == "first"
+    while len(list(tmp_path.glob("*.pid"))) < 2:  # both others are running
+        time.sleep(0.05)
+    runner.close()
+    for pid in (int(path.stem) for path in tmp_path.glob("*.pid")):
+        try:
+            os.kill(pid, 0)
+            left = True
+        except ProcessLookupError:  # killed and reaped
+            left = False
+        assert not left

@@ -377,7 +377,8 @@ def test_cli_gradient_takes_no_seeds(run_cli):
 
 def test_cli_with_no_importable_seed_exits_2_in_one_line(run_cli, tmp_path):
     write(tmp_path, "test_broken.py", "raise RuntimeError('no')\n")
-    result = run_cli("--passes", "FoldConstant", "--seeds", str(tmp_path), "--max-examples", "1", timeout=300)
+    result = run_cli("--passes", "FoldConstant", "--seeds", str(tmp_path), "--max-examples", "1",
+                     "--corpus", str(tmp_path / "corpus"), timeout=300)  # its seed cache too: not the repository's
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1].startswith("passfuzz: error: --seeds: no seed could be imported")
     assert "Traceback" not in result.stderr + result.stdout
@@ -412,3 +413,128 @@ def test_mutations_of_imported_seeds_are_valid(tmp_path):
         analyse(program)
 
     valid()
+
+
+def test_files_loaded_two_at_a_time_give_the_seeds_loaded_one_at_a_time(tmp_path):
+    write(tmp_path, "a/test_transform_fold.py", TVM_TEST_STYLE)
+    write(tmp_path, "b/test_other.py", TVM_TEST_STYLE.replace("(2, 3)", "(3, 4)").replace("(4,)", "(6,)"))
+    write(tmp_path, "c/test_broken.py", "raise RuntimeError('cannot set up')\n")
+    serial = find_seeds([tmp_path], convert=first_parameter_program, workers=1)
+    parallel = find_seeds([tmp_path], convert=first_parameter_program, workers=2)
+    assert len(serial.seeds) == 10
+    assert parallel.seeds == serial.seeds and parallel.warnings == serial.warnings and parallel.files == serial.files
+
+
+EXECUTED_MARK = textwrap.dedent('''
+    import pathlib
+    from tvm.script import ir as I, relax as R
+
+    with open(pathlib.Path(__file__).with_suffix(".runs"), "a") as runs:  # each execution leaves a line
+        runs.write("executed\\n")
+
+
+    @I.ir_module
+    class Module:
+        @R.function
+        def main(x: R.Tensor((SHAPE,), "float32")) -> R.Tensor((SHAPE,), "float32"):
+            return R.negative(x)
+''')
+
+
+def test_a_second_load_reads_the_cache_and_a_changed_file_is_executed_again(tmp_path):
+    test_file = write(tmp_path, "tests/test_cached.py", EXECUTED_MARK.replace("SHAPE", "3"))
+    cache = tmp_path / "cache"
+    first = find_seeds([test_file], cache=cache)
+    second = find_seeds([test_file], cache=cache)
+    assert test_file.with_suffix(".runs").read_text().count("executed") == 1  # the second load executed nothing
+    assert (first.cached, second.cached) == (0, 1)
+    assert second.seeds == first.seeds and second.programs[0].values[0].shape == (3,)
+    assert second.summary().endswith("; 1 file(s) read from the cache")
+
+    test_file.write_text(EXECUTED_MARK.replace("SHAPE", "5"))
+    changed = find_seeds([test_file], cache=cache)
+    assert test_file.with_suffix(".runs").read_text().count("executed") == 2
+    assert changed.cached == 0 and changed.programs[0].values[0].shape == (5,)
+
+
+APPLYING_PASSES = textwrap.dedent('''
+    import numpy as np
+    import tvm
+    from tvm import relax
+    from tvm.script import ir as I, relax as R
+
+
+    class Base:
+        def test_compare(self):
+            after = relax.transform.EliminateCommonSubexpr(call_only=True)(self.Before)
+            tvm.ir.assert_structural_equal(after, self.Expected)
+
+
+    class TestCommon(Base):
+        @I.ir_module
+        class Before:
+            @R.function
+            def main(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+                return R.add(R.exp(x), R.exp(x))
+
+        @I.ir_module
+        class Expected:
+            @R.function
+            def main(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+                y = R.exp(x)
+                return R.add(y, y)
+
+
+    def test_fold():
+        @I.ir_module
+        class Before:
+            @R.function
+            def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+                return R.negative(x)
+
+        @I.ir_module
+        class Expected:
+            @R.function
+            def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+                return R.abs(x)
+
+        relax.transform.FoldConstant()(Before)
+        relax.transform.DeadCodeElimination()(Before)  # never reached: the test stops at its first pass
+
+
+    def test_bound():
+        @I.ir_module
+        class Before:
+            @R.function
+            def main(x: R.Tensor((4,), "float32"), w: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+                return R.multiply(x, w)
+
+        relax.transform.BindParams("main", {"w": np.ones(4, "float32")})(Before)
+
+
+    def test_refused():
+        import pytest
+
+        @I.ir_module
+        class Before:
+            @R.function
+            def main(x: R.Tensor((5,), "float32")) -> R.Tensor((5,), "float32"):
+                return R.sigmoid(x)
+
+        with pytest.raises(ValueError):  # a test that the pass fails is no module to check it with
+            relax.transform.FoldConstant()(Before)
+''')
+
+
+def test_the_pass_a_test_applies_is_kept_with_its_arguments_for_the_modules_it_is_about(tmp_path):
+    test_file = write(tmp_path, "test_passes.py", APPLYING_PASSES)
+    found = find_seeds([test_file], convert=first_parameter_program)
+    passes = {seed.name.split("::", 1)[1]: (seed.passes, seed.unnamed) for seed in found.seeds}
+    assert passes == {
+        "TestCommon::Before": (("EliminateCommonSubexpr(call_only=True)",), ()),  # a method its class inherits
+        "TestCommon::Expected": ((), ()),  # given arguments, a pass is for the module it was applied to alone
+        "test_fold::Before": (("FoldConstant",), ()),
+        "test_fold::Expected": (("FoldConstant",), ()),  # without arguments, for every module its test parsed
+        "test_bound::Before": ((), ("BindParams with arguments that are no Python literals (dict)",)),
+        "test_refused::Before": ((), ("FoldConstant inside pytest.raises: its test expects it to fail",)),
+    }

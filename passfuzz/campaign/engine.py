@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from hypothesis import HealthCheck, Phase, Verbosity, event, given, seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, currently_in_test_context, event, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis import target
 
@@ -156,6 +156,17 @@ class _StopShrinking(KeyboardInterrupt):
     finding goes on to the graph reducer, which is cheaper per step."""
 
 
+def _named(verdict: Verdict, program: Program, known: set[str]) -> tuple[Verdict, str]:
+    """The verdict with its finding named as the known bug it is a case of, or marked a variant
+    of a known fault; and that known bug's fingerprint ('' when it is none)."""
+    if verdict.finding is None:
+        return verdict, ""
+    named, known_as = identify(verdict.finding, lambda: relax_ops(program), known)
+    if not known_as and (fault := variant_of(named, lambda: relax_ops(program), known)):
+        named = dataclasses.replace(named, variant_of=fault)
+    return dataclasses.replace(verdict, finding=named), known_as
+
+
 def _simplicity(program: Program, finding: Finding) -> tuple:
     """Which of two examples of one finding is simpler (smaller is)."""
     return len(finding.passes), complexity(program)
@@ -174,6 +185,12 @@ def _finding_error(fp: str) -> type[FindingError]:
     if fp not in _error_classes:
         _error_classes[fp] = type(f"Finding_{fp}", (FindingError,), {})
     return _error_classes[fp]
+
+
+def _event(text: str) -> None:
+    """A Hypothesis event (its coverage signal), inside a round; nothing for a Program checked as it is."""
+    if currently_in_test_context():
+        event(text)
 
 
 def _collect(exc: BaseException) -> list[FindingError]:
@@ -302,28 +319,28 @@ class Fuzzer:
             self.stats.generator_defects += 1
             if len(self.stats.defect_samples) < 5:
                 self.stats.defect_samples.append(verdict.generator_defect)
-            event("generator defect")
+            _event("generator defect")
         elif verdict.incomparable:
             self.stats.incomparable += 1
-            event("incomparable")
+            _event("incomparable")
         elif verdict.finding is not None and known_as:
             self.stats.known += 1
             self.stats.known_hits[known_as] = self.stats.known_hits.get(known_as, 0) + 1
-            event(f"known bug {known_as}")
+            _event(f"known bug {known_as}")
         elif verdict.finding is not None and verdict.finding.outside_contract:
             # Saved unshrunk, once: what a pass does outside its contract is no bug to shrink.
             path = self.save(verdict.finding, program, list(verdict.finding.passes), shrunk=False,
                              optimized=optimized)
             known.add(verdict.finding.fingerprint)
             self.notify(OutsideContract(verdict.finding, path))
-            event("outside contract")
+            _event("outside contract")
         elif verdict.finding is not None and verdict.finding.variant_of:
             # Saved unshrunk, once, like a misuse: the fault is known, and its triage decides what it adds.
             path = self.save(verdict.finding, program, list(verdict.finding.passes), shrunk=False,
                              optimized=optimized)
             known.add(verdict.finding.fingerprint)
             self.notify(VariantSeen(verdict.finding, path))
-            event(f"variant of {verdict.finding.variant_of}")
+            _event(f"variant of {verdict.finding.variant_of}")
         else:
             return verdict.finding
         return None
@@ -358,15 +375,16 @@ class Fuzzer:
         generation leans toward programs the passes actually rewrite."""
         if optimized.changed:
             self.stats.fired += 1
-            event("passes changed the module")
+            _event("passes changed the module")
         if optimized.status not in ("ok", "incomparable"):
             return  # the passes did not all run
         for name in dict.fromkeys(p.text for p in passes):
             self.stats.pass_runs[name] = self.stats.pass_runs.get(name, 0) + 1
         for name in dict.fromkeys(optimized.fired):
             self.stats.pass_fired[name] = self.stats.pass_fired.get(name, 0) + 1
-            event(f"{name} changed the module")
-        target(float(len(optimized.fired)), label="passes that changed the module")
+            _event(f"{name} changed the module")
+        if currently_in_test_context():  # not for a Program checked as it is (check_as_it_is)
+            target(float(len(optimized.fired)), label="passes that changed the module")
 
     def _tally_ops(self, program: Program, optimized: Outcome) -> None:
         """What the run's own programs say of where each named pass fires (passfuzz.reach.replan)."""
@@ -469,12 +487,8 @@ class Fuzzer:
                                        argument_draws=self.config.argument_draws, emi=self.config.emi)
             self._spent(time.monotonic() - started, shrinking=bool(pending))
             program = verdict.program or program  # a finding seen on another argument draw holds that draw
-            known_as = ""
-            if verdict.finding is not None:  # named against the round's known set, so the name holds while it shrinks
-                named, known_as = identify(verdict.finding, lambda: relax_ops(program), known)
-                if not known_as and (fault := variant_of(named, lambda: relax_ops(program), known)):
-                    named = dataclasses.replace(named, variant_of=fault)
-                verdict = dataclasses.replace(verdict, finding=named)
+            # named against the round's known set, so the name holds while it shrinks
+            verdict, known_as = _named(verdict, program, known)
             if not pending and verdict.finding is not None and (known_as or verdict.finding.fingerprint) in ends_at:
                 if optimized is not None:
                     self._count_fired(optimized, passes)
@@ -618,6 +632,29 @@ class Fuzzer:
             self._at_boundary(self.progress.next_round)  # reductions run between rounds
         self.notify(FindingSaved(finding, path, program))
         return path
+
+    def check_as_it_is(self, program: Program,
+                       passes: list[PassSpec]) -> tuple[Verdict, Outcome | None, str, Path | None]:
+        """One Program checked as it is, outside Hypothesis (``passfuzz check-tests``): its trial
+        (with the configured argument draws), its finding named against the known bugs and counted
+        as a round counts one (a misuse or a variant of a known fault saved apart), and a new
+        finding saved at once, then reduced and saved over it (Ctrl-C meanwhile keeps the first
+        save). Returns the verdict, the optimized side, the known bug its finding is a case of ('')
+        and where a new finding was saved (None for none)."""
+        known = self.store.known() | set(self.config.known_bugs)
+        self.stats.examples += 1
+        started = time.monotonic()
+        verdict, optimized = trial.check(program, passes, self.config.targets, self.config.timeout, self.config.build,
+                                         speed=self.config.speed, boundaries=self.config.boundaries,
+                                         argument_draws=self.config.argument_draws)
+        self._spent(time.monotonic() - started, shrinking=False)
+        program = verdict.program or program
+        verdict, known_as = _named(verdict, program, known)
+        finding = self._count(program, verdict, optimized, passes, known_as, False, known)
+        if finding is None:
+            return verdict, optimized, known_as, None
+        self.save(finding, program, list(finding.passes), shrunk=False, optimized=optimized)
+        return verdict, optimized, known_as, self.reduce_and_save(FindingError(finding, program))
 
     def _on_sigint(self, signum, frame) -> None:
         # The first Ctrl-C only sets a flag, checked between examples: raised at an arbitrary

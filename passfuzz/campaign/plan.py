@@ -22,6 +22,7 @@ DEFAULT_MAX_EXAMPLES = 200
 DEFAULT_EMI = False  # benchmarks/emi.py: 0.57x the examples per second (README, Equivalence modulo inputs)
 DEFAULT_PROBE_SECONDS = 30.0
 PROBES = Path(".reach") / "probes"  # in the corpus: probe results, by the pass's identity
+SEED_CACHE = Path(".seeds")  # in the corpus: what each seed file gave, by its content (passfuzz.campaign.seeds)
 
 
 class PlanError(ValueError):
@@ -76,12 +77,10 @@ class RunOptions:
 def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> FuzzConfig:
     """The runs configuration from its options, checked: PlanError (one line) for anything the user
     must fix. ``note`` gets the lines a user is told before the run (warnings, what is left out)."""
-    import tvm
-
     from .engine import FuzzConfig
 
-    from passfuzz.findings.corpus import OUTSIDE_CONTRACT, malformed
-    from passfuzz.findings.known_bugs import BaselineError, fault_names, known_set, load
+    from passfuzz.findings.corpus import OUTSIDE_CONTRACT
+    from passfuzz.findings.known_bugs import fault_names, known_set
     from passfuzz.ir.catalogue import BY_NAME, DTYPES
     from passfuzz.passes.catalogue import fuzzable_pool
     from passfuzz.passes.catalogue import info as pass_info
@@ -91,15 +90,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
     from passfuzz.reach.focus import FocusError, Probing
     from passfuzz.reach.focus import resolve as resolve_focus
     from passfuzz.run.builds import BuildError, parse_build
-    from passfuzz.run.targets import (
-        GPU_KINDS,
-        TargetError,
-        default_targets,
-        drawable_dtypes,
-        kind_of,
-        parse_targets,
-        unavailable_reason,
-    )
+    from passfuzz.run.targets import GPU_KINDS, TargetError, drawable_dtypes, kind_of, parse_targets, unavailable_reason
 
     for name in ("max_examples", "workers", "max_nodes", "argument_draws"):
         value = getattr(args, name)
@@ -178,25 +169,11 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
     if args.probe_time < 0:
         raise PlanError(f"--probe-time must be 0 or more, got {args.probe_time:g}")
     from passfuzz.judge.gradient import involved, loss_ops
-    from passfuzz.judge.boundaries import BoundaryChecks
     from passfuzz.run.speed import SpeedCheck
     if passes and involved(passes) and not loss_ops(ops):
         raise PlanError("--ops: Gradient needs at least one smooth op with a registered gradient: "
                          + ",".join(loss_ops()))
-    if requested:
-        targets = []
-        for target in requested:
-            reason = unavailable_reason(target)
-            if reason is None:
-                targets.append(target)
-            else:
-                note(f"skipping target {target}: {reason}")
-        if not targets:
-            raise PlanError(f"none of the requested targets can run on this machine ({len(requested)} skipped)")
-    else:
-        targets = default_targets()
-        if not targets:
-            raise PlanError("this TVM build can run no target on this machine")
+    targets = runnable_targets(requested, note)
     if "c" in map(kind_of, targets) and (build.pipeline == "target" or build.exec_mode == "compiled"):
         # as for --build codegen=c (builds.parse_build): TVM cannot compile these for the c target
         raise PlanError("the c target takes neither pipeline=target (TVM has no default pipeline for it) nor "
@@ -217,16 +194,9 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
     if drawable_dtypes(targets, DTYPES) != DTYPES:
         dtypes = drawable_dtypes(targets, dtypes or DTYPES)
         note(f"drawing {','.join(dtypes)} only: a target cannot compute the others")
-    _check_corpus(args.corpus)
-    for why in malformed(args.corpus):  # said once; such a record makes no bug known
-        note(f"warning: skipping a malformed record in --corpus: {' '.join(why.split())}")
-    try:
-        known = load(args.known_bugs, tvm.__version__)
-    except BaselineError as exc:
-        raise PlanError(f"--known-bugs: {exc}") from None
-    if args.known_bugs == "default" and not known:
-        note(f"no known-bug baseline for TVM {tvm.__version__}: only {args.corpus}'s bugs count as known")
-    seeds = seed_programs(args.seeds, passes, dtypes, kept.left_out, note) if args.seeds else ()
+    known = checked_corpus_and_baseline(args.corpus, args.known_bugs, note)
+    seeds = seed_programs(args.seeds, passes, dtypes, kept.left_out, note, args.workers,
+                          args.corpus / SEED_CACHE) if args.seeds else ()
     # Last, once every option holds: the probe's cache is the first thing written into the corpus.
     probing = Probing(budget=args.probe_time, cache=args.corpus / PROBES, match_cast=kept.match_cast,
                       dtypes=tuple(dtypes or ()), ops=allowed_ops(ops, kept.left_out))
@@ -253,12 +223,86 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       probe_time=args.probe_time, replan=args.focus == "auto" and args.probe_time > 0,
                       seeds=seeds, keep_behaviours=bool(named), argument_draws=args.argument_draws, emi=args.emi,
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None,
-                      boundaries=BoundaryChecks(print_round_trip=not args.no_print_round_trip,
-                                                json_round_trip=args.serialization_round_trip,
-                                                same_passes=not args.no_pass_determinism,
-                                                same_outputs=args.output_determinism,
-                                                idempotence=not args.no_idempotence,
-                                                missed_rewrites=not args.no_missed_rewrites))
+                      boundaries=boundary_checks(args))
+
+
+def runnable_targets(requested: list[str] | None, note: Callable[[str], None]) -> list[str]:
+    """The targets asked for (``parse_targets``) that run here, each one skipped said in a line; with
+    none asked for, every target this machine runs. PlanError when none is left."""
+    from passfuzz.run.targets import default_targets, unavailable_reason
+
+    if not requested:
+        targets = default_targets()
+        if not targets:
+            raise PlanError("this TVM build can run no target on this machine")
+        return targets
+    targets = []
+    for target in requested:
+        reason = unavailable_reason(target)
+        if reason is None:
+            targets.append(target)
+        else:
+            note(f"skipping target {target}: {reason}")
+    if not targets:
+        raise PlanError(f"none of the requested targets can run on this machine ({len(requested)} skipped)")
+    return targets
+
+
+def checked_corpus_and_baseline(corpus: Path, known_bugs: str, note: Callable[[str], None]):
+    """The known-bug baseline ``--known-bugs`` names, once ``--corpus`` is known to be writable (its
+    malformed records said in a line each); PlanError otherwise."""
+    import tvm
+
+    from passfuzz.findings.corpus import malformed
+    from passfuzz.findings.known_bugs import BaselineError, load
+
+    _check_corpus(corpus)
+    for why in malformed(corpus):  # said once; such a record makes no bug known
+        note(f"warning: skipping a malformed record in --corpus: {' '.join(why.split())}")
+    try:
+        known = load(known_bugs, tvm.__version__)
+    except BaselineError as exc:
+        raise PlanError(f"--known-bugs: {exc}") from None
+    if known_bugs == "default" and not known:
+        note(f"no known-bug baseline for TVM {tvm.__version__}: only {corpus}'s bugs count as known")
+    return known
+
+
+def as_it_is(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> FuzzConfig:
+    """The configuration that checks given Programs as they are (``passfuzz check-tests``): fuzzing's
+    targets, timeout, known bugs, corpus, reduction, argument draws and boundary oracles; the passes
+    come with each Program, and nothing is drawn. PlanError (one line) for anything to fix."""
+    from passfuzz.findings.known_bugs import fault_names, known_set
+    from passfuzz.run.targets import TargetError, parse_targets
+
+    from .engine import FuzzConfig
+
+    for name in ("workers", "argument_draws"):
+        if getattr(args, name) < 1:
+            raise PlanError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    for name in ("max_time", "timeout", "reduce_time"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            raise PlanError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
+    try:
+        requested = parse_targets(args.targets) if args.targets else None
+    except TargetError as exc:
+        raise PlanError(str(exc)) from None
+    targets = runnable_targets(requested, note)
+    known = checked_corpus_and_baseline(args.corpus, args.known_bugs, note)
+    return FuzzConfig(passes=None, targets=targets, corpus_dir=args.corpus, max_time=args.max_time, seed=args.seed,
+                      timeout=args.timeout, reduce_seconds=args.reduce_time, known_bugs=known_set(known),
+                      fault_names=fault_names(known, args.corpus), argument_draws=args.argument_draws,
+                      boundaries=boundary_checks(args))
+
+
+def boundary_checks(args: RunOptions):
+    """The oracles at every pass boundary the options ask for (passfuzz.judge.boundaries)."""
+    from passfuzz.judge.boundaries import BoundaryChecks
+
+    return BoundaryChecks(print_round_trip=not args.no_print_round_trip, json_round_trip=args.serialization_round_trip,
+                          same_passes=not args.no_pass_determinism, same_outputs=args.output_determinism,
+                          idempotence=not args.no_idempotence, missed_rewrites=not args.no_missed_rewrites)
 
 
 def partner_lines(passes) -> list[str]:
@@ -329,10 +373,12 @@ def fire_rate_floor(text: str) -> float:
     return value
 
 
-def seed_programs(text: str, passes, dtypes, left_out, note: Callable[[str], None]) -> tuple:
-    """--seeds: the Programs found and imported, after one line saying how many; PlanError when
-    no path exists or no seed can be imported. Seeds outside ``dtypes`` or holding an op of
-    ``left_out`` are rejected, as drawn programs avoid them."""
+def seed_programs(text: str, passes, dtypes, left_out, note: Callable[[str], None], workers: int = 1,
+                  cache: Path | None = None) -> tuple:
+    """--seeds: the Programs found and imported (``workers`` files at a time, through ``cache``),
+    after one line saying how many; PlanError when no path exists or no seed can be imported.
+    Seeds outside ``dtypes`` or holding an op of ``left_out`` are rejected, as drawn programs avoid
+    them."""
     from .seeds import SeedError, find_seeds, seed_files, seed_paths
     from passfuzz.judge.gradient import involved
 
@@ -342,8 +388,9 @@ def seed_programs(text: str, passes, dtypes, left_out, note: Callable[[str], Non
         paths = seed_paths(text)
         scripts = sum(file.suffix == ".py" for file, _ in seed_files(paths))
         if scripts:
-            note(f"seeds: executing {scripts} Python file(s), each in a child process")
-        found = find_seeds(paths)
+            note(f"seeds: executing {scripts} Python file(s), each in a child process, {workers} at a time, "
+                 f"unless {cache} holds what they gave")
+        found = find_seeds(paths, workers=workers, cache=cache)
     except SeedError as exc:
         raise PlanError(str(exc)) from None
     for warning in found.warnings:

@@ -1,5 +1,6 @@
 """The command line: ``passfuzz --passes ...`` fuzzes (the default command); ``passfuzz replay``
-re-checks reproducers; ``passfuzz reduce`` reduces a module of the user's own; ``passfuzz import-model``
+re-checks reproducers; ``passfuzz reduce`` reduces a module of the user's own; ``passfuzz check-tests``
+checks every module of TVM's own tests as it is; ``passfuzz import-model``
 writes ONNX models as seed files; ``passfuzz passes`` prints the pass catalogue, ``passfuzz ops`` the op
 catalogue, ``passfuzz known`` the known-bug baseline; ``passfuzz report`` plots a run's log;
 ``passfuzz help [COMMAND]`` prints a command's help and ``passfuzz --version`` the versions that
@@ -38,6 +39,7 @@ INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C stopped
 COMMANDS = {
     "replay": ("replay", "re-check saved findings against the installed TVM (and regenerate their files)"),
     "reduce": ("reduce", "check a module of your own with the passes, and reduce what it shows"),
+    "check-tests": ("check_tests", "check every module of TVM's own tests as it is, with the passes its test applies"),
     "report": ("report", "plot a run's log (examples, findings, fire rates, memory) as PNG or HTML"),
     "passes": ("passes", "list TVM's passes with their contracts and the ops each matches (passes NAME: one in full)"),
     "ops": ("ops", "list the ops programs are drawn from (the names --ops and --focus take)"),

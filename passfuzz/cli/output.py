@@ -82,6 +82,10 @@ class Console:
         self.out.write(text + "\n")
         self.out.flush()
 
+    def result(self, text: str) -> None:
+        """A result (stdout), as a finding and the summary are."""
+        self._result(text)
+
     def close(self) -> None:
         """End the live display (erased: the summary that follows says it all)."""
         if self.display is not None:

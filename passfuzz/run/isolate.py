@@ -33,7 +33,7 @@ import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator, Sequence
 
 _HEADER = struct.Struct("!I")
 _channel: int | None = None  # the pipe's write end, inside a child only
@@ -191,18 +191,91 @@ def _receive(read_fd: int, timeout: float) -> tuple[list[tuple], bool]:
             chunk = os.read(read_fd, 1 << 16)
             if not chunk:
                 break
-            buffer += chunk
-            while len(buffer) >= _HEADER.size:
-                (size,) = _HEADER.unpack_from(buffer)
-                if len(buffer) < _HEADER.size + size:
-                    break
-                messages.append(pickle.loads(buffer[_HEADER.size:_HEADER.size + size]))
-                buffer = buffer[_HEADER.size + size:]
+            buffer = _take_messages(buffer + chunk, messages)
             if messages and messages[-1][0] not in _PROGRESS:
                 break  # the result is the last message: the child's exit need not be waited for
     finally:
         os.close(read_fd)
     return messages, hung
+
+
+def _take_messages(buffer: bytes, messages: list[tuple]) -> bytes:
+    """Append the whole messages at the start of ``buffer`` to ``messages``; return the rest."""
+    while len(buffer) >= _HEADER.size:
+        (size,) = _HEADER.unpack_from(buffer)
+        if len(buffer) < _HEADER.size + size:
+            break
+        messages.append(pickle.loads(buffer[_HEADER.size:_HEADER.size + size]))
+        buffer = buffer[_HEADER.size + size:]
+    return buffer
+
+
+@dataclass
+class _Running:
+    """One child of ``run_forked_each``, as the parent follows it."""
+
+    index: int
+    pid: int
+    read_fd: int
+    stderr_file: Any
+    deadline: float
+    buffer: bytes = b""
+    messages: list[tuple] = field(default_factory=list)
+
+
+def run_forked_each(fns: Sequence[Callable[[], Any]], timeout: float, parallel: int) -> Iterator[tuple[int, ChildResult]]:
+    """Call every function of ``fns`` in a child of its own forked from this process, at most
+    ``parallel`` at a time, each given ``timeout`` seconds from its start; yield (its index in
+    ``fns``, its ChildResult, as ``run_forked`` gives it) as each child ends. The caller must hold
+    no other thread (as for every fork here). Closing the generator (Ctrl-C in the caller) kills
+    the children still running."""
+    _reap_exited()
+    waiting, running = list(enumerate(fns)), {}
+    try:
+        while waiting or running:
+            while waiting and len(running) < max(1, parallel):
+                index, fn = waiting.pop(0)
+                read_fd, write_fd = os.pipe()
+                stderr_file = tempfile.TemporaryFile()  # noqa: SIM115 - closed when its child is done
+                pid = os.fork()
+                if pid == 0:  # pragma: no cover - runs in the child
+                    os.close(read_fd)
+                    for other in running.values():
+                        os.close(other.read_fd)
+                    _child(fn, write_fd, stderr_file.fileno())
+                os.close(write_fd)
+                running[read_fd] = _Running(index, pid, read_fd, stderr_file, time.monotonic() + timeout)
+            nearest = min(child.deadline for child in running.values())
+            ready, _, _ = select.select(list(running), [], [], max(0.0, nearest - time.monotonic()))
+            for read_fd in ready:
+                child = running[read_fd]
+                chunk = os.read(read_fd, 1 << 16)
+                child.buffer = _take_messages(child.buffer + chunk, child.messages)
+                if not chunk or (child.messages and child.messages[-1][0] not in _PROGRESS):
+                    yield _ended(running.pop(read_fd), hung=False, timeout=timeout)
+            for child in [c for c in running.values() if c.deadline <= time.monotonic()]:
+                yield _ended(running.pop(child.read_fd), hung=True, timeout=timeout)
+    finally:
+        for child in running.values():  # only when the caller stopped early
+            _kill(child.pid)
+            os.waitpid(child.pid, 0)
+            os.close(child.read_fd)
+            child.stderr_file.close()
+
+
+def _ended(child: _Running, hung: bool, timeout: float) -> tuple[int, ChildResult]:
+    """The result of a child of ``run_forked_each`` whose pipe closed, sent its result, or ran out of time."""
+    os.close(child.read_fd)
+    status = 0
+    if _unfinished(child.messages, hung):
+        _kill(child.pid)
+        _, status = os.waitpid(child.pid, 0)
+    else:
+        _exiting.append(child.pid)
+    try:
+        return child.index, _result(child.messages, hung, status, child.stderr_file, timeout)
+    finally:
+        child.stderr_file.close()
 
 
 def _unfinished(messages: list[tuple], hung: bool) -> bool:
