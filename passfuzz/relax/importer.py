@@ -478,6 +478,8 @@ class _Body:
         if isinstance(value, relax.Call) and isinstance(value.op, relax.Var) and \
                 isinstance(self.bound.get(value.op), relax.Function):
             return ("closure", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.call_tir":
+            return ("kernel", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.reshape":
             found = self.reshape_runtime(b)
             if found:
@@ -572,6 +574,9 @@ class _Body:
             name, operands, attrs = what
             args = tuple(self.operand(e, b) for e in operands)
             self.values.append(Node(name, args, attrs))
+        elif kind == "kernel":
+            operands, attrs = self.importer.kernel(what, self, b)
+            self.values.append(Node("call_tir", tuple(self.operand(e, b) for e in operands), attrs))
         elif kind == "call":
             function = self.importer.function(what.op, b)
             args = tuple(self.operand(e, b) for e in what.args)
@@ -677,6 +682,7 @@ class _Importer:
         self.mod, self.entry = mod, function
         self.reading = reading  # a pattern read without itself, to tell whether it is composite
         self.leaves: dict = {}  # tuple parameter var -> nested tuple of value indices
+        self.kernels: dict = {}  # a PrimFunc's GlobalVar -> its TVMScript (kernel_text)
         self.depth = 0
 
     @staticmethod
@@ -712,6 +718,44 @@ class _Importer:
             raise ImportRejected(f"cannot import {self.entry}: binding {binding.var.name} calls "
                                  f"{gvar.name_hint}, which is not a Relax function")
         return function
+
+    def kernel(self, call, body, binding) -> tuple[list, dict]:
+        """The operands and attributes of an opaque kernel node (passfuzz/ir/catalogue/kernels.py)
+        for ``R.call_tir(kernel, (operands...), out_ty)``."""
+        if len(call.args) != 2 or not isinstance(call.args[1], relax.Tuple):
+            body.fail(binding, "a call_tir with symbolic arguments, or operands not written as a tuple")
+        function = self.mod[call.args[0]]
+        if not isinstance(function, tvm.tirx.PrimFunc):
+            body.fail(binding, "a call_tir of something other than a PrimFunc")
+        operands = list(call.args[1].fields)
+        inputs = [_static_type(getattr(e, "ty", None)) for e in operands]
+        if any(t is None for t in inputs):
+            body.fail(binding, "a call_tir operand not a tensor typed statically with one of passfuzz's dtypes")
+        ty = call.ty_args[0] if len(call.ty_args) == 1 else None
+        outputs = [_static_type(t) for t in (ty.fields if isinstance(ty, relax.TupleType) else [ty])]
+        if not outputs or any(t is None for t in outputs):
+            body.fail(binding, "a call_tir whose result is not typed statically with passfuzz's dtypes")
+        name, text = self.kernel_text(call.args[0], function)
+        if text is None:
+            body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
+        return operands, {"name": name, "kernel": text, "inputs": inputs, "outputs": outputs,
+                          "tuple": isinstance(ty, relax.TupleType)}
+
+    def kernel_text(self, gvar, function) -> tuple[str, str | None]:
+        """A kernel's name and TVMScript (an IRModule holding only it), or None where the text does
+        not parse back to the same PrimFunc. ``main`` is renamed, since the Program's module has
+        its own."""
+        name = gvar.name_hint if gvar.name_hint != "main" else "main_kernel"
+        if gvar not in self.kernels:
+            if function.attrs is not None and "global_symbol" in function.attrs:
+                function = function.with_attr("global_symbol", name)
+            text = tvm.IRModule({name: function}).script()
+            try:
+                same = structural_equal(tvm.script.from_source(text)[name], function)
+            except Exception:  # noqa: BLE001 - a printer or parser failure: the kernel cannot be kept
+                same = False
+            self.kernels[gvar] = text if same else None
+        return name, self.kernels[gvar]
 
     def region(self, params, seq, where: str, leaf_map=None) -> dict:
         """A function body or branch as a region over ``params`` (its parameters, or the outer
@@ -808,6 +852,14 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     outputs = body.finish()
     program = Program(tuple(values), tuple(outputs), tuple(shape_params), tuple(prim_params))
     return _settle(program, sizes, given is not None, seed, function, argument_ranges)
+
+
+def _static_type(ty) -> list | None:
+    """``[shape, dtype]`` of a tensor type with a static shape and one of passfuzz's dtypes."""
+    if not isinstance(ty, relax.TensorType) or not isinstance(ty.shape, relax.ShapeExpr) or \
+            str(ty.dtype) not in DTYPES or not all(isinstance(d, tvm.tirx.IntImm) for d in ty.shape.values):
+        return None
+    return [[int(d.value) for d in ty.shape.values], str(ty.dtype)]
 
 
 def _check_reachable(mod, entry: str) -> None:
