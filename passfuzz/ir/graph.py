@@ -10,9 +10,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 
-import numpy as np
-
-from passfuzz.ir.catalogue.base import DTYPES, NO_REFERENCE, RTOL, fit, is_float, leaves, representable
+from passfuzz.ir.catalogue.base import (
+    DTYPES,
+    NO_REFERENCE,
+    RTOL,
+    fit,
+    is_float,
+    leaves,
+    representable,
+)
 from passfuzz.ir.catalogue.structure import reference_value
 
 from .catalogue import BY_NAME, Chooser, OpError, ValueInfo, infer_application

@@ -23,7 +23,16 @@ outputs, even of one).
 
 from __future__ import annotations
 
-from .base import DTYPES, INT_RANGE, OpDef, TupleInfo, ValueInfo, is_float, is_int, require
+from .base import (
+    DTYPES,
+    INT_RANGE,
+    OpDef,
+    TupleInfo,
+    ValueInfo,
+    is_float,
+    is_int,
+    require,
+)
 
 NOMINAL = (-1.0, 1.0)  # an unbounded float's lo and hi (see ValueInfo.bounded)
 
