@@ -254,6 +254,68 @@ class TestClosureAndIf:
         assert [v["op"] for v in branch.attrs["else"]["values"]] == ["negative"]
 
 
+class TestLayoutTransform:
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 8, 3, 3), "float32")):
+            with R.dataflow():
+                y = R.layout_transform(x, index_map=lambda n, c, h, w: (n, h, w, c), pad_value=None)
+                z = R.layout_transform(y, index_map=lambda n, h, w, c: (n, c // 4, h, w, c % 4))
+                R.output(z)
+            return z
+
+    def test_imports_runs_and_agrees(self):
+        args = [np.arange(2 * 8 * 3 * 3, dtype="float32").reshape(2, 8, 3, 3)]
+        program = agrees(self.Before, args)
+        assert [n.attrs["index_map"] for n in program.nodes] == [
+            [["var", 0], ["var", 2], ["var", 3], ["var", 1]],
+            [["var", 0], ["//", ["var", 3], 4], ["var", 1], ["var", 2], ["%", ["var", 3], 4]]]
+
+    def test_a_map_that_pads_is_rejected_in_one_line(self):
+        @I.ir_module
+        class Padded:
+            @R.function
+            def main(x: R.Tensor((14,), "float32")):
+                with R.dataflow():
+                    y = R.layout_transform(x, index_map=lambda i: (i // 4, i % 4), pad_value=0.0)
+                    R.output(y)
+                return y
+
+        with pytest.raises(ImportRejected, match="one to one \\(padding\\)") as rejected:
+            import_module(Padded)
+        assert "\n" not in str(rejected.value)
+
+
+class TestUnknownDtype:
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 3)), y: R.Tensor((2, 3), "float32")):
+            with R.dataflow():
+                z = R.add(x, y)
+                R.output(z)
+            return z
+
+    @I.ir_module
+    class Cast:
+        @R.function
+        def main(x: R.Tensor((2, 3))):
+            with R.dataflow():
+                a = R.match_cast(x, R.Tensor((2, 3), "int32"))
+                z = R.add(a, a)
+                R.output(z)
+            return z
+
+    def test_a_tensor_without_dtype_is_float32_unless_cast_or_given_otherwise(self):
+        assert import_module(self.Cast).values[0].dtype == "int32"
+        assert import_module(self.Cast, arguments=[np.full((2, 3), 3, "int32")]).values[0].dtype == "int32"
+        program = import_module(self.Before)
+        assert program.values[0].dtype == "float32"
+        # TVM cannot compile the module as written (its add has no dtype); the Program's can
+        np.testing.assert_allclose(run(build_module(program), program.arguments())[0], evaluate(program)[0])
+
+
 class TestSymbolicPrimAndMatchCast:
     @I.ir_module
     class Before:

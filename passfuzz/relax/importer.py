@@ -480,6 +480,11 @@ class _Body:
             return ("closure", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.call_tir":
             return ("kernel", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and \
+                value.op.name == "relax.layout_transform":
+            found = self.layout_transform(b)
+            if found:
+                return found
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.reshape":
             found = self.reshape_runtime(b)
             if found:
@@ -527,6 +532,24 @@ class _Body:
                     self.claimed.update(absorbed)
                     return ("op", (pattern.op.name, operands, attrs))
         self.fail(b, f"op {key}: its attributes or operands match no OpDef of passfuzz's catalogue")
+
+    def layout_transform(self, b):
+        """layout_transform(x, index_map, pad_value): its index map read into the plain data the
+        catalogue's op holds (``catalogue/layout.py``), and accepted, as every op is, only when
+        that op emits the same call again."""
+        call = b.value
+        index_map, pad = call.attrs.index_map, call.attrs.pad_value
+        axes = list(index_map.initial_indices)
+        try:
+            exprs = [_index_expr(e, axes) for e in index_map.final_indices]
+        except ValueError:
+            return None
+        attrs = {"index_map": exprs, "pad_value": None if pad is None else _python(pad.value)}
+        try:
+            emitted = BY_NAME["layout_transform"].emit(relax, [call.args[0]], attrs)
+        except Exception:  # noqa: BLE001 - what the op cannot emit is not this op
+            return None
+        return ("op", ("layout_transform", [call.args[0]], attrs)) if _same(emitted, call, {}) else None
 
     def reshape_runtime(self, b):
         """reshape(x, (v...)) with (v...) defined by a match_cast of tensor_to_shape(shape_to_tensor(
@@ -854,6 +877,23 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     return _settle(program, sizes, given is not None, seed, function, argument_ranges)
 
 
+_INDEX_EXPRS = {"Add": "+", "Sub": "-", "Mul": "*", "FloorDiv": "//", "FloorMod": "%"}
+
+
+def _index_expr(expr, axes: list):
+    """A TIR index expression as the plain data of catalogue/layout.py's index maps (ValueError
+    for anything else)."""
+    if isinstance(expr, tvm.tirx.IntImm):
+        return int(expr.value)
+    for k, axis in enumerate(axes):
+        if expr.same_as(axis):
+            return ["var", k]
+    name = type(expr).__name__
+    if name not in _INDEX_EXPRS:
+        raise ValueError(f"index expression {expr}")
+    return [_INDEX_EXPRS[name], _index_expr(expr.a, axes), _index_expr(expr.b, axes)]
+
+
 def _static_type(ty) -> list | None:
     """``[shape, dtype]`` of a tensor type with a static shape and one of passfuzz's dtypes."""
     if not isinstance(ty, relax.TensorType) or not isinstance(ty.shape, relax.ShapeExpr) or \
@@ -899,7 +939,7 @@ def _tuple_params(ty, values, path, given, where):
 
 
 def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
-    dtype = str(ty.dtype)
+    dtype = str(ty.dtype) if ty.dtype is not None else _unknown_dtype(func, var, given)
     if dtype not in DTYPES:
         raise ImportRejected(f"{where}: dtype {dtype or 'unknown'} is not among passfuzz's dtypes")
     if ty.shape is None or not isinstance(ty.shape, relax.ShapeExpr):
@@ -931,24 +971,39 @@ def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
     return Param(tuple(shape), dtype, 0, 0, given, role, pack, tuple(dims) if any(dims) else (), False)
 
 
-def _cast_shape(func, var):
-    """The static shape the body match_casts ``var`` to (relax_build does so before any use)."""
+def _unknown_dtype(func, var, given) -> str:
+    """The dtype of a tensor parameter typed without one (``R.Tensor((2, 3))``): its argument's,
+    else the one the body match_casts it to, else float32 (the catalogue's first dtype, which
+    every op that takes any dtype takes)."""
+    if given is not None:
+        return str(given.dtype) if hasattr(given, "dtype") else str(np.asarray(given).dtype)
+    found = [t.dtype for t in _casts(func, var) if t.dtype is not None] if func is not None else []
+    return str(found[0]) if found else "float32"
+
+
+def _casts(func, var) -> list:
+    """The tensor types the body of ``func`` match_casts ``var`` to, in order."""
     found = []
 
     def walk(expr):
         if isinstance(expr, relax.SeqExpr):
             for block in expr.blocks:
                 for b in block.bindings:
-                    if isinstance(b, relax.MatchCast) and b.value.same_as(var) and \
-                            isinstance(b.ty, relax.TensorType) and isinstance(b.ty.shape, relax.ShapeExpr) and \
-                            all(isinstance(d, tvm.tirx.IntImm) for d in b.ty.shape.values):
-                        found.append(tuple(int(d.value) for d in b.ty.shape.values))
+                    if isinstance(b, relax.MatchCast) and b.value.same_as(var) and isinstance(b.ty, relax.TensorType):
+                        found.append(b.ty)
                     walk(b.value)
         elif isinstance(expr, relax.If):
             walk(expr.true_branch)
             walk(expr.false_branch)
 
     walk(func.body)
+    return found
+
+
+def _cast_shape(func, var):
+    """The static shape the body match_casts ``var`` to (relax_build does so before any use)."""
+    found = [tuple(int(d.value) for d in t.shape.values) for t in _casts(func, var)
+             if isinstance(t.shape, relax.ShapeExpr) and all(isinstance(d, tvm.tirx.IntImm) for d in t.shape.values)]
     return found[0] if found else None
 
 
