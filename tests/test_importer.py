@@ -287,6 +287,22 @@ class TestLayoutTransform:
         assert "\n" not in str(rejected.value)
 
 
+class TestConv2dInALayoutNotDrawn:
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((1, 6, 6, 4), "float32"), w: R.Tensor((8, 3, 3, 4), "float32")):
+            with R.dataflow():
+                y = R.nn.conv2d(x, w, padding=(1, 1), data_layout="NHWC", kernel_layout="OHWI")
+                R.output(y)
+            return y
+
+    def test_imports_runs_and_agrees(self):
+        rng = np.random.default_rng(0)
+        program = agrees(self.Before, [rng.uniform(-1, 1, s).astype("float32") for s in ((1, 6, 6, 4), (8, 3, 3, 4))])
+        assert program.nodes[0].attrs["kernel_layout"] == "OHWI"
+
+
 class TestUnknownDtype:
     @I.ir_module
     class Before:
