@@ -222,3 +222,18 @@ def test_a_kernel_call_the_importer_cannot_keep_is_rejected_in_one_line():
     with pytest.raises(ImportRejected, match="call_tir operand not a tensor typed statically") as rejected:
         import_module(Symbolic)
     assert "\n" not in str(rejected.value)
+
+
+def test_a_finding_on_a_program_holding_a_kernel_is_saved_and_its_script_reproduces_it(tmp_path):
+    from passfuzz.findings.corpus import load
+
+    from .test_reproducer import assert_fixed, assert_reproduces, run_scripts, saved_wrong_result
+
+    program = import_module(Scaled)
+    script, _ = saved_wrong_result(program, f"{PLANTED}scaled_negative(2.0)", tmp_path)
+    assert load(script.with_suffix(".json")).program == program  # the kernel's TVMScript kept in the record
+    twin = script.with_name(f"fixed-{script.name}")
+    twin.write_text(script.read_text().replace("scaled_negative(2.0)", "scaled_negative(1.0)"))
+    bug, fixed = run_scripts(script, twin)
+    assert_reproduces(bug, "wrong-result")
+    assert_fixed(fixed)
