@@ -332,6 +332,25 @@ class TestUnknownDtype:
         np.testing.assert_allclose(run(build_module(program), program.arguments())[0], evaluate(program)[0])
 
 
+class TestKnownRankWithoutShape:
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor(ndim=2, dtype="float32")):
+            with R.dataflow():
+                a = R.match_cast(x, R.Tensor((2, 3), "float32"))
+                z = R.exp(a)
+                R.output(z)
+            return z
+
+    def test_a_variable_per_dim_sized_by_the_argument_or_the_match_cast(self):
+        program = import_module(self.Before)
+        assert (program.values[0].shape, program.values[0].dims) == ((2, 3), ("x_0", "x_1"))
+        given = import_module(self.Before, arguments=[np.ones((2, 3), "float32")])
+        assert given.values[0].shape == (2, 3)
+        np.testing.assert_allclose(run(build_module(program), program.arguments())[0], evaluate(program)[0], rtol=1e-6)
+
+
 class TestSymbolicPrimAndMatchCast:
     @I.ir_module
     class Before:

@@ -868,6 +868,9 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
         elif isinstance(ty, relax.TensorType):
             values.append(_tensor_param(ty, role, (), given[k] if given is not None else None, where, func, p))
             scope[p] = len(values) - 1
+            for name, size in zip(values[-1].dims, values[-1].shape):
+                if name and size is not None:
+                    sizes.setdefault(name, size)
         else:
             raise ImportRejected(f"{where}: of type {ty}, which passfuzz cannot express")
     body = _Body(importer, function, values, scope, func.body)
@@ -942,9 +945,14 @@ def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
     dtype = str(ty.dtype) if ty.dtype is not None else _unknown_dtype(func, var, given)
     if dtype not in DTYPES:
         raise ImportRejected(f"{where}: dtype {dtype or 'unknown'} is not among passfuzz's dtypes")
-    if ty.shape is None or not isinstance(ty.shape, relax.ShapeExpr):
-        if ty.ndim != -1 and ty.shape is None and ty.ndim >= 0:
+    if ty.shape is None and ty.ndim >= 0:
+        if var is None:
             raise ImportRejected(f"{where}: a tensor of known rank but no shape")
+        # R.Tensor(ndim=2): a variable per dim, each the size of its argument, of a match_cast, or drawn
+        shape = tuple(np.shape(given)) if given is not None else _cast_shape(func, var) or (None,) * ty.ndim
+        dims = tuple(f"{var.name}_{k}" for k in range(ty.ndim))
+        return Param(shape, dtype, 0, 0, given, role, pack, dims, False)
+    if ty.shape is None or not isinstance(ty.shape, relax.ShapeExpr):
         if role != "input":
             raise ImportRejected(f"{where}: a weight of unknown rank")
         shape = _cast_shape(func, var) if given is None else tuple(np.shape(given))
