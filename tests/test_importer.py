@@ -262,15 +262,19 @@ class TestLayoutTransform:
             with R.dataflow():
                 y = R.layout_transform(x, index_map=lambda n, c, h, w: (n, h, w, c), pad_value=None)
                 z = R.layout_transform(y, index_map=lambda n, h, w, c: (n, c // 4, h, w, c % 4))
-                R.output(z)
-            return z
+                u = R.layout_transform(z, index_map=T.index_map(lambda a, b, c, d, e: (a, b * 4 + e, c, d),
+                                                                index_dtype="int32"), pad_value=None)
+                R.output(u)
+            return u
 
     def test_imports_runs_and_agrees(self):
         args = [np.arange(2 * 8 * 3 * 3, dtype="float32").reshape(2, 8, 3, 3)]
         program = agrees(self.Before, args)
         assert [n.attrs["index_map"] for n in program.nodes] == [
             [["var", 0], ["var", 2], ["var", 3], ["var", 1]],
-            [["var", 0], ["//", ["var", 3], 4], ["var", 1], ["var", 2], ["%", ["var", 3], 4]]]
+            [["var", 0], ["//", ["var", 3], 4], ["var", 1], ["var", 2], ["%", ["var", 3], 4]],
+            [["var", 0], ["+", ["*", ["var", 1], 4], ["var", 4]], ["var", 2], ["var", 3]]]
+        assert program.nodes[2].attrs["index_dtype"] == "int32" and "index_dtype" not in program.nodes[1].attrs
 
     def test_a_map_that_pads_is_rejected_in_one_line(self):
         @I.ir_module

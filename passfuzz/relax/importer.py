@@ -545,6 +545,8 @@ class _Body:
         except ValueError:
             return None
         attrs = {"index_map": exprs, "pad_value": None if pad is None else _python(pad.value)}
+        if axes and str(axes[0].ty) != "int64":
+            attrs["index_dtype"] = str(axes[0].ty)
         try:
             emitted = BY_NAME["layout_transform"].emit(relax, [call.args[0]], attrs)
         except Exception:  # noqa: BLE001 - what the op cannot emit is not this op

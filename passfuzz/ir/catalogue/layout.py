@@ -524,7 +524,8 @@ COLLAPSE_SUM_LIKE = OpDef(
 
 # -- layout_transform -------------------------------------------------------------------------
 # The index map is plain data: one expression per output axis, each an int, ["var", k] (input
-# axis k) or [op, a, b] with op one of + - * // % (floor division and modulo, as TIR's).
+# axis k) or [op, a, b] with op one of + - * // % (floor division and modulo, as TIR's); its
+# variables are int64 unless ``index_dtype`` says int32.
 
 _INDEX_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
               "//": lambda a, b: a // b, "%": lambda a, b: a % b}
@@ -574,6 +575,7 @@ def _layout_transform_infer(args, attrs):
     (x,) = args
     require(_layout_transformable(x), "layout_transform of a scalar or of bools")
     require(attrs.get("pad_value") is None or isinstance(attrs["pad_value"], (int, float)), "bad pad_value")
+    require(attrs.get("index_dtype", "int64") in ("int32", "int64"), "index_dtype is int32 or int64")
     _, out = _mapped(x.shape, attrs["index_map"])
     return _same(x, out)
 
@@ -590,8 +592,9 @@ def _layout_transform_emit(R, args, attrs):
     from tvm.tirx import IndexMap
 
     exprs = attrs["index_map"]
+    # relax.op.layout_transform's index dtype for a Python function is int64; TVM's tests also write int32
     index_map = IndexMap.from_func(lambda *axes: tuple(index_value(e, axes) for e in exprs), ndim=args[0].ty.ndim,
-                                   index_dtype="int64")  # relax.op.layout_transform's for a Python function
+                                   index_dtype=attrs.get("index_dtype", "int64"))
     return R.op.layout_transform(args[0], index_map, pad_value=attrs.get("pad_value"))
 
 
