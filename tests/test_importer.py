@@ -355,6 +355,37 @@ class TestKnownRankWithoutShape:
         np.testing.assert_allclose(run(build_module(program), program.arguments())[0], evaluate(program)[0], rtol=1e-6)
 
 
+class TestUnknownRankAndShape:
+    """``x: R.Tensor``, as TVM's tests type a parameter whose type does not matter: the first of a
+    few shapes the body takes."""
+
+    @I.ir_module
+    class Aliases:
+        @R.function
+        def main(x: R.Tensor):
+            y = x
+            z = y
+            return z
+
+    @I.ir_module
+    class ThirdAxis:
+        @R.function
+        def main(x: R.Tensor, y: R.Tensor):
+            with R.dataflow():
+                z = R.add(x, y)
+                w = R.sum(z, axis=[2])
+                R.output(w)
+            return w
+
+    def test_the_first_shape_the_body_takes(self):
+        aliases, notes = import_with_notes(self.Aliases)
+        assert [p.shape for _, p in aliases.params] == [(2, 3)] and not aliases.nodes and "unknown rank" in notes[0]
+        program = import_module(self.ThirdAxis)
+        assert [p.shape for _, p in program.params] == [(2, 3, 4), (2, 3, 4)]
+        assert all(p.unknown_rank for _, p in program.params)
+        np.testing.assert_allclose(run(build_module(program), program.arguments())[0], evaluate(program)[0], rtol=1e-6)
+
+
 class TestSymbolicPrimAndMatchCast:
     @I.ir_module
     class Before:

@@ -51,6 +51,9 @@ from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError, n
 FLOAT_RANGES = [(-4.0, 4.0), (0.5, 4.0), (1.0, 4.0), (0.0, 4.0), (-1.0, 1.0), (-0.5, 0.5)]
 INT_RANGES = [(-8, 8), (1, 4), (0, 8), (1, 8), (0, 1), (0, 3), (0, 2), (0, 0), (-2, 2)]
 MAX_ATTEMPTS = 400  # attribute assignments tried per candidate OpDef
+# Shapes tried, in order, for a parameter of unknown rank that neither an argument nor a match_cast
+# sizes (``x: R.Tensor``, as TVM's tests write a parameter whose type does not matter)
+UNKNOWN_RANK_SHAPES = [(2, 3), (3,), (2, 3, 4), ()]
 
 
 class ImportRejected(ValueError):
@@ -870,7 +873,7 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
         elif isinstance(ty, relax.TensorType):
             values.append(_tensor_param(ty, role, (), given[k] if given is not None else None, where, func, p))
             scope[p] = len(values) - 1
-            for name, size in zip(values[-1].dims, values[-1].shape):
+            for name, size in zip(values[-1].dims, values[-1].shape or ()):
                 if name and size is not None:
                     sizes.setdefault(name, size)
         else:
@@ -879,7 +882,21 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     body.run()
     outputs = body.finish()
     program = Program(tuple(values), tuple(outputs), tuple(shape_params), tuple(prim_params))
-    return _settle(program, sizes, given is not None, seed, function, argument_ranges)
+    free = [i for i, v in enumerate(values) if isinstance(v, Param) and v.shape is None]
+    if not free:
+        return _settle(program, sizes, given is not None, seed, function, argument_ranges)
+    first = None
+    for shape in UNKNOWN_RANK_SHAPES:  # nothing fixes their shape: the first one the body takes, for all
+        candidate = replace(program, values=tuple(replace(v, shape=shape) if i in free else v
+                                                  for i, v in enumerate(values)))
+        try:
+            settled, notes = _settle(candidate, dict(sizes), False, seed, function)
+        except ImportRejected as exc:
+            first = first or exc
+            continue
+        return settled, notes + [f"parameter {settled.param_name(i)}: of unknown rank and shape, given {shape}"
+                                 for i in free]
+    raise first
 
 
 _INDEX_EXPRS = {"Add": "+", "Sub": "-", "Mul": "*", "FloorDiv": "//", "FloorMod": "%"}
@@ -958,9 +975,10 @@ def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
         if role != "input":
             raise ImportRejected(f"{where}: a weight of unknown rank")
         shape = _cast_shape(func, var) if given is None else tuple(np.shape(given))
-        if shape is None:
+        if shape is None and var is None:
             raise ImportRejected(f"{where}: a tensor of unknown rank the body never match_casts to a static shape")
-        return Param(tuple(int(d) for d in shape), dtype, 0, 0, given, role, pack, (), True)
+        # None: a shape of UNKNOWN_RANK_SHAPES, the first the body takes (import_with_notes)
+        return Param(None if shape is None else tuple(int(d) for d in shape), dtype, 0, 0, given, role, pack, (), True)
     dims = []
     shape = []
     for d in ty.shape.values:
