@@ -197,30 +197,61 @@ def test_an_integer_operand_of_a_kernel_is_imported_inside_zero_to_one():
     assert (k.lo, k.hi) == (0, 1) and set(np.ravel(k.value)) <= {0, 1}
 
 
+@I.ir_module(s_tir=True)
+class SymbolicCopy:
+    @T.prim_func(private=True, s_tir=True)
+    def copy(a: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, [n, 3], "float32")
+        B = T.match_buffer(b, [n, 3], "float32")
+        for i, j in T.grid(n, 3):
+            with T.sblock("compute"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] + T.float32(1)
+
+    @R.function
+    def main(x: R.Tensor(("n", 3), "float32")):
+        n = T.int64()
+        cls = SymbolicCopy
+        with R.dataflow():
+            y = R.call_tir(cls.copy, (x,), out_ty=R.Tensor((n, 3), "float32"))
+            R.output(y)
+        return y
+
+
+def test_a_kernel_on_symbolically_typed_tensors_takes_the_sizes_the_importer_chose():
+    program = import_module(SymbolicCopy)
+    (n,) = {p.shape[0] for _, p in program.params}
+    kernel = program.nodes[0]
+    assert kernel.attrs["inputs"] == kernel.attrs["outputs"] == [[[n, 3], "float32"]]
+    for want, got in zip(run(SymbolicCopy, program.arguments()), run(build_module(program), program.arguments())):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_a_kernel_call_the_importer_cannot_keep_is_rejected_in_one_line():
     @I.ir_module(s_tir=True)
-    class Symbolic:
+    class Doubled:
         @T.prim_func(private=True, s_tir=True)
-        def copy(a: T.handle, b: T.handle):
+        def twice(a: T.handle, b: T.handle):
             n = T.int64()
             A = T.match_buffer(a, [n], "float32")
-            B = T.match_buffer(b, [n], "float32")
-            for i in range(n):
+            B = T.match_buffer(b, [n * 2], "float32")
+            for i in range(n * 2):
                 with T.sblock("compute"):
                     vi = T.axis.remap("S", [i])
-                    B[vi] = A[vi]
+                    B[vi] = A[vi // 2]
 
         @R.function
         def main(x: R.Tensor(("n",), "float32")):
             n = T.int64()
-            cls = Symbolic
+            cls = Doubled
             with R.dataflow():
-                y = R.call_tir(cls.copy, (x,), out_ty=R.Tensor((n,), "float32"))
+                y = R.call_tir(cls.twice, (x,), out_ty=R.Tensor((n * 2,), "float32"))
                 R.output(y)
             return y
 
-    with pytest.raises(ImportRejected, match="call_tir operand not a tensor typed statically") as rejected:
-        import_module(Symbolic)
+    with pytest.raises(ImportRejected, match="call_tir whose result is not a tensor") as rejected:
+        import_module(Doubled)
     assert "\n" not in str(rejected.value)
 
 

@@ -758,11 +758,11 @@ class _Importer:
         operands = list(call.args[1].fields)
         inputs = [_static_type(getattr(e, "ty", None)) for e in operands]
         if any(t is None for t in inputs):
-            body.fail(binding, "a call_tir operand not a tensor typed statically with one of passfuzz's dtypes")
+            body.fail(binding, "a call_tir operand not a tensor of one of passfuzz's dtypes, its dims sizes or variables")
         ty = call.ty_args[0] if len(call.ty_args) == 1 else None
         outputs = [_static_type(t) for t in (ty.fields if isinstance(ty, relax.TupleType) else [ty])]
         if not outputs or any(t is None for t in outputs):
-            body.fail(binding, "a call_tir whose result is not typed statically with passfuzz's dtypes")
+            body.fail(binding, "a call_tir whose result is not a tensor of passfuzz's dtypes, its dims sizes or variables")
         name, text = self.kernel_text(call.args[0], function)
         if text is None:
             body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
@@ -917,11 +917,34 @@ def _index_expr(expr, axes: list):
 
 
 def _static_type(ty) -> list | None:
-    """``[shape, dtype]`` of a tensor type with a static shape and one of passfuzz's dtypes."""
+    """``[shape, dtype]`` of a tensor type with a shape of sizes and symbolic variables (by name,
+    sized once the importer has chosen them: ``_kernels_sized``) and one of passfuzz's dtypes."""
     if not isinstance(ty, relax.TensorType) or not isinstance(ty.shape, relax.ShapeExpr) or \
-            str(ty.dtype) not in DTYPES or not all(isinstance(d, tvm.tirx.IntImm) for d in ty.shape.values):
+            str(ty.dtype) not in DTYPES or \
+            not all(isinstance(d, (tvm.tirx.IntImm, tvm.tirx.Var)) for d in ty.shape.values):
         return None
-    return [[int(d.value) for d in ty.shape.values], str(ty.dtype)]
+    return [[int(d.value) if isinstance(d, tvm.tirx.IntImm) else d.name for d in ty.shape.values], str(ty.dtype)]
+
+
+def _kernels_sized(node: Node, sizes: dict, where: str) -> Node:
+    """``node`` with the types of every kernel in it (itself, or in its regions) made static: a
+    dim a kernel's operand or result names (``_static_type``) takes the size of that variable."""
+    def sized(types):
+        def size(d):
+            if isinstance(d, str) and d not in sizes:
+                raise ImportRejected(f"cannot import {where}: a kernel typed with {d}, which no parameter defines")
+            return sizes[d] if isinstance(d, str) else d
+        return [[[size(d) for d in shape], dtype] for shape, dtype in types]
+
+    def walk(op: str, attrs: dict) -> dict:
+        if op == "call_tir":
+            return {**attrs, "inputs": sized(attrs["inputs"]), "outputs": sized(attrs["outputs"])}
+        regions = {key: {**attrs[key], "values": [{**v, "attrs": walk(v["op"], v["attrs"])} for v in attrs[key]["values"]]}
+                   for key in ("body", "then", "else") if isinstance(attrs.get(key), dict) and "values" in attrs[key]}
+        return {**attrs, **regions} if regions else attrs
+
+    attrs = walk(node.op, node.attrs)
+    return node if attrs is node.attrs else Node(node.op, node.args, attrs)
 
 
 def _check_reachable(mod, entry: str) -> None:
@@ -1070,6 +1093,8 @@ def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: 
     for i, v in enumerate(values):
         if isinstance(v, Param) and v.dims:
             values[i] = replace(v, shape=tuple(sizes[n] if n else d for n, d in zip(v.dims, v.shape)))
+        elif isinstance(v, Node):
+            values[i] = _kernels_sized(v, sizes, where)
     for i, v in enumerate(values):
         if isinstance(v, Param):
             if v.value is not None:
