@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from passfuzz.campaign.seeds import find_seeds, reason_group
+from passfuzz.campaign.seeds import FILE_TIMEOUT, find_seeds, reason_group
 
 TESTS = Path("/work/tvm-checkout/tests/python/relax")
 
@@ -92,7 +92,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tests", type=Path, default=TESTS, help="the folder of TVM's Relax tests")
     parser.add_argument("--files", default="test_*.py", help="which of its files (a glob; default: test_*.py)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per file (default: 60)")
+    parser.add_argument("--timeout", type=float, default=FILE_TIMEOUT,
+                        help=f"seconds per file, as --seeds allows (default: {FILE_TIMEOUT:g})")
     parser.add_argument("--rows", type=int, default=30, help="reasons shown (default: 30)")
     parser.add_argument("--save", type=Path, help="write every seed's outcome to this JSON file")
     parser.add_argument("--compare", type=Path, help="an earlier --save file to show beside")

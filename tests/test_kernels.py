@@ -258,7 +258,12 @@ def test_a_kernel_call_the_importer_cannot_keep_is_rejected_in_one_line():
 def test_a_finding_on_a_program_holding_a_kernel_is_saved_and_its_script_reproduces_it(tmp_path):
     from passfuzz.findings.corpus import load
 
-    from .test_reproducer import assert_fixed, assert_reproduces, run_scripts, saved_wrong_result
+    from .test_reproducer import (
+        assert_fixed,
+        assert_reproduces,
+        run_scripts,
+        saved_wrong_result,
+    )
 
     program = import_module(Scaled)
     script, _ = saved_wrong_result(program, f"{PLANTED}scaled_negative(2.0)", tmp_path)

@@ -32,12 +32,14 @@ import functools
 import heapq
 import itertools
 import random
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import tvm
 from tvm import relax
+import tvm_ffi
 from tvm_ffi import structural_equal
 
 from passfuzz.ir.catalogue import BY_NAME, OPS
@@ -777,12 +779,7 @@ class _Importer:
         if gvar not in self.kernels:
             if function.attrs is not None and "global_symbol" in function.attrs:
                 function = function.with_attr("global_symbol", name)
-            text = tvm.IRModule({name: function}).script()
-            try:
-                same = structural_equal(tvm.script.from_source(text)[name], function)
-            except Exception:  # noqa: BLE001 - a printer or parser failure: the kernel cannot be kept
-                same = False
-            self.kernels[gvar] = text if same else None
+            self.kernels[gvar] = _kernel_script(name, function)
         return name, self.kernels[gvar]
 
     def region(self, params, seq, where: str, leaf_map=None) -> dict:
@@ -897,6 +894,26 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
         return settled, notes + [f"parameter {settled.param_name(i)}: of unknown rank and shape, given {shape}"
                                  for i in free]
     raise first
+
+
+_KERNEL_SCRIPTS: dict = {}  # (name, structural hash) -> [(PrimFunc, its TVMScript or None)]
+
+
+def _kernel_script(name: str, function) -> str | None:
+    """``function`` as TVMScript (an IRModule holding it as ``name``), or None where the text does
+    not parse back to it. Once per kernel and process: a test file's Before and Expected, and
+    its tests one after another, call the same kernels, and a parse takes a tenth of a second."""
+    known = _KERNEL_SCRIPTS.setdefault((name, tvm_ffi.structural_hash(function)), [])
+    for seen, text in known:
+        if structural_equal(seen, function):
+            return text
+    text = tvm.IRModule({name: function}).script()
+    try:
+        same = structural_equal(tvm.script.from_source(text)[name], function)
+    except Exception:  # noqa: BLE001 - a printer or parser failure: the kernel cannot be kept
+        same = False
+    known.append((function, text if same else None))
+    return known[-1][1]
 
 
 _INDEX_EXPRS = {"Add": "+", "Sub": "-", "Mul": "*", "FloorDiv": "//", "FloorMod": "%"}
@@ -1085,7 +1102,7 @@ def _symbol_sizes(func, given, func_name: str = "main") -> dict:
 def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: str,
             argument_ranges: bool = False) -> tuple[Program, list[str]]:
     """Concrete dims, declared ranges and argument values that ``graph.analyse`` accepts."""
-    rng = random.Random(seed)
+    rng = _Draws(seed)
     for name in [n for _, p in program.params for n in p.dims if n] + [p.name for p in program.prim_params]:
         if sizes.get(name) is None:
             sizes[name] = rng.randint(2, 4)
@@ -1108,7 +1125,7 @@ def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: 
     for _ in range(len(params) * 12 + 1):
         candidate = _with_ranges(program, {i: options[i][choice[i]] for i in params}, have_values, rng)
         try:
-            analyse(candidate)
+            analyse(candidate, check_values=have_values)  # values drawn in their ranges hold them
             for i in params:
                 if choice[i]:
                     notes.append(f"parameter {candidate.param_name(i)}: range narrowed to "
@@ -1202,16 +1219,37 @@ def _ranges(param: Param, have_values: bool) -> list[tuple[float, float]]:
     return list(dict.fromkeys(base + extra))
 
 
-def _with_ranges(program, ranges, have_values, rng) -> Program:
+class _Draws(random.Random):
+    """The importer's random source, and what it drew: (parameter, lo, hi) -> its values."""
+
+    def __init__(self, seed):
+        super().__init__(seed)
+        self.drawn: dict = {}
+
+
+def _with_ranges(program, ranges, have_values, rng: _Draws) -> Program:
+    """``program`` with these ranges, and without given values, arguments drawn in them: once per
+    parameter and range (``rng`` holds what was drawn), since the search tries many ranges of
+    one parameter while the others stay, and drawing a large tensor costs seconds."""
     values = list(program.values)
     for i, (lo, hi) in ranges.items():
         v = values[i]
-        value = v.value if have_values else _draw(v.shape, v.dtype, lo, hi, rng)
-        values[i] = replace(v, lo=lo, hi=hi, value=value)
+        if not have_values and (i, lo, hi) not in rng.drawn:
+            rng.drawn[(i, lo, hi)] = _draw(v.shape, v.dtype, lo, hi, rng)
+        values[i] = replace(v, lo=lo, hi=hi, value=v.value if have_values else rng.drawn[(i, lo, hi)])
     return replace(program, values=tuple(values))
 
 
+LARGE = 4096  # elements beyond which a parameter's values are drawn by numpy, not one by one
+
+
 def _draw(shape, dtype, lo, hi, rng) -> list:
+    if int(np.prod(shape, dtype=np.int64)) > LARGE:  # a kernel's half-million-element buffer: seconds one by one
+        numbers = np.random.default_rng(rng.getrandbits(64))
+        array = numbers.random(shape) < 0.5 if dtype == "bool" else \
+            numbers.integers(int(np.ceil(lo)), int(np.floor(hi)), shape, endpoint=True) if is_int(dtype) else \
+            numbers.uniform(lo, hi, shape)
+        return array.astype(numpy_dtype(dtype)).tolist()
     return RandomChooser(rng).array(tuple(shape), dtype, lo, hi).astype(numpy_dtype(dtype)).tolist() \
         if shape else RandomChooser(rng).array((), dtype, lo, hi).astype(numpy_dtype(dtype)).reshape(()).tolist()
 
@@ -1246,6 +1284,9 @@ def _blamed_params(program: Program, exc: Exception) -> list[int]:
             todo.extend(v.args)
     node = program.values[failing]
     direct = [a for a in node.args[1:] if a in reads] + [a for a in node.args[:1] if a in reads]
+    named = re.search(r"\boperand (\d+)\b", str(exc))  # a rule that says which operand it refuses (a kernel's)
+    if named and int(named.group(1)) < len(node.args) and node.args[int(named.group(1))] in reads:
+        direct.insert(0, node.args[int(named.group(1))])
     return list(dict.fromkeys(direct + sorted(reads)))
 
 
