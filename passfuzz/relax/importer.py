@@ -22,8 +22,12 @@ arguments for which ``graph.analyse`` accepts the Program (narrower ones for ind
 log domains), or else a ``clip`` after the parameter (``import_notes`` lists what was done).
 
 Match_casts vanish (a program's values have static shapes; the typing of parameters carries the
-symbolic dims), and so do aliases and R.output. Anything else raises ImportRejected, whose message
-is one line naming the construct and where it is.
+symbolic dims), and so do aliases and R.output. Two calls are read without a pattern: a
+``R.call_tir`` of a PrimFunc the module holds becomes an opaque kernel node (catalogue/kernels.py,
+the PrimFunc as TVMScript), and a ``layout_transform``'s index map is read into its OpDef's plain
+form. A parameter typed without a dtype or a shape takes a concrete choice (``_tensor_param``,
+``UNKNOWN_RANK_SHAPES``). Anything else raises ImportRejected, whose message is one line naming
+the construct and where it is.
 """
 
 from __future__ import annotations
