@@ -327,6 +327,19 @@ class TestUnknownDtype:
                 R.output(z)
             return z
 
+    @I.ir_module
+    class AddsAnInt:
+        @R.function
+        def main(a: R.Tensor):
+            with R.dataflow():
+                b = R.add(a, R.const(1))
+                R.output(b)
+            return b
+
+    def test_a_tensor_without_dtype_takes_the_first_dtype_the_body_accepts(self):
+        program, notes = import_with_notes(self.AddsAnInt)
+        assert program.values[0].dtype == "int32" and "parameter x0: of unknown dtype, given int32" in notes
+
     def test_a_tensor_without_dtype_is_float32_unless_cast_or_given_otherwise(self):
         assert import_module(self.Cast).values[0].dtype == "int32"
         assert import_module(self.Cast, arguments=[np.full((2, 3), 3, "int32")]).values[0].dtype == "int32"

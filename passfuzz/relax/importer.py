@@ -60,6 +60,9 @@ MAX_ATTEMPTS = 400  # attribute assignments tried per candidate OpDef
 # Shapes tried, in order, for a parameter of unknown rank that neither an argument nor a match_cast
 # sizes (``x: R.Tensor``, as TVM's tests write a parameter whose type does not matter)
 UNKNOWN_RANK_SHAPES = [(2, 3), (3,), (2, 3, 4), ()]
+# Dtypes tried, in order, for a parameter without one that neither an argument nor a match_cast
+# gives (``R.Tensor((2, 3))``; TVM's tests add R.const(1), an int32, to one)
+UNKNOWN_DTYPES = ["float32", "int32", "int64", "bool", "float16"]
 
 
 class ImportRejected(ValueError):
@@ -883,20 +886,25 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     body.run()
     outputs = body.finish()
     program = Program(tuple(values), tuple(outputs), tuple(shape_params), tuple(prim_params))
-    free = [i for i, v in enumerate(values) if isinstance(v, Param) and v.shape is None]
-    if not free:
+    shapeless = [i for i, v in enumerate(values) if isinstance(v, Param) and v.shape is None]
+    typeless = [i for i, v in enumerate(values) if isinstance(v, Param) and v.dtype is None]
+    if not shapeless and not typeless:
         return _settle(program, sizes, given is not None, seed, function, argument_ranges)
     first = None
-    for shape in UNKNOWN_RANK_SHAPES:  # nothing fixes their shape: the first one the body takes, for all
-        candidate = replace(program, values=tuple(replace(v, shape=shape) if i in free else v
-                                                  for i, v in enumerate(values)))
+    # nothing fixes their shape or dtype: the first choice the body takes, one for all of them
+    for dtype, shape in itertools.product(UNKNOWN_DTYPES if typeless else [None],
+                                          UNKNOWN_RANK_SHAPES if shapeless else [None]):
+        candidate = replace(program, values=tuple(
+            replace(v, **({"shape": shape} if i in shapeless else {}), **({"dtype": dtype} if i in typeless else {}))
+            for i, v in enumerate(values)))
         try:
-            settled, notes = _settle(candidate, dict(sizes), False, seed, function)
+            settled, notes = _settle(candidate, dict(sizes), given is not None, seed, function, argument_ranges)
         except ImportRejected as exc:
             first = first or exc
             continue
         return settled, notes + [f"parameter {settled.param_name(i)}: of unknown rank and shape, given {shape}"
-                                 for i in free]
+                                 for i in shapeless] + \
+            [f"parameter {settled.param_name(i)}: of unknown dtype, given {dtype}" for i in typeless]
     raise first
 
 
@@ -1006,7 +1014,7 @@ def _tuple_params(ty, values, path, given, where):
 
 def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
     dtype = str(ty.dtype) if ty.dtype is not None else _unknown_dtype(func, var, given)
-    if dtype not in DTYPES:
+    if dtype is not None and dtype not in DTYPES:  # None: one of UNKNOWN_DTYPES (import_with_notes)
         raise ImportRejected(f"{where}: dtype {dtype or 'unknown'} is not among passfuzz's dtypes")
     if ty.shape is None and ty.ndim >= 0:
         if var is None:
@@ -1043,14 +1051,14 @@ def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
     return Param(tuple(shape), dtype, 0, 0, given, role, pack, tuple(dims) if any(dims) else (), False)
 
 
-def _unknown_dtype(func, var, given) -> str:
+def _unknown_dtype(func, var, given) -> str | None:
     """The dtype of a tensor parameter typed without one (``R.Tensor((2, 3))``): its argument's,
-    else the one the body match_casts it to, else float32 (the catalogue's first dtype, which
-    every op that takes any dtype takes)."""
+    else the one the body match_casts it to, else None (the first of UNKNOWN_DTYPES the body
+    takes)."""
     if given is not None:
         return str(given.dtype) if hasattr(given, "dtype") else str(np.asarray(given).dtype)
     found = [t.dtype for t in _casts(func, var) if t.dtype is not None] if func is not None else []
-    return str(found[0]) if found else "float32"
+    return str(found[0]) if found else None
 
 
 def _casts(func, var) -> list:
