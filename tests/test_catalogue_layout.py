@@ -360,3 +360,34 @@ def test_creation_nodes_round_trip_through_json():
     assert analyse(again) == analyse(program)
     for got, want in zip(evaluate(again), evaluate(program)):
         np.testing.assert_array_equal(got, want)
+
+
+# -- layout_transform ----------------------------------------------------------------------------------
+
+NCHW4C = [["var", 0], ["//", ["var", 1], 4], ["var", 2], ["var", 3], ["%", ["var", 1], 4]]
+
+
+def test_layout_transform_moves_elements_as_its_index_map_says():
+    x = np.arange(2 * 8 * 2 * 3, dtype="float32").reshape(2, 8, 2, 3)
+    got = ref("layout_transform", x, index_map=NCHW4C, pad_value=None)
+    np.testing.assert_array_equal(got, x.reshape(2, 2, 4, 2, 3).transpose(0, 1, 3, 4, 2))
+    info = infer("layout_transform", F((2, 8, 2, 3), -1, 2), index_map=NCHW4C, pad_value=None)
+    assert (info.shape, info.lo, info.hi, info.exact) == ((2, 2, 2, 3, 4), approx(-1), approx(2), True)
+
+
+@pytest.mark.parametrize("index_map, why", [
+    ([["//", ["var", 0], 4], ["%", ["var", 0], 4]], "one to one"),  # 14 elements onto a 4 x 4 box: padding
+    ([["var", 0], ["var", 0]], "one to one"),  # the diagonal of a box
+    ([["-", ["var", 0], 1]], "below zero"),
+    ([["//", ["var", 0], 0]], "divides by zero"),
+    ([["var", 1]], "no input axis"),
+    ([["exp", ["var", 0]]], "bad index expression"),
+])
+def test_layout_transform_refuses_maps_that_pad_or_are_not_maps(index_map, why):
+    with pytest.raises(OpError, match=why):
+        infer("layout_transform", F((14,)), index_map=index_map, pad_value=None)
+
+
+def test_layout_transform_refuses_bools_which_tvm_fails_to_compile():
+    with pytest.raises(OpError):
+        infer("layout_transform", B((2, 4)), index_map=[["var", 1], ["var", 0]], pad_value=None)

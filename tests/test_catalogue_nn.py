@@ -295,7 +295,13 @@ def test_conv2d_shapes_groups_and_layouts():
     with pytest.raises(OpError, match="fit"):
         infer("conv2d", F((1, 4, 2, 2)), F((6, 2, 3, 3)), **dict(CONV2D, padding=[0, 0, 0, 0]))
     with pytest.raises(OpError, match="layouts"):
-        infer("conv2d", F((1, 5, 5, 4)), F((6, 2, 3, 3)), **dict(CONV2D, data_layout="NHWC"))
+        infer("conv2d", F((1, 5, 5, 4)), F((6, 2, 3, 3)), **dict(CONV2D, data_layout="NHWD"))
+    # an order not drawn, as TVM's tests write it (NHWC with OHWI): imported
+    ohwi = dict(CONV2D, data_layout="NHWC", kernel_layout="OHWI")
+    assert infer("conv2d", F((1, 5, 5, 4)), F((6, 3, 3, 2)), **ohwi).shape == (1, 3, 2, 6)
+    x, w = np.arange(100.0).reshape(1, 5, 5, 4), np.arange(108.0).reshape(6, 3, 3, 2)
+    np.testing.assert_allclose(ref("conv2d", x, w, **ohwi),
+                               ref("conv2d", x, w.transpose(1, 2, 3, 0), **nhwc))
 
 
 def test_conv_integer_overflow_and_out_dtype():

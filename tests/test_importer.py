@@ -254,6 +254,151 @@ class TestClosureAndIf:
         assert [v["op"] for v in branch.attrs["else"]["values"]] == ["negative"]
 
 
+class TestLayoutTransform:
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 8, 3, 3), "float32")):
+            with R.dataflow():
+                y = R.layout_transform(x, index_map=lambda n, c, h, w: (n, h, w, c), pad_value=None)
+                z = R.layout_transform(y, index_map=lambda n, h, w, c: (n, c // 4, h, w, c % 4))
+                u = R.layout_transform(z, index_map=T.index_map(lambda a, b, c, d, e: (a, b * 4 + e, c, d),
+                                                                index_dtype="int32"), pad_value=None)
+                R.output(u)
+            return u
+
+    def test_imports_runs_and_agrees(self):
+        args = [np.arange(2 * 8 * 3 * 3, dtype="float32").reshape(2, 8, 3, 3)]
+        program = agrees(self.Before, args)
+        assert [n.attrs["index_map"] for n in program.nodes] == [
+            [["var", 0], ["var", 2], ["var", 3], ["var", 1]],
+            [["var", 0], ["//", ["var", 3], 4], ["var", 1], ["var", 2], ["%", ["var", 3], 4]],
+            [["var", 0], ["+", ["*", ["var", 1], 4], ["var", 4]], ["var", 2], ["var", 3]]]
+        assert program.nodes[2].attrs["index_dtype"] == "int32" and "index_dtype" not in program.nodes[1].attrs
+
+    def test_a_map_that_pads_is_rejected_in_one_line(self):
+        @I.ir_module
+        class Padded:
+            @R.function
+            def main(x: R.Tensor((14,), "float32")):
+                with R.dataflow():
+                    y = R.layout_transform(x, index_map=lambda i: (i // 4, i % 4), pad_value=0.0)
+                    R.output(y)
+                return y
+
+        with pytest.raises(ImportRejected, match="one to one \\(padding\\)") as rejected:
+            import_module(Padded)
+        assert "\n" not in str(rejected.value)
+
+
+class TestConv2dInALayoutNotDrawn:
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((1, 6, 6, 4), "float32"), w: R.Tensor((8, 3, 3, 4), "float32")):
+            with R.dataflow():
+                y = R.nn.conv2d(x, w, padding=(1, 1), data_layout="NHWC", kernel_layout="OHWI")
+                R.output(y)
+            return y
+
+    def test_imports_runs_and_agrees(self):
+        rng = np.random.default_rng(0)
+        program = agrees(self.Before, [rng.uniform(-1, 1, s).astype("float32") for s in ((1, 6, 6, 4), (8, 3, 3, 4))])
+        assert program.nodes[0].attrs["kernel_layout"] == "OHWI"
+
+
+class TestUnknownDtype:
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 3)), y: R.Tensor((2, 3), "float32")):
+            with R.dataflow():
+                z = R.add(x, y)
+                R.output(z)
+            return z
+
+    @I.ir_module
+    class Cast:
+        @R.function
+        def main(x: R.Tensor((2, 3))):
+            with R.dataflow():
+                a = R.match_cast(x, R.Tensor((2, 3), "int32"))
+                z = R.add(a, a)
+                R.output(z)
+            return z
+
+    @I.ir_module
+    class AddsAnInt:
+        @R.function
+        def main(a: R.Tensor):
+            with R.dataflow():
+                b = R.add(a, R.const(1))
+                R.output(b)
+            return b
+
+    def test_a_tensor_without_dtype_takes_the_first_dtype_the_body_accepts(self):
+        program, notes = import_with_notes(self.AddsAnInt)
+        assert program.values[0].dtype == "int32" and "parameter x0: of unknown dtype, given int32" in notes
+
+    def test_a_tensor_without_dtype_is_float32_unless_cast_or_given_otherwise(self):
+        assert import_module(self.Cast).values[0].dtype == "int32"
+        assert import_module(self.Cast, arguments=[np.full((2, 3), 3, "int32")]).values[0].dtype == "int32"
+        program = import_module(self.Before)
+        assert program.values[0].dtype == "float32"
+        # TVM cannot compile the module as written (its add has no dtype); the Program's can
+        np.testing.assert_allclose(run(build_module(program), program.arguments())[0], evaluate(program)[0])
+
+
+class TestKnownRankWithoutShape:
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor(ndim=2, dtype="float32")):
+            with R.dataflow():
+                a = R.match_cast(x, R.Tensor((2, 3), "float32"))
+                z = R.exp(a)
+                R.output(z)
+            return z
+
+    def test_a_variable_per_dim_sized_by_the_argument_or_the_match_cast(self):
+        program = import_module(self.Before)
+        assert (program.values[0].shape, program.values[0].dims) == ((2, 3), ("x_0", "x_1"))
+        given = import_module(self.Before, arguments=[np.ones((2, 3), "float32")])
+        assert given.values[0].shape == (2, 3)
+        np.testing.assert_allclose(run(build_module(program), program.arguments())[0], evaluate(program)[0], rtol=1e-6)
+
+
+class TestUnknownRankAndShape:
+    """``x: R.Tensor``, as TVM's tests type a parameter whose type does not matter: the first of a
+    few shapes the body takes."""
+
+    @I.ir_module
+    class Aliases:
+        @R.function
+        def main(x: R.Tensor):
+            y = x
+            z = y
+            return z
+
+    @I.ir_module
+    class ThirdAxis:
+        @R.function
+        def main(x: R.Tensor, y: R.Tensor):
+            with R.dataflow():
+                z = R.add(x, y)
+                w = R.sum(z, axis=[2])
+                R.output(w)
+            return w
+
+    def test_the_first_shape_the_body_takes(self):
+        aliases, notes = import_with_notes(self.Aliases)
+        assert [p.shape for _, p in aliases.params] == [(2, 3)] and not aliases.nodes and "unknown rank" in notes[0]
+        program = import_module(self.ThirdAxis)
+        assert [p.shape for _, p in program.params] == [(2, 3, 4), (2, 3, 4)]
+        assert all(p.unknown_rank for _, p in program.params)
+        np.testing.assert_allclose(run(build_module(program), program.arguments())[0], evaluate(program)[0], rtol=1e-6)
+
+
 class TestSymbolicPrimAndMatchCast:
     @I.ir_module
     class Before:

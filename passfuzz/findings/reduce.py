@@ -43,7 +43,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from passfuzz.ir.catalogue import BY_NAME
-from passfuzz.ir.catalogue.base import ValueInfo, representable, same_type
+from passfuzz.ir.catalogue.base import NO_REFERENCE, ValueInfo, representable, same_type
 from passfuzz.ir.catalogue.structure import analyse_region, reference_value
 from passfuzz.ir.graph import analyse, evaluate, evaluate_all
 from passfuzz.ir.program import Node, Param, Program, ProgramError, numpy_dtype
@@ -253,6 +253,8 @@ def _as_param(program: Program, index: int) -> Program | None:
 
 
 def _finite(value, dtype: str) -> np.ndarray | None:
+    if value is NO_REFERENCE:  # computed by an opaque kernel: no values to stand in for it
+        return None
     array = np.asarray(value).astype(numpy_dtype(dtype))
     return array if array.size and np.all(np.isfinite(array.astype("float64"))) else None
 
@@ -329,7 +331,8 @@ def _sites_in(nodes, infos, values, path) -> Iterator[_Site]:
         params = tuple(infos[a] for a in operands)
         for key in ("body",) if op == "call" else ("then", "else"):
             region = attrs[key]
-            taken = op == "call" or (values is not None and bool(values[args[0]]) == (key == "then"))
+            taken = op == "call" or (values is not None and values[args[0]] is not NO_REFERENCE
+                                     and bool(values[args[0]]) == (key == "then"))
             arguments = tuple(values[a] for a in operands) if values is not None and taken else None
             site = _Site(path + ((position, key),), region, params, arguments)
             yield site

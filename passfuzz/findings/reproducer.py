@@ -122,14 +122,19 @@ def tvmscript_dims(text: str) -> str:
     """Symbolic dims as TVMScript is written by hand: TVM 0.27 prints ``n = TypeVar("n")`` above
     the module and ``R.Tensor((n, 3))``; written, a signature names them as strings
     (``R.Tensor(("n", 3))``) and a body that uses them declares them first (``n = T.int64()``).
-    Both parse to the same module; a text without TypeVar is returned as it is."""
+    Both parse to the same module; a text without TypeVar is returned as it is. A TIR kernel's
+    signature (an imported module's ``call_tir``) keeps its TypeVar: written as a string, the
+    parser makes its buffer's dim int32, another kernel."""
     names = re.findall(r'^(\w+) = TypeVar\("\w+"\)$', text, flags=re.MULTILINE)
     if not names:
         return text
-    text = re.sub(r'^\w+ = TypeVar\("\w+"\)\n', "", text, flags=re.MULTILINE)
     lines = text.splitlines()
+    kernels = {i for i, line in enumerate(lines) if re.match(r" *def \w+\(", line) and i and "@T.prim_func" in lines[i - 1]}
+    kept = {n for i in kernels for n in names if re.search(rf'(?<![\w".]){n}\b', lines[i])}
+    lines = [line for line in lines if not re.fullmatch(r'\w+ = TypeVar\("\w+"\)', line)
+             or line.split(" ")[0] in kept]
     for i, line in enumerate(lines):
-        if not re.match(r" *def \w+\(", line):
+        if not re.match(r" *def \w+\(", line) or (i and "@T.prim_func" in lines[i - 1]):
             continue
         used = [n for n in names if re.search(rf'(?<![\w".]){n}\b(?!\s*:)', line)]
         for name in used:

@@ -10,9 +10,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 
-import numpy as np
-
-from passfuzz.ir.catalogue.base import DTYPES, RTOL, fit, is_float, leaves, representable
+from passfuzz.ir.catalogue.base import (
+    DTYPES,
+    NO_REFERENCE,
+    RTOL,
+    fit,
+    is_float,
+    leaves,
+    representable,
+)
 from passfuzz.ir.catalogue.structure import reference_value
 
 from .catalogue import BY_NAME, Chooser, OpError, ValueInfo, infer_application
@@ -79,8 +85,11 @@ def rounding_dtypes(program: Program, infos: Sequence) -> list[str]:
     return coarsest
 
 
-def flatten(value) -> list[np.ndarray]:
-    """A reference value (an array, or nested tuples of arrays) as its tensors, depth first."""
+def flatten(value, info=None) -> list:
+    """A reference value (an array, or nested tuples of arrays) as its tensors, depth first;
+    NO_REFERENCE stands for each tensor of ``info``, the value's facts (for one without them)."""
+    if value is NO_REFERENCE:
+        return [NO_REFERENCE] * (len(leaves(info)) if info is not None else 1)
     return [leaf for item in value for leaf in flatten(item)] if isinstance(value, tuple) else [value]
 
 
@@ -225,8 +234,11 @@ def evaluate_all(program: Program, arguments: Sequence | None = None) -> list:
     return results
 
 
-def evaluate(program: Program) -> list[np.ndarray]:
+def evaluate(program: Program) -> list:
     """The tensors of the outputs of ``program`` (tuples flattened, as the VM's result is),
-    computed with the catalogue's numpy references."""
+    computed with the catalogue's numpy references: NO_REFERENCE for each tensor computed from an
+    opaque kernel."""
     results = evaluate_all(program)
-    return [leaf for o in program.outputs for leaf in flatten(results[o])]
+    infos = analyse(program, check_values=False) if any(results[o] is NO_REFERENCE for o in program.outputs) \
+        else [None] * len(results)
+    return [leaf for o in program.outputs for leaf in flatten(results[o], infos[o])]

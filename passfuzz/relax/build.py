@@ -18,6 +18,7 @@ analysis knows.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 import tvm
@@ -295,6 +296,8 @@ def _emit_node(bb, i: int, node: dict, exprs, casts, functions, prefix: str, out
         else:
             callee = functions[name]
         expr = relax.Call(callee, operands)
+    elif op == "call_tir":
+        expr = _kernel_call(bb, attrs, _static_operands(bb, node, exprs, casts))
     elif op == "if":
         operands = _static_operands(bb, node, exprs, casts)
         branches = [_branch(bb, node, key, operands[1:], functions, _prefix(f"{prefix}{i}", key))
@@ -337,6 +340,21 @@ def _static_operands(bb, node: dict, exprs, casts) -> list:
             expr = casts[a]
         operands.append(expr)
     return operands
+
+
+def _kernel_call(bb, attrs: dict, operands: list) -> relax.Call:
+    """An opaque kernel (passfuzz/ir/catalogue/kernels.py): its PrimFunc parsed back from its
+    TVMScript and added to the module (once: BlockBuilder gives an equal function one GlobalVar),
+    then called as the imported module called it."""
+    kernel = bb.add_func(parse_kernel(attrs["kernel"], attrs["name"]), attrs["name"])
+    outputs = [relax.TensorType(shape, dtype) for shape, dtype in attrs["outputs"]]
+    return relax.call_tir(kernel, relax.Tuple(operands), outputs if attrs["tuple"] else outputs[0])
+
+
+@functools.cache
+def parse_kernel(text: str, name: str) -> tvm.tirx.PrimFunc:
+    """The PrimFunc ``name`` of a kernel's TVMScript (an IRModule holding it)."""
+    return tvm.script.from_source(text)[name]
 
 
 def _closure(bb, node, functions, prefix: str) -> relax.Function:

@@ -22,8 +22,12 @@ arguments for which ``graph.analyse`` accepts the Program (narrower ones for ind
 log domains), or else a ``clip`` after the parameter (``import_notes`` lists what was done).
 
 Match_casts vanish (a program's values have static shapes; the typing of parameters carries the
-symbolic dims), and so do aliases and R.output. Anything else raises ImportRejected, whose message
-is one line naming the construct and where it is.
+symbolic dims), and so do aliases and R.output. Two calls are read without a pattern: a
+``R.call_tir`` of a PrimFunc the module holds becomes an opaque kernel node (catalogue/kernels.py,
+the PrimFunc as TVMScript), and a ``layout_transform``'s index map is read into its OpDef's plain
+form. A parameter typed without a dtype or a shape takes a concrete choice (``_tensor_param``,
+``UNKNOWN_RANK_SHAPES``). Anything else raises ImportRejected, whose message is one line naming
+the construct and where it is.
 """
 
 from __future__ import annotations
@@ -32,12 +36,14 @@ import functools
 import heapq
 import itertools
 import random
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import tvm
 from tvm import relax
+import tvm_ffi
 from tvm_ffi import structural_equal
 
 from passfuzz.ir.catalogue import BY_NAME, OPS
@@ -51,6 +57,12 @@ from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError, n
 FLOAT_RANGES = [(-4.0, 4.0), (0.5, 4.0), (1.0, 4.0), (0.0, 4.0), (-1.0, 1.0), (-0.5, 0.5)]
 INT_RANGES = [(-8, 8), (1, 4), (0, 8), (1, 8), (0, 1), (0, 3), (0, 2), (0, 0), (-2, 2)]
 MAX_ATTEMPTS = 400  # attribute assignments tried per candidate OpDef
+# Shapes tried, in order, for a parameter of unknown rank that neither an argument nor a match_cast
+# sizes (``x: R.Tensor``, as TVM's tests write a parameter whose type does not matter)
+UNKNOWN_RANK_SHAPES = [(2, 3), (3,), (2, 3, 4), ()]
+# Dtypes tried, in order, for a parameter without one that neither an argument nor a match_cast
+# gives (``R.Tensor((2, 3))``; TVM's tests add R.const(1), an int32, to one)
+UNKNOWN_DTYPES = ["float32", "int32", "int64", "bool", "float16"]
 
 
 class ImportRejected(ValueError):
@@ -478,6 +490,13 @@ class _Body:
         if isinstance(value, relax.Call) and isinstance(value.op, relax.Var) and \
                 isinstance(self.bound.get(value.op), relax.Function):
             return ("closure", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.call_tir":
+            return ("kernel", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and \
+                value.op.name == "relax.layout_transform":
+            found = self.layout_transform(b)
+            if found:
+                return found
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.reshape":
             found = self.reshape_runtime(b)
             if found:
@@ -526,6 +545,26 @@ class _Body:
                     return ("op", (pattern.op.name, operands, attrs))
         self.fail(b, f"op {key}: its attributes or operands match no OpDef of passfuzz's catalogue")
 
+    def layout_transform(self, b):
+        """layout_transform(x, index_map, pad_value): its index map read into the plain data the
+        catalogue's op holds (``catalogue/layout.py``), and accepted, as every op is, only when
+        that op emits the same call again."""
+        call = b.value
+        index_map, pad = call.attrs.index_map, call.attrs.pad_value
+        axes = list(index_map.initial_indices)
+        try:
+            exprs = [_index_expr(e, axes) for e in index_map.final_indices]
+        except ValueError:
+            return None
+        attrs = {"index_map": exprs, "pad_value": None if pad is None else _python(pad.value)}
+        if axes and str(axes[0].ty) != "int64":
+            attrs["index_dtype"] = str(axes[0].ty)
+        try:
+            emitted = BY_NAME["layout_transform"].emit(relax, [call.args[0]], attrs)
+        except Exception:  # noqa: BLE001 - what the op cannot emit is not this op
+            return None
+        return ("op", ("layout_transform", [call.args[0]], attrs)) if _same(emitted, call, {}) else None
+
     def reshape_runtime(self, b):
         """reshape(x, (v...)) with (v...) defined by a match_cast of tensor_to_shape(shape_to_tensor(
         shape_of(like))) in this body: catalogue/shapes.py's reshape_runtime."""
@@ -572,6 +611,9 @@ class _Body:
             name, operands, attrs = what
             args = tuple(self.operand(e, b) for e in operands)
             self.values.append(Node(name, args, attrs))
+        elif kind == "kernel":
+            operands, attrs = self.importer.kernel(what, self, b)
+            self.values.append(Node("call_tir", tuple(self.operand(e, b) for e in operands), attrs))
         elif kind == "call":
             function = self.importer.function(what.op, b)
             args = tuple(self.operand(e, b) for e in what.args)
@@ -677,6 +719,7 @@ class _Importer:
         self.mod, self.entry = mod, function
         self.reading = reading  # a pattern read without itself, to tell whether it is composite
         self.leaves: dict = {}  # tuple parameter var -> nested tuple of value indices
+        self.kernels: dict = {}  # a PrimFunc's GlobalVar -> its TVMScript (kernel_text)
         self.depth = 0
 
     @staticmethod
@@ -712,6 +755,39 @@ class _Importer:
             raise ImportRejected(f"cannot import {self.entry}: binding {binding.var.name} calls "
                                  f"{gvar.name_hint}, which is not a Relax function")
         return function
+
+    def kernel(self, call, body, binding) -> tuple[list, dict]:
+        """The operands and attributes of an opaque kernel node (passfuzz/ir/catalogue/kernels.py)
+        for ``R.call_tir(kernel, (operands...), out_ty)``."""
+        if len(call.args) != 2 or not isinstance(call.args[1], relax.Tuple):
+            body.fail(binding, "a call_tir with symbolic arguments, or operands not written as a tuple")
+        function = self.mod[call.args[0]]
+        if not isinstance(function, tvm.tirx.PrimFunc):
+            body.fail(binding, "a call_tir of something other than a PrimFunc")
+        operands = list(call.args[1].fields)
+        inputs = [_static_type(getattr(e, "ty", None)) for e in operands]
+        if any(t is None for t in inputs):
+            body.fail(binding, "a call_tir operand not a tensor of one of passfuzz's dtypes, its dims sizes or variables")
+        ty = call.ty_args[0] if len(call.ty_args) == 1 else None
+        outputs = [_static_type(t) for t in (ty.fields if isinstance(ty, relax.TupleType) else [ty])]
+        if not outputs or any(t is None for t in outputs):
+            body.fail(binding, "a call_tir whose result is not a tensor of passfuzz's dtypes, its dims sizes or variables")
+        name, text = self.kernel_text(call.args[0], function)
+        if text is None:
+            body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
+        return operands, {"name": name, "kernel": text, "inputs": inputs, "outputs": outputs,
+                          "tuple": isinstance(ty, relax.TupleType)}
+
+    def kernel_text(self, gvar, function) -> tuple[str, str | None]:
+        """A kernel's name and TVMScript (an IRModule holding only it), or None where the text does
+        not parse back to the same PrimFunc. ``main`` is renamed, since the Program's module has
+        its own."""
+        name = gvar.name_hint if gvar.name_hint != "main" else "main_kernel"
+        if gvar not in self.kernels:
+            if function.attrs is not None and "global_symbol" in function.attrs:
+                function = function.with_attr("global_symbol", name)
+            self.kernels[gvar] = _kernel_script(name, function)
+        return name, self.kernels[gvar]
 
     def region(self, params, seq, where: str, leaf_map=None) -> dict:
         """A function body or branch as a region over ``params`` (its parameters, or the outer
@@ -801,13 +877,103 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
         elif isinstance(ty, relax.TensorType):
             values.append(_tensor_param(ty, role, (), given[k] if given is not None else None, where, func, p))
             scope[p] = len(values) - 1
+            for name, size in zip(values[-1].dims, values[-1].shape or ()):
+                if name and size is not None:
+                    sizes.setdefault(name, size)
         else:
             raise ImportRejected(f"{where}: of type {ty}, which passfuzz cannot express")
     body = _Body(importer, function, values, scope, func.body)
     body.run()
     outputs = body.finish()
     program = Program(tuple(values), tuple(outputs), tuple(shape_params), tuple(prim_params))
-    return _settle(program, sizes, given is not None, seed, function, argument_ranges)
+    shapeless = [i for i, v in enumerate(values) if isinstance(v, Param) and v.shape is None]
+    typeless = [i for i, v in enumerate(values) if isinstance(v, Param) and v.dtype is None]
+    if not shapeless and not typeless:
+        return _settle(program, sizes, given is not None, seed, function, argument_ranges)
+    first = None
+    # nothing fixes their shape or dtype: the first choice the body takes, one for all of them
+    for dtype, shape in itertools.product(UNKNOWN_DTYPES if typeless else [None],
+                                          UNKNOWN_RANK_SHAPES if shapeless else [None]):
+        candidate = replace(program, values=tuple(
+            replace(v, **({"shape": shape} if i in shapeless else {}), **({"dtype": dtype} if i in typeless else {}))
+            for i, v in enumerate(values)))
+        try:
+            settled, notes = _settle(candidate, dict(sizes), given is not None, seed, function, argument_ranges)
+        except ImportRejected as exc:
+            first = first or exc
+            continue
+        return settled, notes + [f"parameter {settled.param_name(i)}: of unknown rank and shape, given {shape}"
+                                 for i in shapeless] + \
+            [f"parameter {settled.param_name(i)}: of unknown dtype, given {dtype}" for i in typeless]
+    raise first
+
+
+_KERNEL_SCRIPTS: dict = {}  # (name, structural hash) -> [(PrimFunc, its TVMScript or None)]
+
+
+def _kernel_script(name: str, function) -> str | None:
+    """``function`` as TVMScript (an IRModule holding it as ``name``), or None where the text does
+    not parse back to it. Once per kernel and process: a test file's Before and Expected, and
+    its tests one after another, call the same kernels, and a parse takes a tenth of a second."""
+    known = _KERNEL_SCRIPTS.setdefault((name, tvm_ffi.structural_hash(function)), [])
+    for seen, text in known:
+        if structural_equal(seen, function):
+            return text
+    text = tvm.IRModule({name: function}).script()
+    try:
+        same = structural_equal(tvm.script.from_source(text)[name], function)
+    except Exception:  # noqa: BLE001 - a printer or parser failure: the kernel cannot be kept
+        same = False
+    known.append((function, text if same else None))
+    return known[-1][1]
+
+
+_INDEX_EXPRS = {"Add": "+", "Sub": "-", "Mul": "*", "FloorDiv": "//", "FloorMod": "%"}
+
+
+def _index_expr(expr, axes: list):
+    """A TIR index expression as the plain data of catalogue/layout.py's index maps (ValueError
+    for anything else)."""
+    if isinstance(expr, tvm.tirx.IntImm):
+        return int(expr.value)
+    for k, axis in enumerate(axes):
+        if expr.same_as(axis):
+            return ["var", k]
+    name = type(expr).__name__
+    if name not in _INDEX_EXPRS:
+        raise ValueError(f"index expression {expr}")
+    return [_INDEX_EXPRS[name], _index_expr(expr.a, axes), _index_expr(expr.b, axes)]
+
+
+def _static_type(ty) -> list | None:
+    """``[shape, dtype]`` of a tensor type with a shape of sizes and symbolic variables (by name,
+    sized once the importer has chosen them: ``_kernels_sized``) and one of passfuzz's dtypes."""
+    if not isinstance(ty, relax.TensorType) or not isinstance(ty.shape, relax.ShapeExpr) or \
+            str(ty.dtype) not in DTYPES or \
+            not all(isinstance(d, (tvm.tirx.IntImm, tvm.tirx.Var)) for d in ty.shape.values):
+        return None
+    return [[int(d.value) if isinstance(d, tvm.tirx.IntImm) else d.name for d in ty.shape.values], str(ty.dtype)]
+
+
+def _kernels_sized(node: Node, sizes: dict, where: str) -> Node:
+    """``node`` with the types of every kernel in it (itself, or in its regions) made static: a
+    dim a kernel's operand or result names (``_static_type``) takes the size of that variable."""
+    def sized(types):
+        def size(d):
+            if isinstance(d, str) and d not in sizes:
+                raise ImportRejected(f"cannot import {where}: a kernel typed with {d}, which no parameter defines")
+            return sizes[d] if isinstance(d, str) else d
+        return [[[size(d) for d in shape], dtype] for shape, dtype in types]
+
+    def walk(op: str, attrs: dict) -> dict:
+        if op == "call_tir":
+            return {**attrs, "inputs": sized(attrs["inputs"]), "outputs": sized(attrs["outputs"])}
+        regions = {key: {**attrs[key], "values": [{**v, "attrs": walk(v["op"], v["attrs"])} for v in attrs[key]["values"]]}
+                   for key in ("body", "then", "else") if isinstance(attrs.get(key), dict) and "values" in attrs[key]}
+        return {**attrs, **regions} if regions else attrs
+
+    attrs = walk(node.op, node.attrs)
+    return node if attrs is node.attrs else Node(node.op, node.args, attrs)
 
 
 def _check_reachable(mod, entry: str) -> None:
@@ -847,18 +1013,24 @@ def _tuple_params(ty, values, path, given, where):
 
 
 def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
-    dtype = str(ty.dtype)
-    if dtype not in DTYPES:
+    dtype = str(ty.dtype) if ty.dtype is not None else _unknown_dtype(func, var, given)
+    if dtype is not None and dtype not in DTYPES:  # None: one of UNKNOWN_DTYPES (import_with_notes)
         raise ImportRejected(f"{where}: dtype {dtype or 'unknown'} is not among passfuzz's dtypes")
-    if ty.shape is None or not isinstance(ty.shape, relax.ShapeExpr):
-        if ty.ndim != -1 and ty.shape is None and ty.ndim >= 0:
+    if ty.shape is None and ty.ndim >= 0:
+        if var is None:
             raise ImportRejected(f"{where}: a tensor of known rank but no shape")
+        # R.Tensor(ndim=2): a variable per dim, each the size of its argument, of a match_cast, or drawn
+        shape = tuple(np.shape(given)) if given is not None else _cast_shape(func, var) or (None,) * ty.ndim
+        dims = tuple(f"{var.name}_{k}" for k in range(ty.ndim))
+        return Param(shape, dtype, 0, 0, given, role, pack, dims, False)
+    if ty.shape is None or not isinstance(ty.shape, relax.ShapeExpr):
         if role != "input":
             raise ImportRejected(f"{where}: a weight of unknown rank")
         shape = _cast_shape(func, var) if given is None else tuple(np.shape(given))
-        if shape is None:
+        if shape is None and var is None:
             raise ImportRejected(f"{where}: a tensor of unknown rank the body never match_casts to a static shape")
-        return Param(tuple(int(d) for d in shape), dtype, 0, 0, given, role, pack, (), True)
+        # None: a shape of UNKNOWN_RANK_SHAPES, the first the body takes (import_with_notes)
+        return Param(None if shape is None else tuple(int(d) for d in shape), dtype, 0, 0, given, role, pack, (), True)
     dims = []
     shape = []
     for d in ty.shape.values:
@@ -879,24 +1051,39 @@ def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
     return Param(tuple(shape), dtype, 0, 0, given, role, pack, tuple(dims) if any(dims) else (), False)
 
 
-def _cast_shape(func, var):
-    """The static shape the body match_casts ``var`` to (relax_build does so before any use)."""
+def _unknown_dtype(func, var, given) -> str | None:
+    """The dtype of a tensor parameter typed without one (``R.Tensor((2, 3))``): its argument's,
+    else the one the body match_casts it to, else None (the first of UNKNOWN_DTYPES the body
+    takes)."""
+    if given is not None:
+        return str(given.dtype) if hasattr(given, "dtype") else str(np.asarray(given).dtype)
+    found = [t.dtype for t in _casts(func, var) if t.dtype is not None] if func is not None else []
+    return str(found[0]) if found else None
+
+
+def _casts(func, var) -> list:
+    """The tensor types the body of ``func`` match_casts ``var`` to, in order."""
     found = []
 
     def walk(expr):
         if isinstance(expr, relax.SeqExpr):
             for block in expr.blocks:
                 for b in block.bindings:
-                    if isinstance(b, relax.MatchCast) and b.value.same_as(var) and \
-                            isinstance(b.ty, relax.TensorType) and isinstance(b.ty.shape, relax.ShapeExpr) and \
-                            all(isinstance(d, tvm.tirx.IntImm) for d in b.ty.shape.values):
-                        found.append(tuple(int(d.value) for d in b.ty.shape.values))
+                    if isinstance(b, relax.MatchCast) and b.value.same_as(var) and isinstance(b.ty, relax.TensorType):
+                        found.append(b.ty)
                     walk(b.value)
         elif isinstance(expr, relax.If):
             walk(expr.true_branch)
             walk(expr.false_branch)
 
     walk(func.body)
+    return found
+
+
+def _cast_shape(func, var):
+    """The static shape the body match_casts ``var`` to (relax_build does so before any use)."""
+    found = [tuple(int(d.value) for d in t.shape.values) for t in _casts(func, var)
+             if isinstance(t.shape, relax.ShapeExpr) and all(isinstance(d, tvm.tirx.IntImm) for d in t.shape.values)]
     return found[0] if found else None
 
 
@@ -927,7 +1114,7 @@ def _symbol_sizes(func, given, func_name: str = "main") -> dict:
 def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: str,
             argument_ranges: bool = False) -> tuple[Program, list[str]]:
     """Concrete dims, declared ranges and argument values that ``graph.analyse`` accepts."""
-    rng = random.Random(seed)
+    rng = _Draws(seed)
     for name in [n for _, p in program.params for n in p.dims if n] + [p.name for p in program.prim_params]:
         if sizes.get(name) is None:
             sizes[name] = rng.randint(2, 4)
@@ -935,6 +1122,8 @@ def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: 
     for i, v in enumerate(values):
         if isinstance(v, Param) and v.dims:
             values[i] = replace(v, shape=tuple(sizes[n] if n else d for n, d in zip(v.dims, v.shape)))
+        elif isinstance(v, Node):
+            values[i] = _kernels_sized(v, sizes, where)
     for i, v in enumerate(values):
         if isinstance(v, Param):
             if v.value is not None:
@@ -948,7 +1137,7 @@ def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: 
     for _ in range(len(params) * 12 + 1):
         candidate = _with_ranges(program, {i: options[i][choice[i]] for i in params}, have_values, rng)
         try:
-            analyse(candidate)
+            analyse(candidate, check_values=have_values)  # values drawn in their ranges hold them
             for i in params:
                 if choice[i]:
                     notes.append(f"parameter {candidate.param_name(i)}: range narrowed to "
@@ -1045,16 +1234,37 @@ def _ranges(param: Param, have_values: bool) -> list[tuple[float, float]]:
     return list(dict.fromkeys(base + extra))
 
 
-def _with_ranges(program, ranges, have_values, rng) -> Program:
+class _Draws(random.Random):
+    """The importer's random source, and what it drew: (parameter, lo, hi) -> its values."""
+
+    def __init__(self, seed):
+        super().__init__(seed)
+        self.drawn: dict = {}
+
+
+def _with_ranges(program, ranges, have_values, rng: _Draws) -> Program:
+    """``program`` with these ranges, and without given values, arguments drawn in them: once per
+    parameter and range (``rng`` holds what was drawn), since the search tries many ranges of
+    one parameter while the others stay, and drawing a large tensor costs seconds."""
     values = list(program.values)
     for i, (lo, hi) in ranges.items():
         v = values[i]
-        value = v.value if have_values else _draw(v.shape, v.dtype, lo, hi, rng)
-        values[i] = replace(v, lo=lo, hi=hi, value=value)
+        if not have_values and (i, lo, hi) not in rng.drawn:
+            rng.drawn[(i, lo, hi)] = _draw(v.shape, v.dtype, lo, hi, rng)
+        values[i] = replace(v, lo=lo, hi=hi, value=v.value if have_values else rng.drawn[(i, lo, hi)])
     return replace(program, values=tuple(values))
 
 
+LARGE = 4096  # elements beyond which a parameter's values are drawn by numpy, not one by one
+
+
 def _draw(shape, dtype, lo, hi, rng) -> list:
+    if int(np.prod(shape, dtype=np.int64)) > LARGE:  # a kernel's half-million-element buffer: seconds one by one
+        numbers = np.random.default_rng(rng.getrandbits(64))
+        array = numbers.random(shape) < 0.5 if dtype == "bool" else \
+            numbers.integers(int(np.ceil(lo)), int(np.floor(hi)), shape, endpoint=True) if is_int(dtype) else \
+            numbers.uniform(lo, hi, shape)
+        return array.astype(numpy_dtype(dtype)).tolist()
     return RandomChooser(rng).array(tuple(shape), dtype, lo, hi).astype(numpy_dtype(dtype)).tolist() \
         if shape else RandomChooser(rng).array((), dtype, lo, hi).astype(numpy_dtype(dtype)).reshape(()).tolist()
 
@@ -1084,6 +1294,9 @@ def _blamed_params(program: Program, exc: Exception) -> list[int]:
             todo.extend(v.args)
     node = program.values[failing]
     direct = [a for a in node.args[1:] if a in reads] + [a for a in node.args[:1] if a in reads]
+    named = re.search(r"\boperand (\d+)\b", str(exc))  # a rule that says which operand it refuses (a kernel's)
+    if named and int(named.group(1)) < len(node.args) and node.args[int(named.group(1))] in reads:
+        direct.insert(0, node.args[int(named.group(1))])
     return list(dict.fromkeys(direct + sorted(reads)))
 
 

@@ -13,6 +13,7 @@ from . import (
     elementwise,
     functions,
     indexing,
+    kernels,
     layout,
     linalg,
     nn,
@@ -34,10 +35,13 @@ from .base import (
     ValueInfo,
     is_float,
     is_int,
+    leaves,
+    unbounded,
 )
 
 OPS: list[OpDef] = [*elementwise.OPS, *functions.OPS, *layout.OPS, *creation.OPS, *reduction.OPS, *scan.OPS,
-                    *linalg.OPS, *nn.OPS, *indexing.OPS, *shapes.OPS, *structure.OPS]
+                    *linalg.OPS, *nn.OPS, *indexing.OPS, *shapes.OPS, *structure.OPS,
+                    *kernels.OPS]
 BY_NAME: dict[str, OpDef] = {op.name: op for op in OPS}
 assert len(BY_NAME) == len(OPS), "an op is defined twice"
 
@@ -54,11 +58,15 @@ def infer_application(name: str, args: Sequence[int], infos: Sequence, attrs: di
     if not op.takes_tuples and any(isinstance(i, TupleInfo) for i in operands):
         raise OpError("takes no tuple operand")
     try:
-        return op.infer(operands, dict(attrs))
+        result = op.infer(operands, dict(attrs))
     except (KeyError, TypeError, IndexError, ValueError) as exc:
         if isinstance(exc, OpError):
             raise
         raise OpError(f"bad attributes: {type(exc).__name__}: {exc}") from None
+    # computed from an opaque kernel's floats: no bound either (ValueInfo.bounded)
+    if any(not leaf.bounded for info in operands for leaf in leaves(info)):
+        return unbounded(result)
+    return result
 
 __all__ = ["OPS", "BY_NAME", "infer_application", "DTYPES", "FLOATS", "INTS", "RTOL", "Chooser", "OpDef", "OpError", "Sketch",
            "ValueInfo", "is_float", "is_int"]

@@ -55,6 +55,18 @@ class OpError(ValueError):
     """The operands or attributes are not valid for this op."""
 
 
+class _NoReference:
+    """What the numpy reference gives for a value it cannot compute: an opaque kernel's
+    (``call_tir``) and every value computed from one. The oracle compares such an output between
+    the original and the optimized module only."""
+
+    def __repr__(self) -> str:
+        return "NO_REFERENCE"
+
+
+NO_REFERENCE = _NoReference()
+
+
 def is_float(dtype: str) -> bool:
     return dtype in FLOATS
 
@@ -98,6 +110,10 @@ class ValueInfo:
     lo: float
     hi: float
     exact: bool = True
+    # Do lo and hi bound the elements? Not for a float computed by an opaque kernel (``call_tir``)
+    # or from one: lo and hi are then a nominal [-1, 1] that holds zero and negatives, so an op
+    # that needs its operand's range (a log, a divisor) refuses it, and the value is inexact.
+    bounded: bool = True
 
     @property
     def rank(self) -> int:
@@ -132,6 +148,15 @@ def leaves(info) -> list[ValueInfo]:
     if isinstance(info, TupleInfo):
         return [leaf for item in info.items for leaf in leaves(item)]
     return [info]
+
+
+def unbounded(info):
+    """``info`` with its float tensors marked unbounded and inexact (see ``ValueInfo.bounded``):
+    their values come from an opaque kernel. Integers and bools keep their range, which an op
+    derives from its operands' types or from the dtype's limits, never from float bounds alone."""
+    if isinstance(info, TupleInfo):
+        return TupleInfo(tuple(unbounded(item) for item in info.items))
+    return replace(info, bounded=False, exact=False) if is_float(info.dtype) else info
 
 
 def same_type(a, b) -> bool:
@@ -228,7 +253,7 @@ class OpDef:
     name: str
     infer: Callable[[list[ValueInfo], dict], ValueInfo]
     emit: Callable[[Any, list, dict], Any]  # (tvm.relax, operand exprs, attrs) -> expr
-    reference: Callable[[list[np.ndarray], dict], np.ndarray]
+    reference: Callable[[list[np.ndarray], dict], np.ndarray] | None  # None: no reference (NO_REFERENCE)
     propose: Callable[[Sketch, Chooser], None] | None  # None: never drawn as a node of its own
     accepts: Callable[[ValueInfo], bool]  # can this value be the first operand?
     notes: str = ""  # where the Relax op differs from its numpy counterpart

@@ -11,6 +11,7 @@ from .base import (
     NUMERIC,
     Chooser,
     OpDef,
+    OpError,
     Sketch,
     ValueInfo,
     checked,
@@ -521,5 +522,105 @@ COLLAPSE_SUM_LIKE = OpDef(
     lambda args, at: _collapse_reference(args[0], args[1].shape), _collapse_like_propose, _collapse_accepts,
     notes="collapse_sum_to the second operand's shape; its values and dtype do not matter.")
 
+# -- layout_transform -------------------------------------------------------------------------
+# The index map is plain data: one expression per output axis, each an int, ["var", k] (input
+# axis k) or [op, a, b] with op one of + - * // % (floor division and modulo, as TIR's); its
+# variables are int64 unless ``index_dtype`` says int32.
+
+_INDEX_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+              "//": lambda a, b: a // b, "%": lambda a, b: a % b}
+MAX_MAPPED = 1 << 20  # elements an index map is checked on, one by one
+
+
+def index_value(expr, indices):
+    """An index map expression on ``indices``: ints or int arrays (numpy's // and % floor, as
+    TIR's do) or TIR variables (the operators build TIR's FloorDiv and FloorMod)."""
+    if isinstance(expr, bool) or not isinstance(expr, (int, list)):
+        raise OpError(f"bad index expression {expr!r}")
+    if isinstance(expr, int):
+        return expr
+    if expr[0] == "var" and len(expr) == 2:
+        require(isinstance(expr[1], int) and 0 <= expr[1] < len(indices), f"no input axis {expr[1]}")
+        return indices[expr[1]]
+    require(expr[0] in _INDEX_OPS and len(expr) == 3, f"bad index expression {expr!r}")
+    return _INDEX_OPS[expr[0]](index_value(expr[1], indices), index_value(expr[2], indices))
+
+
+def _mapped(shape, index_map) -> tuple[list, tuple[int, ...]]:
+    """Each element's output position (one array per output axis) and the output shape. The map
+    must be a bijection of the input's elements onto a box from 0: padding, whose elements TVM
+    leaves to any value, is not drawn, and a divisor must not be zero."""
+    require(isinstance(index_map, list) and index_map, "an index map has at least one output axis")
+    require(0 < int(np.prod(shape)) <= MAX_MAPPED, "the tensor is too large to check its index map on")
+    indices = list(np.indices(shape, dtype="int64"))
+    with np.errstate(divide="raise"):
+        try:
+            positions = [np.broadcast_to(index_value(e, indices), shape) for e in index_map]
+        except FloatingPointError:
+            raise OpError("the index map divides by zero") from None
+    require(all(p.min() >= 0 for p in positions), "the index map maps below zero")
+    out = tuple(int(p.max()) + 1 for p in positions)
+    flat = np.ravel_multi_index([p.ravel() for p in positions], out)
+    require(int(np.prod(out)) == int(np.prod(shape)) and np.unique(flat).size == flat.size,
+            f"the index map does not rearrange {list(shape)} onto {list(out)} one to one (padding)")
+    return positions, out
+
+
+def _layout_transformable(info) -> bool:
+    # bool: tvm.compile fails (excluded.py)
+    return info.rank >= 1 and info.dtype != "bool"
+
+
+def _layout_transform_infer(args, attrs):
+    (x,) = args
+    require(_layout_transformable(x), "layout_transform of a scalar or of bools")
+    require(attrs.get("pad_value") is None or isinstance(attrs["pad_value"], (int, float)), "bad pad_value")
+    require(attrs.get("index_dtype", "int64") in ("int32", "int64"), "index_dtype is int32 or int64")
+    _, out = _mapped(x.shape, attrs["index_map"])
+    return _same(x, out)
+
+
+def _layout_transform_reference(args, attrs):
+    (x,) = args
+    positions, out = _mapped(x.shape, attrs["index_map"])
+    result = np.empty(out, dtype=x.dtype)
+    result[tuple(positions)] = x
+    return result
+
+
+def _layout_transform_emit(R, args, attrs):
+    from tvm.tirx import IndexMap
+
+    exprs = attrs["index_map"]
+    # relax.op.layout_transform's index dtype for a Python function is int64; TVM's tests also write int32
+    index_map = IndexMap.from_func(lambda *axes: tuple(index_value(e, axes) for e in exprs), ndim=args[0].ty.ndim,
+                                   index_dtype=attrs.get("index_dtype", "int64"))
+    return R.op.layout_transform(args[0], index_map, pad_value=attrs.get("pad_value"))
+
+
+def _layout_transform_propose(sketch: Sketch, choose: Chooser) -> None:
+    """The layouts models move to: the axes permuted, and one axis split by a factor, its outer
+    part in place and its inner part last (NCHW to NCHW4c)."""
+    x = pick(sketch, choose, _layout_transformable)
+    shape = sketch.infos[x].shape
+    remaining, order = list(range(len(shape))), []
+    while remaining:
+        order.append(remaining.pop(choose.integer(0, len(remaining) - 1)))
+    index_map: list = [["var", k] for k in order]
+    splittable = [k for k, d in enumerate(shape) if any(d % f == 0 for f in range(2, d))]
+    if splittable and choose.boolean():
+        k = choose.choice(splittable)
+        factor = choose.choice([f for f in range(2, shape[k]) if shape[k] % f == 0])
+        index_map[order.index(k)] = ["//", ["var", k], factor]
+        index_map.append(["%", ["var", k], factor])
+    sketch.add("layout_transform", [x], {"index_map": index_map, "pad_value": None})
+
+
+LAYOUT_TRANSFORM = OpDef(
+    "layout_transform", _layout_transform_infer, _layout_transform_emit, _layout_transform_reference,
+    _layout_transform_propose, _layout_transformable,
+    notes="index_map as plain data, one expression per output axis; only maps that rearrange the "
+          "elements one to one (no padding)")
+
 OPS = [RESHAPE, PERMUTE_DIMS, EXPAND_DIMS, SQUEEZE, CONCAT, SPLIT, STRIDED_SLICE, BROADCAST_TO, FLATTEN, FLIP,
-       REPEAT, TILE, STACK, COLLAPSE_SUM_TO, COLLAPSE_SUM_LIKE]
+       REPEAT, TILE, STACK, COLLAPSE_SUM_TO, COLLAPSE_SUM_LIKE, LAYOUT_TRANSFORM]

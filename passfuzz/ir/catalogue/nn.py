@@ -681,7 +681,9 @@ def convolution(nd: int) -> OpDef:
         require(x.dtype == w.dtype and x.dtype in NUMERIC, f"{name} needs one numeric dtype")
         require(x.rank == nd + 2 and w.rank == nd + 2, f"{name} needs rank-{nd + 2} operands")
         layouts = (attrs["data_layout"], attrs["kernel_layout"])
-        require(layouts in LAYOUTS[nd], f"layouts {layouts} not drawn")
+        # drawn in LAYOUTS[nd]; any other order of the axes is read from a module (NHWC with OHWI)
+        require(all(isinstance(l, str) and sorted(l) == sorted(c) for l, c in zip(layouts, CANONICAL[nd])),
+                f"layouts {layouts} do not order the axes of {CANONICAL[nd]}")
         xs = [x.shape[i] for i in _perm(layouts[0], CANONICAL[nd][0])]
         ws = [w.shape[i] for i in _perm(layouts[1], CANONICAL[nd][1])]
         strides = _ints(attrs["strides"], nd, "strides", 1)
@@ -768,7 +770,8 @@ def convolution(nd: int) -> OpDef:
                                       kernel_layout=at["kernel_layout"], out_dtype=at["out_dtype"])
 
     return OpDef(name, infer, emit, reference, propose, accepts,
-                 notes=f"Layouts {', '.join('/'.join(l) for l in LAYOUTS[nd])}. padding is (before..., after...). "
+                 notes=f"Layouts {', '.join('/'.join(l) for l in LAYOUTS[nd])} drawn, any order of the axes "
+                       "imported. padding is (before..., after...). "
                        "out_dtype casts the operands first and accumulates in out_dtype.")
 
 

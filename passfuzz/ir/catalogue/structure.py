@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import Chooser, OpDef, OpError, Sketch, TupleInfo, ValueInfo, require, same_type
+from .base import NO_REFERENCE, Chooser, OpDef, OpError, Sketch, TupleInfo, ValueInfo, require, same_type
 
 MAX_DEPTH = 2  # regions inside regions inside main
 
@@ -49,9 +49,20 @@ def evaluate_region(region: dict, arguments: Sequence):
 
 
 def reference_value(op: OpDef, arrays: list, attrs: dict):
-    """An op's reference result: a numpy array, or a tuple of them for tuple-valued ops."""
+    """An op's reference result: a numpy array, or a tuple of them for tuple-valued ops; or
+    NO_REFERENCE for an op without one (an opaque kernel) and for anything computed from one (a
+    tuple holding one too: its items are not told apart)."""
+    if op.reference is None or any(holds_no_reference(a) for a in arrays):
+        return NO_REFERENCE
     result = op.reference(arrays, attrs)
+    if holds_no_reference(result):  # a call or If whose region computes from a kernel
+        return NO_REFERENCE
     return result if isinstance(result, tuple) else np.asarray(result)
+
+
+def holds_no_reference(value) -> bool:
+    """Is ``value`` (a reference result) NO_REFERENCE, or a tuple holding it?"""
+    return value is NO_REFERENCE or (isinstance(value, tuple) and any(holds_no_reference(v) for v in value))
 
 
 def _draw_region(sketch: Sketch, choose: Chooser, params: list[int], want=None, ops: int = 3) -> dict:

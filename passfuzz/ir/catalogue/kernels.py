@@ -1,0 +1,64 @@
+"""Opaque kernels: ``R.call_tir`` of a PrimFunc the imported module holds.
+
+TVM's own tests write most of their modules as calls of hand-written TIR kernels. The importer
+keeps such a call as one node whose attributes carry the kernel as TVMScript text, so a Program
+stays plain data (JSON, a reproducer's literal); ``passfuzz.relax.build`` parses it back and calls
+it. passfuzz does not know what a kernel computes:
+
+- its numpy reference is NO_REFERENCE, so the reference oracle skips every output computed from
+  it and the original is compared with the optimized module only;
+- its float results are unbounded (``ValueInfo.bounded``): a nominal [-1, 1] that an op needing
+  its operand's range (an index, a divisor, a log) refuses, so nothing that needs one is drawn or
+  mutated onto it; its integer results may be anything their dtype holds;
+- its operands must have exactly the types it was imported with (``inputs``), so a mutation that
+  retypes one, or moves another value into its place, is refused; an integer operand lies in
+  [0, 1], since a kernel may index or divide with it (a zero divisor stays possible: a kernel that
+  divides by an integer input is not one passfuzz can keep safe);
+- it is never drawn (no ``propose``): only imports hold it.
+
+Attributes: ``name`` (the PrimFunc's), ``kernel`` (an IRModule holding only it, as TVMScript),
+``inputs`` and ``outputs`` (``[shape, dtype]`` each), ``tuple`` (the call returns a tuple of its
+outputs, even of one).
+"""
+
+from __future__ import annotations
+
+from .base import (
+    DTYPES,
+    INT_RANGE,
+    OpDef,
+    TupleInfo,
+    ValueInfo,
+    is_float,
+    is_int,
+    require,
+)
+
+NOMINAL = (-1.0, 1.0)  # an unbounded float's lo and hi (see ValueInfo.bounded)
+
+
+def _result(shape, dtype: str) -> ValueInfo:
+    if is_float(dtype):
+        return ValueInfo(tuple(shape), dtype, *NOMINAL, exact=False, bounded=False)
+    return ValueInfo(tuple(shape), dtype, *(INT_RANGE[dtype] if is_int(dtype) else (0, 1)), True)
+
+
+def _call_tir_infer(args: list, attrs: dict):
+    inputs, outputs = attrs["inputs"], attrs["outputs"]
+    require(isinstance(attrs["kernel"], str) and isinstance(attrs["name"], str), "a kernel is named TVMScript")
+    require(len(args) == len(inputs), f"the kernel takes {len(inputs)} operands, not {len(args)}")
+    for k, (arg, (shape, dtype)) in enumerate(zip(args, inputs)):
+        require(arg.shape == tuple(shape) and arg.dtype == dtype,
+                f"operand {k} is {arg.dtype}{list(arg.shape)}, the kernel takes {dtype}{list(shape)}")
+        require(not is_int(dtype) or (arg.lo >= 0 and arg.hi <= 1),
+                f"integer operand {k} in [{arg.lo:g}, {arg.hi:g}], not inside [0, 1]")
+    require(len(outputs) >= 1 and all(dtype in DTYPES for _, dtype in outputs), "outputs of passfuzz's dtypes")
+    results = tuple(_result(shape, dtype) for shape, dtype in outputs)
+    return TupleInfo(results) if attrs["tuple"] else results[0]
+
+
+CALL_TIR = OpDef(
+    "call_tir", _call_tir_infer, None, None, None, lambda info: False,
+    notes="an imported module's TIR kernel, kept opaque: no numpy reference, its floats unbounded")
+
+OPS = [CALL_TIR]

@@ -1,0 +1,275 @@
+"""Opaque kernels: a ``R.call_tir`` of a PrimFunc the module holds is one Program node
+(passfuzz/ir/catalogue/kernels.py), carrying the kernel as TVMScript.
+
+Such a module imports, builds back and computes what it computed; the Program stays plain data;
+numpy has no reference for what the kernel computes, so the reference oracle passes over it while
+the differential oracle still catches a wrong pass on either side of the kernel; and nothing that
+needs a value's range, nor a retyped operand, is accepted on it.
+"""
+
+import json
+
+import numpy as np
+import pytest
+import tvm
+from tvm import relax
+from tvm.script import ir as I
+from tvm.script import relax as R
+from tvm.script import tirx as T
+
+from passfuzz.ir.catalogue import infer_application
+from passfuzz.ir.catalogue.base import NO_REFERENCE, OpError
+from passfuzz.ir.graph import analyse, evaluate
+from passfuzz.ir.program import Node, Program, ProgramError
+from passfuzz.judge.oracle import reference_verdict
+from passfuzz.passes.names import resolve
+from passfuzz.portable.standalone import load, numpy_outputs, to_tvm
+from passfuzz.relax.build import build_module
+from passfuzz.relax.importer import ImportRejected, import_module
+from passfuzz.run.execute import run_side
+from passfuzz.testing import compare
+
+PLANTED = "tests.planted_passes:"
+
+
+@I.ir_module(s_tir=True)
+class Scaled:
+    """TVM's test style: a hand-written kernel (symbolic buffers, called on static tensors) and
+    Relax ops after it."""
+
+    @T.prim_func(private=True, s_tir=True)
+    def scale_add(a: T.handle, b: T.handle, c: T.handle):
+        m = T.int64()
+        n = T.int64()
+        A = T.match_buffer(a, [m, n], "float32")
+        B = T.match_buffer(b, [m, n], "float32")
+        C = T.match_buffer(c, [m, n], "float32")
+        for i, j in T.grid(m, n):
+            with T.sblock("compute"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = A[vi, vj] * T.float32(2) + B[vi, vj]
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+        cls = Scaled
+        with R.dataflow():
+            s = R.call_tir(cls.scale_add, (x, y), out_ty=R.Tensor((2, 3), "float32"))
+            t = R.negative(s)
+            u = R.add(t, y)
+            R.output(u)
+        return u
+
+
+@I.ir_module(s_tir=True)
+class TwoOutputs:
+    @T.prim_func(private=True, s_tir=True)
+    def split_sign(A: T.Buffer((4,), "float32"), P: T.Buffer((4,), "float32"), N: T.Buffer((4,), "int32")):
+        for i in range(4):
+            with T.sblock("compute"):
+                vi = T.axis.remap("S", [i])
+                P[vi] = T.max(A[vi], T.float32(0))
+                N[vi] = T.Cast("int32", A[vi] < T.float32(0))
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32")):
+        cls = TwoOutputs
+        with R.dataflow():
+            parts = R.call_tir(cls.split_sign, (x,), out_ty=[R.Tensor((4,), "float32"), R.Tensor((4,), "int32")])
+            p = parts[0]
+            n = parts[1]
+            R.output(p, n)
+        return (p, n)
+
+
+def run(mod, arguments):
+    executable, device = load(mod, "llvm")
+    vm = relax.VirtualMachine(executable, device)
+    return numpy_outputs(vm["main"](*[to_tvm(a, device) for a in arguments]))
+
+
+@pytest.mark.parametrize("module", [Scaled, TwoOutputs], ids=["one-output", "tuple-of-outputs"])
+def test_a_kernel_call_imports_builds_back_and_computes_the_same(module):
+    program = import_module(module)
+    assert "call_tir" in program.node_ops()
+    again = Program.from_json(json.loads(json.dumps(program.to_json())))  # plain data, through JSON
+    assert again == program
+    rebuilt = build_module(again)
+    kernels = [f for f in rebuilt.functions.values() if isinstance(f, tvm.tirx.PrimFunc)]
+    assert len(kernels) == 1
+    arguments = program.arguments()
+    for want, got in zip(run(module, arguments), run(rebuilt, arguments)):
+        np.testing.assert_array_equal(got, want)
+    assert import_module(rebuilt, arguments=arguments).nodes == program.nodes  # and imports back the same
+
+
+def test_numpy_has_no_reference_for_what_a_kernel_computes_and_the_reference_oracle_passes_over_it():
+    program = import_module(Scaled)
+    assert evaluate(program) == [NO_REFERENCE]
+    original = run_side(program, None, ["llvm"], 60)
+    assert original.ok
+    assert reference_verdict(program, original).finding is None
+    # a Program with an output numpy can compute still has it judged: a wrong original is caught
+    both = Program(program.values, (1, *program.outputs))  # the raw input y as an output too
+    wrong = run_side(both, None, ["llvm"], 60)
+    wrong.outputs["llvm"][0] = wrong.outputs["llvm"][0] + 1
+    assert reference_verdict(both, wrong).finding.kind == "reference-mismatch"
+
+
+def test_a_wrong_pass_after_a_kernel_is_caught_and_its_correct_twin_is_not():
+    program = import_module(Scaled)
+    assert compare(program, [f"{PLANTED}scaled_negative(2.0)"]).verdict.finding.kind == "wrong-result"
+    assert compare(program, [f"{PLANTED}scaled_negative(1.0)"]).verdict.finding is None
+
+
+@tvm.transform.module_pass(opt_level=0, name="SwapKernelOperands")
+def swap_kernel_operands(mod, ctx):
+    """A wrong pass on the kernel call itself: its two operands swapped (x*2 + y becomes y*2 + x)."""
+    @relax.expr_functor.mutator
+    class Swap(relax.PyExprMutator):
+        def visit_call_(self, call):
+            call = super().visit_call_(call)
+            if isinstance(call.op, tvm.ir.Op) and call.op.name == "relax.call_tir":
+                fields = list(call.args[1].fields)
+                return relax.call_tir(call.args[0], relax.Tuple(fields[::-1]), call.ty_args[0])
+            return call
+
+    for gv, func in list(mod.functions.items()):
+        if isinstance(func, relax.Function):
+            mod[gv] = Swap(mod).visit_expr(func)
+    return mod
+
+
+def test_a_wrong_pass_on_the_kernel_call_itself_is_caught():
+    program = import_module(Scaled)
+    spec = resolve(f"{__name__}:swap_kernel_operands")
+    assert compare(program, [spec]).verdict.finding.kind == "wrong-result"
+    assert compare(program, ["FoldConstant"]).verdict.finding is None
+
+
+def test_an_op_that_needs_its_operands_range_is_refused_on_a_kernels_float_output():
+    program = import_module(Scaled)
+    infos = analyse(program)
+    kernel = next(i for i, v in enumerate(program.values) if isinstance(v, Node) and v.op == "call_tir")
+    assert not infos[kernel].bounded and not infos[kernel].exact
+    for op, args, attrs in [("log", [kernel], {}), ("sqrt", [kernel], {}), ("divide", [0, kernel], {}),
+                            ("astype", [kernel], {"dtype": "int32"}), ("less", [kernel, 0], {})]:
+        with pytest.raises(OpError):
+            infer_application(op, args, infos, attrs)
+    # an op that needs no range takes it, and what it computes is unbounded too
+    assert not infer_application("exp", [kernel], infos, {}).bounded
+    assert infer_application("exp", [0], infos, {}).bounded
+
+
+def test_a_kernels_operands_keep_the_types_it_was_imported_with():
+    program = import_module(Scaled)
+    kernel = next(i for i, v in enumerate(program.values) if isinstance(v, Node) and v.op == "call_tir")
+    node = program.values[kernel]
+    retyped = [Node("const", (), {"shape": [3, 2], "dtype": "float32", "value": np.zeros((3, 2)).tolist()}),
+               Node("const", (), {"shape": [2, 3], "dtype": "float16", "value": np.zeros((2, 3)).tolist()})]
+    for other in retyped:
+        values = (*program.values[:kernel], other, Node("call_tir", (node.args[0], kernel), node.attrs),
+                  *program.values[kernel + 1:])
+        mutated = Program(values, tuple(o + 1 for o in program.outputs))
+        with pytest.raises(ProgramError, match="the kernel takes"):
+            analyse(mutated)
+
+
+def test_an_integer_operand_of_a_kernel_is_imported_inside_zero_to_one():
+    @I.ir_module(s_tir=True)
+    class Gather:
+        @T.prim_func(private=True, s_tir=True)
+        def pick(A: T.Buffer((2, 3), "float32"), K: T.Buffer((2,), "int32"), B: T.Buffer((2,), "float32")):
+            for i in range(2):
+                with T.sblock("compute"):
+                    vi = T.axis.remap("S", [i])
+                    B[vi] = A[vi, K[vi]]
+
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32"), k: R.Tensor((2,), "int32")):
+            cls = Gather
+            with R.dataflow():
+                y = R.call_tir(cls.pick, (x, k), out_ty=R.Tensor((2,), "float32"))
+                R.output(y)
+            return y
+
+    program = import_module(Gather)
+    k = program.values[1]
+    assert (k.lo, k.hi) == (0, 1) and set(np.ravel(k.value)) <= {0, 1}
+
+
+@I.ir_module(s_tir=True)
+class SymbolicCopy:
+    @T.prim_func(private=True, s_tir=True)
+    def copy(a: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, [n, 3], "float32")
+        B = T.match_buffer(b, [n, 3], "float32")
+        for i, j in T.grid(n, 3):
+            with T.sblock("compute"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] + T.float32(1)
+
+    @R.function
+    def main(x: R.Tensor(("n", 3), "float32")):
+        n = T.int64()
+        cls = SymbolicCopy
+        with R.dataflow():
+            y = R.call_tir(cls.copy, (x,), out_ty=R.Tensor((n, 3), "float32"))
+            R.output(y)
+        return y
+
+
+def test_a_kernel_on_symbolically_typed_tensors_takes_the_sizes_the_importer_chose():
+    program = import_module(SymbolicCopy)
+    (n,) = {p.shape[0] for _, p in program.params}
+    kernel = program.nodes[0]
+    assert kernel.attrs["inputs"] == kernel.attrs["outputs"] == [[[n, 3], "float32"]]
+    for want, got in zip(run(SymbolicCopy, program.arguments()), run(build_module(program), program.arguments())):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_kernel_call_the_importer_cannot_keep_is_rejected_in_one_line():
+    @I.ir_module(s_tir=True)
+    class Doubled:
+        @T.prim_func(private=True, s_tir=True)
+        def twice(a: T.handle, b: T.handle):
+            n = T.int64()
+            A = T.match_buffer(a, [n], "float32")
+            B = T.match_buffer(b, [n * 2], "float32")
+            for i in range(n * 2):
+                with T.sblock("compute"):
+                    vi = T.axis.remap("S", [i])
+                    B[vi] = A[vi // 2]
+
+        @R.function
+        def main(x: R.Tensor(("n",), "float32")):
+            n = T.int64()
+            cls = Doubled
+            with R.dataflow():
+                y = R.call_tir(cls.twice, (x,), out_ty=R.Tensor((n * 2,), "float32"))
+                R.output(y)
+            return y
+
+    with pytest.raises(ImportRejected, match="call_tir whose result is not a tensor") as rejected:
+        import_module(Doubled)
+    assert "\n" not in str(rejected.value)
+
+
+def test_a_finding_on_a_program_holding_a_kernel_is_saved_and_its_script_reproduces_it(tmp_path):
+    from passfuzz.findings.corpus import load
+
+    from .test_reproducer import (
+        assert_fixed,
+        assert_reproduces,
+        run_scripts,
+        saved_wrong_result,
+    )
+
+    program = import_module(Scaled)
+    script, _ = saved_wrong_result(program, f"{PLANTED}scaled_negative(2.0)", tmp_path)
+    assert load(script.with_suffix(".json")).program == program  # the kernel's TVMScript kept in the record
+    twin = script.with_name(f"fixed-{script.name}")
+    twin.write_text(script.read_text().replace("scaled_negative(2.0)", "scaled_negative(1.0)"))
+    bug, fixed = run_scripts(script, twin)
+    assert_reproduces(bug, "wrong-result")
+    assert_fixed(fixed)
