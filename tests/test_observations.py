@@ -68,6 +68,19 @@ def test_matmuls_whose_shared_left_operand_is_also_a_right_operand_promise_no_co
     assert "two_branches" in {v.name for v in promised_rewrites(apart, "CombineParallelMatmul")}
 
 
+def test_parallel_matmuls_an_if_keeps_in_two_dataflow_blocks_are_no_missed_rewrite():
+    """An If ends main's dataflow block; CombineParallelMatmul groups matmuls of one block. Seen in a
+    campaign with --emi, whose inserted If split a group the detector promised."""
+    x = Param((3, 3), "float32", -1, 1, [[0.25] * 3] * 3)
+    flag = Param((), "bool", 0, 1, False)
+    apart = Program((x, W, Node("negative", (0,)), Node("matmul", (1, 2)), Node("matmul", (1, 0))), (3, 4))
+    split = Program((x, W, Node("negative", (0,)), Node("matmul", (1, 2)), flag,
+                     Node("if", (4, 2), {"then": {"values": [], "outputs": [0]}, "else": {"values": [], "outputs": [0]}}),
+                     Node("matmul", (1, 0))), (3, 5, 6))
+    assert [o.kind for o in checked(apart, "CombineParallelMatmul").observations] == []  # combined: no miss
+    assert checked(split, "CombineParallelMatmul").observations == ()
+
+
 def test_a_reshape_of_a_symbolic_input_to_another_shape_promises_no_removal():
     symbolic = Param((2, 1, 4), "int8", -4, 4, [[[1, 2, 3, 4]], [[0, 1, 2, 3]]], dims=("", "", "n"))
     other_shape = Program((symbolic, Node("reshape", (0,), {"shape": [4, 2]})), (1,))
