@@ -11,7 +11,7 @@ from tvm.script import relax as R
 from passfuzz.campaign.engine import FuzzConfig, Fuzzer
 from passfuzz.findings import corpus
 from passfuzz.ir.program import Node, Param, Program
-from passfuzz.judge.boundaries import NO_CHECKS, BoundaryChecks, _path_tail
+from passfuzz.judge.boundaries import NO_CHECKS, BoundaryChecks, _detail, _path_tail
 from passfuzz.judge.trial import check
 from passfuzz.passes.names import resolve_list
 from passfuzz.portable.round_trip import json_round_trip, print_round_trip
@@ -112,6 +112,16 @@ def test_json_round_trip_holds_for_a_module_without_a_primexpr():
             return x
 
     assert json_round_trip(Opaque) == ""
+
+
+def test_a_parse_error_is_keyed_by_the_missing_attribute_and_not_by_a_quoted_program_name():
+    # R.Tuple's field and R.Callable's parameter fail in the parser by two names of its own
+    by_tuple, by_callable = (_detail(f"does not parse back: DiagnosticError: error: 'Var' object has no attribute "
+                                     f"'{name}'") for name in ("as_ty", "get_symbolic_vars"))
+    assert by_tuple == "does not parse back: DiagnosticError: error: 'Var' object has no attribute 'as_ty'"
+    assert by_callable != by_tuple
+    assert _detail("does not parse back: NameError: name 'n0' is not defined") == \
+        _detail("does not parse back: NameError: name 'lv3' is not defined")
 
 
 def test_a_difference_is_keyed_by_the_end_of_its_path_not_by_function_names_or_indices():
