@@ -199,8 +199,7 @@ def _contract_checked(verdict: Verdict, optimized: Outcome) -> Verdict:
     """The verdict, its finding marked outside-contract when a pass up to the failure ran outside
     its contract: out of its pipeline phase (known from the pass list), or on a module it does not
     accept (seen by the child before the pass ran). A pass after the failure does not count: a
-    module that fails the print round trip after its first pass shows that pass's bug, whatever
-    a later pass was given."""
+    print round trip failing after LazyGetInput is LazyGetInput's, whatever a later pass is handed."""
     finding = verdict.finding
     if finding is None or not finding.passes:
         return verdict
