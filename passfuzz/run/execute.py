@@ -83,15 +83,16 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
     if passes is not None:
         checking = True  # until a lowering pass, after which well_formed rejects valid modules
         for index, spec in enumerate(passes):
+            called = spec.for_program(program)  # with the arguments it runs with, which a precondition may read
             if not outside_contract:
-                outside_contract = module_violation(spec, mod)
+                outside_contract = module_violation(called, mod)
                 if outside_contract:  # the parent needs it even if the pass then fails
                     isolate.note("outside_contract", outside_contract)
                     isolate.note("outside_contract_at", index)
             isolate.mark(f"pass:{spec.text}")
             before = tvm_ffi.structural_hash(mod)  # a hash: a pass may update its input in place
             ops_before = op_counts(mod)
-            mod = spec.for_program(program).instantiate()(mod)
+            mod = called.instantiate()(mod)
             if tvm_ffi.structural_hash(mod) != before:
                 fired.append(spec.text)
                 isolate.note("fired", tuple(fired))  # known even if a later pass fails
