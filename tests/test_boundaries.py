@@ -4,14 +4,17 @@ defect and stays silent. The saved reproducers exit 1, and 0 once the pass is re
 
 from pathlib import Path
 
+import numpy as np
 import pytest
+import tvm
+from tvm import relax
 from tvm.script import ir as I
 from tvm.script import relax as R
 
 from passfuzz.campaign.engine import FuzzConfig, Fuzzer
 from passfuzz.findings import corpus
 from passfuzz.ir.program import Node, Param, Program
-from passfuzz.judge.boundaries import NO_CHECKS, BoundaryChecks, _path_tail
+from passfuzz.judge.boundaries import NO_CHECKS, BoundaryChecks, _detail, _path_tail
 from passfuzz.judge.trial import check
 from passfuzz.passes.names import resolve_list
 from passfuzz.portable.round_trip import json_round_trip, print_round_trip
@@ -104,6 +107,22 @@ def test_the_original_modules_json_crash_blames_no_pass_and_hides_no_finding_tha
     assert bug.stdout.endswith("save_json, load_json: SIGSEGV\n"), bug.stdout
 
 
+def _adds_constant(values):
+    """f(x) = x + const(values): a tensor constant, printed as metadata["ir.GenericConst"][i]."""
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((2,), "float32"))
+    with bb.function("f", [x]):
+        bb.emit_func_output(bb.emit(relax.op.add(x, relax.const(np.array(values, "float32")))))
+    return bb.get()["f"]
+
+
+def test_constants_are_bound_in_the_printers_order_which_puts_main_last():
+    # LiftTransformParams adds main_transform_params, which sorts after main by name but is
+    # printed first: binding main's constant to its index swapped the two (a false finding).
+    mod = tvm.IRModule({"main": _adds_constant([1.0, 2.0]), "main_transform_params": _adds_constant([3.0, 4.0])})
+    assert print_round_trip(mod) == ""
+
+
 def test_json_round_trip_holds_for_a_module_without_a_primexpr():
     @I.ir_module
     class Opaque:
@@ -112,6 +131,16 @@ def test_json_round_trip_holds_for_a_module_without_a_primexpr():
             return x
 
     assert json_round_trip(Opaque) == ""
+
+
+def test_a_parse_error_is_keyed_by_the_missing_attribute_and_not_by_a_quoted_program_name():
+    # R.Tuple's field and R.Callable's parameter fail in the parser by two names of its own
+    by_tuple, by_callable = (_detail(f"does not parse back: DiagnosticError: error: 'Var' object has no attribute "
+                                     f"'{name}'") for name in ("as_ty", "get_symbolic_vars"))
+    assert by_tuple == "does not parse back: DiagnosticError: error: 'Var' object has no attribute 'as_ty'"
+    assert by_callable != by_tuple
+    assert _detail("does not parse back: NameError: name 'n0' is not defined") == \
+        _detail("does not parse back: NameError: name 'lv3' is not defined")
 
 
 def test_a_difference_is_keyed_by_the_end_of_its_path_not_by_function_names_or_indices():

@@ -14,6 +14,7 @@ from tvm.script import relax as R
 from passfuzz.campaign.engine import FuzzConfig, Fuzzer
 from passfuzz.findings.corpus import OUTSIDE_CONTRACT
 from passfuzz.ir.program import Node, Param, Program
+from passfuzz.judge.boundaries import BoundaryChecks
 from passfuzz.judge.finding import identify
 from passfuzz.judge.oracle import judge
 from passfuzz.judge.trial import check
@@ -281,6 +282,41 @@ def test_a_misuse_never_hides_a_bug_of_the_same_pass_and_kind(tmp_path):
     assert counted(BATCH_NORM, misuse, misuse_side) is None  # saved apart, its fingerprint now seen
     assert misuse.finding.fingerprint in known
     assert counted(LAYER_NORM_MIDDLE_AXIS, bug, bug_side) is bug.finding  # still a new bug
+
+
+# main(x, w) = x + w, w a weight: what BindParams without arguments binds
+PLUS_WEIGHT = Program((Param((2,), "float32", -4, 4, [1.0, 2.0]),
+                       Param((2,), "float32", -4, 4, [0.5, -1.0], role="weight"), Node("add", (0, 1))), (2,))
+
+
+def test_binding_a_weight_already_bound_is_misuse_and_binding_it_once_is_not():
+    # The second BindParams names w, which the first removed: TVM refuses a name the function
+    # lacks (bind_params.cc:48-56), so the error is passfuzz's sequence, not a bug.
+    again, _ = check(PLUS_WEIGHT, specs("BindParams,BindParams"), ["llvm"], timeout=120)
+    assert again.finding is not None and again.finding.kind == "pass-error", again
+    assert again.finding.outside_contract.startswith("BindParams binds parameters the function has"), again
+    assert "main has no parameter" in again.finding.outside_contract
+    once, optimized = check(PLUS_WEIGHT, specs("BindParams"), ["llvm"], timeout=120)
+    assert once.finding is None and optimized.outside_contract == "" and "BindParams" in optimized.fired, once
+
+
+# float16, which ToMixedPrecision's contract (an fp32-only module) refuses
+HALF_EXP = Program((Param((2, 3), "float16", -4, 4, [[1.0, 2.0, 3.0], [0.0, -1.0, 4.0]]), Node("exp", (0,))), (1,))
+UNPRINTABLE = "tests.planted_boundaries:keyword_result"  # main's result bound to a variable named `class`
+
+
+def test_a_misuse_after_the_failing_pass_leaves_that_passs_finding_a_bug():
+    # The module stops printing after the planted pass, before ToMixedPrecision is handed float16:
+    # the finding names the planted pass alone, which ran inside its contract.
+    after, _ = check(HALF_EXP, specs(f"{UNPRINTABLE},ToMixedPrecision"), ["llvm"], timeout=120,
+                     boundaries=BoundaryChecks())
+    assert after.finding is not None and after.finding.kind == "print-round-trip", after
+    assert [spec.text for spec in after.finding.passes] == [UNPRINTABLE]
+    assert after.finding.outside_contract == ""
+    # control: handed float16 before the failure, ToMixedPrecision makes it a misuse
+    before, _ = check(HALF_EXP, specs(f"ToMixedPrecision,{UNPRINTABLE}"), ["llvm"], timeout=120,
+                      boundaries=BoundaryChecks())
+    assert before.finding.outside_contract.startswith("ToMixedPrecision assumes an fp32-only module"), before
 
 
 # scatter_elements legalizes to a PrimFunc whose root block holds loops and no block.

@@ -169,3 +169,16 @@ def test_a_variant_is_saved_apart_and_not_counted_as_new(run_cli, tmp_path):
     [record] = [json.loads(p.read_text()) for p in (tmp_path / "c" / "variants").glob("*.json")]
     assert record["variant_of"] == "raise-always"
     assert not list((tmp_path / "c").glob("*.json"))
+
+
+def test_observing_a_faults_script_keeps_its_output_without_tvms_clock_times(tmp_path):
+    # TVM's logger stamps each warning with the time: kept, every observation rewrote every report
+    (tmp_path / faults.FAULTS).mkdir()
+    fault = _fault("stamped")
+    (tmp_path / faults.FAULTS / fault.script_name).write_text(
+        "import sys\nprint('REPRODUCES: it raised')\n"
+        "print('[17:58:51] /project/src/relax/ir/block_builder.cc:67: Warning: BlockBuilder destroyed')\nsys.exit(1)\n")
+    observed = faults.observe(tmp_path, fault, {})
+    assert observed["status"] == faults.REPRODUCES
+    assert observed["output"] == ("REPRODUCES: it raised\n"
+                                  "/project/src/relax/ir/block_builder.cc:67: Warning: BlockBuilder destroyed")

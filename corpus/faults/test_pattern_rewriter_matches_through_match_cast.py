@@ -54,5 +54,20 @@ def test_reorder_permute_dims_after_concat_keeps_match_cast_value():
     assert len(concat) == 1 and concat[0].ty.shape is not None, concat
 
 
+def test_remove_redundant_reshape_of_match_cast_object():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Object) -> R.Tensor((2, 4), "float32"):
+            with R.dataflow():
+                y = R.match_cast(x, R.Tensor((4, 2), "float32"))
+                gv = R.reshape(y, R.shape([2, 4]))
+                R.output(gv)
+            return gv
+
+    After = relax.transform.RemoveRedundantReshape()(Before)
+    tvm.ir.assert_structural_equal(After, Before)
+
+
 if __name__ == "__main__":
     tvm.testing.main()

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import jsonschema
 
+from passfuzz.judge.finding import without_log_time
+
 from .corpus import atomic_write
 
 FAULTS = "faults"  # the folder of a corpus that holds its faults
@@ -242,7 +244,8 @@ def observe(corpus_dir: Path, fault: Fault, environment: dict, timeout: float = 
         status, output = done.returncode, (done.stdout + done.stderr)
     except subprocess.TimeoutExpired:
         status, output = -1, f"(no answer within {timeout:g} s)"
-    lines = [line.rstrip() for line in output.strip().splitlines()]
+    # without TVM's clock times, a run observes what the last one did and rewrites nothing
+    lines = [without_log_time(line).rstrip() for line in output.strip().splitlines()]
     return {"status": status, "output": "\n".join(lines[-OBSERVED_LINES:]), "environment": environment}
 
 

@@ -295,7 +295,10 @@ def _path_tail(line: str) -> str:
     return ".".join([name for name in names if name][-3:]) or "the root"
 
 
-_QUOTED = re.compile(r"'[^']*'")
+# A quoted name is the program's (name 'n0' is not defined), not the fault's; but in Python's
+# "'Var' object has no attribute 'as_ty'" both are the parser's own names, and they tell its
+# faults apart (R.Tuple's field, 'as_ty', and R.Callable's, 'get_symbolic_vars', are two).
+_QUOTED = re.compile(r"(?P<code>'\w+' object has no attribute '\w+')|'[^']*'")
 
 
 def _detail(why: str) -> str:
@@ -303,8 +306,7 @@ def _detail(why: str) -> str:
     head, _, rest = why.partition(": ")
     if head.startswith(("parses back to another module", "loads back as another module")):
         return f"{head} at {_path_tail(rest)}"
-    # a quoted name is the program's (name 'n0' is not defined), not the fault's
-    return f"{head}: " + normalize_error(_QUOTED.sub("'...'", rest))
+    return f"{head}: " + normalize_error(_QUOTED.sub(lambda quoted: quoted["code"] or "'...'", rest))
 
 
 def cpu_targets(targets: Sequence[str]) -> list[str]:

@@ -176,10 +176,17 @@ def _up_to_failing_pass(passes: Sequence[PassSpec], stage: str) -> Sequence[Pass
     return passes
 
 
+_LOG_TIME = re.compile(r"\[\d\d:\d\d:\d\d\]\s*")  # the clock time TVM's logger puts before each line
+
+
+def without_log_time(text: str) -> str:
+    return _LOG_TIME.sub("", text)
+
+
 def normalize_error(text: str) -> str:
     """The stable core of an error message: no numbers, addresses, paths or names of temporaries."""
     line = text.strip().splitlines()[0] if text.strip() else ""
-    line = re.sub(r"\[\d\d:\d\d:\d\d\]\s*", "", line)
+    line = without_log_time(line)
     line = re.sub(r"(/[\w.\-]+)+:\d+:?", "<src>", line)
     line = re.sub(r"0x[0-9a-fA-F]+", "<addr>", line)
     line = re.sub(r'metadata\["[\w.]+"\]\[\d+\]', "<const>", line)

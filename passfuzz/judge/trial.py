@@ -229,11 +229,14 @@ def _blame_pass_config(program: Program, original: Outcome, verdict: Verdict, op
 def _contract_checked(verdict: Verdict, optimized: Outcome) -> Verdict:
     """The verdict, its finding marked outside-contract when a pass up to the failure ran outside
     its contract: out of its pipeline phase (known from the pass list), or on a module it does not
-    accept (seen by the child before the pass ran)."""
+    accept (seen by the child before the pass ran). A pass after the failure does not count: a
+    print round trip failing after LazyGetInput is LazyGetInput's, whatever a later pass is handed."""
     finding = verdict.finding
     if finding is None or not finding.passes:
         return verdict
-    broken = sequence_violation(finding.passes) or optimized.outside_contract
+    at = optimized.outside_contract_at
+    after_the_failure = at is not None and at >= len(finding.passes)
+    broken = sequence_violation(finding.passes) or ("" if after_the_failure else optimized.outside_contract)
     return dataclasses.replace(verdict, finding=keyed_as_misuse(finding, broken)) if broken else verdict
 
 

@@ -222,6 +222,20 @@ def _no_match_cast_in_shared_lifting(mod: tvm.IRModule, spec: PassSpec) -> str:
     return ""
 
 
+def _binds_its_parameters(mod: tvm.IRModule, spec: PassSpec) -> str:
+    """BindParams(func_name, params) as called: every name it binds is a parameter of the function
+    (bind_params.cc:48-56 refuses the rest). A second BindParams of the program's weights finds
+    them bound already."""
+    if len(spec.args) < 2 or not isinstance(spec.args[1], dict):
+        return ""  # no arguments: it binds the program's own weights, known once the program is
+    func_name, params = spec.args[0], spec.args[1]
+    if func_name not in {gv.name_hint for gv in mod.functions}:
+        return f"the module has no function {func_name}"
+    have = {param.name for param in mod[func_name].params}
+    missing = [name for name in params if isinstance(name, str) and name not in have]
+    return f"{func_name} has no parameter {', '.join(missing)}" if missing else ""
+
+
 def _on_module(check: Callable[[tvm.IRModule], str]) -> Callable[[tvm.IRModule, PassSpec], str]:
     """A precondition that depends on the module alone, whatever the pass's arguments."""
     return lambda mod, _spec: check(mod)
@@ -248,6 +262,8 @@ PRECONDITIONS: dict[str, tuple[str, Callable[[tvm.IRModule, PassSpec], str]]] = 
                                  _on_module(_batch_norm_in_mode(True))),
     "batch_norm_inference_mode": ("computes batch_norm in inference mode (moving statistics)",
                                   _on_module(_batch_norm_in_mode(False))),
+    "binds_its_parameters": ("binds parameters the function has (a name it lacks is an error)",
+                             _binds_its_parameters),
 }
 
 

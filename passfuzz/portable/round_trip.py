@@ -24,9 +24,11 @@ def printed_as_metadata(const) -> bool:
 
 
 def constants_in_print_order(mod):
-    """The constants ``mod.script()`` prints as ``metadata["ir.GenericConst"][i]``, indexed by ``i``."""
+    """The constants ``mod.script()`` prints as ``metadata["ir.GenericConst"][i]``, indexed by ``i``.
+    The printer puts ``main`` last and the other functions in name order (``SortableFunction``,
+    src/script/printer/ir/ir.cc), so ``main_transform_params`` comes before ``main``."""
     found = []
-    for gv in sorted(mod.functions.keys(), key=lambda g: g.name_hint):
+    for gv in sorted(mod.functions.keys(), key=lambda g: (g.name_hint == "main", g.name_hint)):
         func = mod[gv]
         if isinstance(func, relax.Function):
             def visit(expr):

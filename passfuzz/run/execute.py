@@ -53,6 +53,7 @@ class Outcome:
     changes: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
     adapter: Adapter | None = None  # how the optimized module was called
     outside_contract: str = ""  # the first pass that received a module its contract does not accept
+    outside_contract_at: int | None = None  # that pass's index in the pass list
     closures: bool = False  # the optimized module had local functions, lifted before compiling
     pipeline_pass: str = ""  # the pass of the build's Relax pipeline it failed in ("" none, or after it)
     pipeline_changed: tuple[str, ...] = ()  # the pipeline passes that changed the module (up to a failure)
@@ -82,15 +83,17 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
     adapter, changed, fired, outside_contract, changes = PLAIN, None, [], "", []
     if passes is not None:
         checking = True  # until a lowering pass, after which well_formed rejects valid modules
-        for spec in passes:
+        for index, spec in enumerate(passes):
+            called = spec.for_program(program)  # with the arguments it runs with, which a precondition may read
             if not outside_contract:
-                outside_contract = module_violation(spec, mod)
+                outside_contract = module_violation(called, mod)
                 if outside_contract:  # the parent needs it even if the pass then fails
                     isolate.note("outside_contract", outside_contract)
+                    isolate.note("outside_contract_at", index)
             isolate.mark(f"pass:{spec.text}")
             before = tvm_ffi.structural_hash(mod)  # a hash: a pass may update its input in place
             ops_before = op_counts(mod, forms=True)
-            mod = spec.for_program(program).instantiate()(mod)
+            mod = called.instantiate()(mod)
             if tvm_ffi.structural_hash(mod) != before:
                 fired.append(spec.text)
                 isolate.note("fired", tuple(fired))  # known even if a later pass fails
@@ -238,10 +241,11 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
     pipeline = {"pipeline_pass": child.notes.get("pipeline_pass", ""),
                 "pipeline_changed": child.notes.get("pipeline_changed", ())}
     changes = tuple(child.notes.get("changes", ()))
+    contract_at = child.notes.get("outside_contract_at")
     if child.status != "ok":
         return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
                        log=child.stderr_tail, adapter=child.notes.get("adapter"), fired=child.notes.get("fired", ()),
-                       outside_contract=child.notes.get("outside_contract", ""),
+                       outside_contract=child.notes.get("outside_contract", ""), outside_contract_at=contract_at,
                        closures=child.notes.get("closures", False), tune_records=child.notes.get("tune_records", ()),
                        changes=changes, external=child.notes.get("external", ()),
                        failed_draw=child.notes.get("draw"), **pipeline)
@@ -249,11 +253,13 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
     if value.get("unchanged"):
         return dataclasses.replace(original, changed=False, adapter=value["adapter"], fired=tuple(value["fired"]),
                                    outside_contract=value["outside_contract"], closures=value["closures"],
-                                   reused=True, changes=changes, external=child.notes.get("external", ()))
+                                   outside_contract_at=contract_at, reused=True, changes=changes,
+                                   external=child.notes.get("external", ()))
     if "incomparable" in value:
         return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],
-                       fired=tuple(value["fired"]), outside_contract=value["outside_contract"], changes=changes)
+                       fired=tuple(value["fired"]), outside_contract=value["outside_contract"], changes=changes,
+                       outside_contract_at=contract_at)
     return Outcome("ok", "done", outputs=value["outputs"], draws=value["draws"], changed=value["changed"], adapter=value["adapter"],
                    fired=tuple(value["fired"]), outside_contract=value["outside_contract"],
-                   closures=value["closures"], tune_records=value["tune_records"], changes=changes,
-                   external=child.notes.get("external", ()), **pipeline)
+                   outside_contract_at=contract_at, closures=value["closures"], tune_records=value["tune_records"],
+                   changes=changes, external=child.notes.get("external", ()), **pipeline)
