@@ -90,7 +90,7 @@ def test_the_fuzz_loop_finds_the_planted_pass_by_mutating_an_untaken_branch_and_
     # The seed's untaken branch holds no exp: only a mutation of that branch shows the bug.
     seed = divided_then_branched("negative")
     config = FuzzConfig(passes=resolve_list(PLANTED + "reciprocal_if_exp"), targets=["llvm"], corpus_dir=tmp_path,
-                        max_examples=30, seed=3, round_size=10, seeds=(seed,), fresh_too=False,
+                        max_examples=60, seed=3, round_size=10, seeds=(seed,), fresh_too=False,
                         ops=["exp", "negative", "abs", "divide", "if"], shrink_seconds=5, reduce_seconds=30, emi=True)
     stats = Fuzzer(config).run()
     assert len(stats.findings) == 1, stats
