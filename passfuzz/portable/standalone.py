@@ -142,10 +142,9 @@ def compile_with(mod, target, build, steps):
     pipeline = "default"
     for step in steps.get("pipeline", ()):
         pipeline = step(pipeline, tgt, build)
-    # config=random: the drawn PassContext configuration ((key, value), ...; a struct's value its fields)
-    pass_config = {key: dict(value) if isinstance(value, (tuple, list)) else value
-                   for key, value in build.get("pass_config", ())}
-    with tvm.transform.PassContext(config=pass_config):
+    pass_config = {key: dict(value) if isinstance(value, (tuple, list)) else value  # config=random's keys (a
+                   for key, value in build.get("pass_config", ())}  # struct's: its fields); else the caller's context
+    with tvm.transform.PassContext(config=pass_config) if pass_config else tvm.transform.PassContext.current():
         executable = relax.build(mod, tgt, relax_pipeline=pipeline, exec_mode=build.get("exec_mode", "bytecode"))
     for step in steps.get("executable", ()):
         executable = step(executable)
