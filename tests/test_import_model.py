@@ -103,11 +103,20 @@ def test_placeholder_weights_of_the_light_networks_become_drawn_initializers():
 
 
 def test_a_model_the_catalogue_cannot_express_yet_is_kept_as_tvmscript_and_said(run_cli, tmp_path):
+    # a hand-written instance norm, x / sqrt(variance + 1e-9): no range keeps sqrt's operand positive
+    model = ZOO.parent / "pytorch-operator" / "test_operator_symbolic_override" / "model.onnx"
+    result = run_cli("import-model", str(model), "--out", str(tmp_path / "seeds"), timeout=300)
+    assert result.returncode == 0 and (tmp_path / "seeds" / "test_operator_symbolic_override.py").is_file(), \
+        result.stderr
+    assert "passfuzz cannot import it yet" in result.stdout and "sqrt" in result.stdout, result.stdout
+
+
+def test_a_model_whose_frontend_writes_a_call_tir_imports_it_as_an_opaque_kernel(run_cli, tmp_path):
     # PyTorch's ZeroPad2d, which the frontend writes as a call_tir of its own kernel
     model = ZOO.parent / "pytorch-converted" / "test_ZeroPad2d" / "model.onnx"
     result = run_cli("import-model", str(model), "--out", str(tmp_path / "seeds"), timeout=300)
-    assert result.returncode == 0 and (tmp_path / "seeds" / "test_ZeroPad2d.py").is_file(), result.stderr
-    assert "passfuzz cannot import it yet" in result.stdout and "call_tir" in result.stdout, result.stdout
+    assert result.returncode == 0 and "imports as" in result.stdout and "call_tir" in result.stdout, result.stdout
+    assert (tmp_path / "seeds" / "test_ZeroPad2d.json").is_file()
 
 
 def test_local_response_normalization_imports_through_avg_pool3d(tmp_path):
