@@ -1,11 +1,16 @@
 """Each way an optimized side can fail is classified as its finding kind (in-process, no CLI)."""
 
+import os
+import signal
+import time
+
 import pytest
 
 from passfuzz.ir.program import Node, Param, Program
 from passfuzz.judge.trial import check
 from passfuzz.passes.names import resolve
 from passfuzz.run.builds import parse_build
+from passfuzz.run.execute import run_side
 
 PROGRAM = Program((Param((2, 3), "float32", -4, 4, [[1.0, 2.0, 3.0], [0.0, -1.0, 2.0]]),
                    Node("negative", (0,)), Node("exp", (1,))), (2,))
@@ -101,3 +106,70 @@ def test_a_failing_pass_after_one_that_changes_nothing_is_still_found(compiles, 
     verdict, optimized = check(PROGRAM, passes, ["llvm"], timeout=10)
     assert verdict.finding.kind == kind
     assert not optimized.reused and compiles() == 1  # the optimized side failed before compiling
+
+
+class ModulesSeen:
+    """An observer of the optimized side's child: each module a pass returns, as (pass, changed)."""
+
+    def __init__(self):
+        self.seen = []
+
+    def before(self, mod):
+        self.seen.append(("before", None))
+
+    def after(self, ran, spec, mod, changed):
+        self.seen.append((spec.text, changed))
+
+    def result(self):
+        return self.seen
+
+
+class CrashesAfterThePasses(ModulesSeen):
+    def after(self, ran, spec, mod, changed):
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+
+class Slow(ModulesSeen):
+    def before(self, mod):
+        time.sleep(1.5)
+        super().before(mod)
+
+    def after(self, ran, spec, mod, changed):
+        time.sleep(1.5)
+        super().after(ran, spec, mod, changed)
+
+
+def test_an_observer_sees_each_module_a_pass_returns_in_the_optimized_sides_child():
+    side = run_side(PROGRAM, [resolve("tests.planted_passes:leave_unchanged"), resolve("LegalizeOps")], ["llvm"], 60,
+                    observer=ModulesSeen())
+    assert side.ok and side.outputs["llvm"]
+    assert side.observed == [("before", None), ("tests.planted_passes:leave_unchanged", False), ("LegalizeOps", True)]
+
+
+def test_an_observer_that_crashes_its_child_costs_the_side_nothing_it_runs_again_without_it():
+    alone = run_side(PROGRAM, [resolve("LegalizeOps")], ["llvm"], 60)
+    observed = run_side(PROGRAM, [resolve("LegalizeOps")], ["llvm"], 60, observer=CrashesAfterThePasses())
+    assert observed.ok and observed.observed is None
+    assert [a.tolist() for a in observed.outputs["llvm"]] == [a.tolist() for a in alone.outputs["llvm"]]
+
+
+def test_an_observers_time_is_added_to_the_sides_limit():
+    # 4.5 s of observing, each step under the limit, in all over it: the side's own work still has its 4 s
+    side = run_side(PROGRAM, [resolve("FoldConstant"), resolve("LegalizeOps")], ["llvm"], 4, observer=Slow())
+    assert side.ok and side.observed == [("before", None), ("FoldConstant", False), ("LegalizeOps", True)]
+
+
+def test_the_boundary_checks_of_a_trial_need_no_child_of_their_own(monkeypatch):
+    from passfuzz.judge.boundaries import BoundaryChecks
+    from passfuzz.run import isolate
+
+    forks, run_forked = [], isolate.run_forked
+
+    def counted(fn, timeout):
+        forks.append(fn)
+        return run_forked(fn, timeout)
+
+    monkeypatch.setattr(isolate, "run_forked", counted)
+    verdict, optimized = check(PROGRAM, [resolve("LegalizeOps")], ["llvm"], timeout=60, boundaries=BoundaryChecks())
+    assert verdict.finding is None and optimized.observed is not None
+    assert len(forks) == 2  # the original side and the optimized side, which ran the checks

@@ -25,7 +25,7 @@ from passfuzz.run.execute import Outcome, run_side
 from passfuzz.run.speed import SpeedCheck, time_sides
 
 from . import gradient
-from .boundaries import BoundaryChecks, boundary_verdict
+from .boundaries import BoundaryChecks, boundary_verdict, module_checks
 from .emi import emi_verdict
 from .finding import keyed_as_misuse
 from .observations import missed_rewrites
@@ -105,11 +105,15 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
         return across, None
     if gradient.involved(passes):  # its own oracle: gradients against finite differences
         return gradient.check(program, passes, targets, timeout, build)
-    optimized = run_side(program, passes, targets, timeout, build, original=original, variants=variants)
+    # the boundary oracles' checks of each module run in the optimized side's child (judge.boundaries)
+    observer = module_checks(program, passes, boundaries, timeout) if boundaries is not None else None
+    optimized = run_side(program, passes, targets, timeout, build, original=original, variants=variants,
+                         observer=observer)
     if optimized.failed_draw is not None:
         if (shown := at_draw(optimized.failed_draw)) is not None:
             return shown
-        variants, optimized = [], run_side(program, passes, targets, timeout, build, original=original)
+        variants, optimized = [], run_side(program, passes, targets, timeout, build, original=original,
+                                           observer=observer)
     with np.errstate(all="ignore"):
         expected = evaluate(program)  # says which side is wrong when the two differ
     verdict = judge(program, passes, original, optimized, _with_records(build, optimized), expected)
