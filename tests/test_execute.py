@@ -62,6 +62,7 @@ def compiles(tmp_path, monkeypatch):
     appends a line to a file the test reads back."""
     from passfuzz.run import execute
 
+    execute._warm_up("llvm")  # the parent's own compile, once per process, is not a side's
     log, load = tmp_path / "compiles", execute.load
 
     def counting_load(*args, **kwargs):
@@ -173,3 +174,30 @@ def test_the_boundary_checks_of_a_trial_need_no_child_of_their_own(monkeypatch):
     verdict, optimized = check(PROGRAM, [resolve("LegalizeOps")], ["llvm"], timeout=60, boundaries=BoundaryChecks())
     assert verdict.finding is None and optimized.observed is not None
     assert len(forks) == 2  # the original side and the optimized side, which ran the checks
+
+
+INTEGER = Program((Param((2, 3), "int32", -4, 4, [[1, 2, 3], [0, -1, 2]]),
+                   Node("permute_dims", (0,), {"axes": None}), Node("negative", (1,))), (2,))
+
+
+def test_an_exact_program_the_passes_change_compiles_once_when_the_optimized_side_matches_numpy(compiles):
+    verdict, optimized = check(INTEGER, [resolve("LegalizeOps")], ["llvm"], timeout=60, exact_first=True)
+    assert verdict.finding is None and not verdict.generator_defect
+    assert optimized.changed and compiles() == 1  # the optimized side only
+    verdict, optimized = check(INTEGER, [resolve("LegalizeOps")], ["llvm"], timeout=60)
+    assert verdict.finding is None and compiles() == 1 + 2  # without the shortcut: both sides
+
+
+def test_a_program_with_a_rounded_output_compiles_both_sides_even_with_the_shortcut(compiles):
+    verdict, optimized = check(PROGRAM, [resolve("LegalizeOps")], ["llvm"], timeout=60, exact_first=True)
+    assert verdict.finding is None and optimized.changed and compiles() == 2  # exp rounds: not exact
+
+
+def test_a_wrong_rewrite_of_an_exact_program_is_found_and_pinned_as_without_the_shortcut(compiles):
+    passes = [resolve("FoldConstant"), resolve("tests.planted_passes:permute_as_reshape")]
+    shortcut, _ = check(INTEGER, passes, ["llvm"], timeout=60, exact_first=True)
+    assert compiles() >= 2  # the optimized side differed from numpy: the original was compiled to judge it
+    full, _ = check(INTEGER, passes, ["llvm"], timeout=60)
+    assert shortcut.finding.kind == full.finding.kind == "wrong-result"
+    assert shortcut.finding.fingerprint == full.finding.fingerprint
+    assert [p.text for p in shortcut.finding.passes] == [p.text for p in full.finding.passes]

@@ -66,6 +66,7 @@ class RunOptions:
     no_missed_rewrites: bool = False
     argument_draws: int = 1
     emi: bool = DEFAULT_EMI
+    always_compile_original: bool = False
 
     @classmethod
     def of(cls, namespace) -> "RunOptions":
@@ -252,6 +253,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       named=tuple(spec.text for spec in named or []), min_fire_rate=min_fire_rate,
                       probe_time=args.probe_time, replan=args.focus == "auto" and args.probe_time > 0,
                       seeds=seeds, keep_behaviours=bool(named), argument_draws=args.argument_draws, emi=args.emi,
+                      exact_first=not args.always_compile_original,
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None,
                       boundaries=BoundaryChecks(print_round_trip=not args.no_print_round_trip,
                                                 json_round_trip=args.serialization_round_trip,

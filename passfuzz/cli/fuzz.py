@@ -197,6 +197,13 @@ def parser() -> argparse.ArgumentParser:
                                  "compared as the program's own are; a divergence on a draw is checked and shrunk "
                                  "with that draw's arguments. A run costs about a millisecond beside a compile's tens "
                                  "(benchmarks/argument_draws.py). Default 1: the program's own arguments only")
+    generation.add_argument("--always-compile-original", action="store_true",
+                            help="compile and run the original module of every example. By default, for a program "
+                                 "whose outputs are all exact (integers, bools, floats only moved), the optimized "
+                                 "module runs first and the original is compiled only when the optimized module's "
+                                 "outputs differ from numpy's; this misses an original that numpy disagrees with, or "
+                                 "that fails to compile, where the passes' module does not "
+                                 "(benchmarks/throughput.py)")
     checks = p.add_argument_group("oracles at every pass boundary (after the outputs matched; "
                                   "benchmarks/README.md measures what each costs)")
     checks.add_argument("--no-print-round-trip", action="store_true",

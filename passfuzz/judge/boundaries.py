@@ -212,15 +212,14 @@ class ModuleChecks:
             try:
                 self.second = spec.for_program(self.program).instantiate()(self.second)
             except Exception as error:  # noqa: BLE001 - it did not raise on the first copy
-                self.found = (NONDETERMINISTIC_PASS, ran, "raises on one copy only",
-                              f"{spec.text} raised {first_line(error)} on one fresh copy of the module, not on the "
-                              "other", f"repeat:{spec.text}")
+                message = f"{spec.text} raised {first_line(error)} on one fresh copy of the module, not on the other"
+                self.found = (NONDETERMINISTIC_PASS, ran, "raises on one copy only", message, f"repeat:{spec.text}")
                 return
             if not tvm_ffi.structural_equal(mod, self.second):
                 where = _difference(mod, self.second)
-                self.found = (NONDETERMINISTIC_PASS, ran, f"copies differ at {_path_tail(where)}",
-                              f"{spec.text} applied to two fresh copies of the module gives modules that differ: "
-                              f"{where}", f"repeat:{spec.text}")
+                message = f"{spec.text} applied to two fresh copies of the module gives modules that differ: {where}"
+                self.found = (NONDETERMINISTIC_PASS, ran, f"copies differ at {_path_tail(where)}", message,
+                              f"repeat:{spec.text}")
                 return
             if self.checks.idempotence and changed:
                 self.second = self._applied_again(ran, mod, self.second)
