@@ -14,19 +14,25 @@ needs: 1.0 is a loop with no overhead, above 1 a loop that skips work the floor 
 ``--baseline`` first runs the loop with its shortcuts off (every optimized module compiled and
 run, no warm-up in the parent), on the same seed, so before and after are measured in one run.
 
-``--levers``: ``passfuzz --passes P --max-examples N --seed S --workers W`` (the run planned from
-those arguments, a temporary corpus) with the throughput levers added one at a time, for each
-number of workers, in one run: none (the boundary checks in a child of their own, every original
-compiled, one argument set), then the boundary checks in the optimized side's child, then an exact
-program's original compiled only when needed, then each number of argument draws. Prints examples
-and checks per hour (a check is one program, pass list and argument set compared; shrink runs
-count in the time, not in the examples) and each against the first row of its number of workers.
+``--levers``: N programs drawn as ``passfuzz --passes P --seed S`` draws them (the run planned
+from those arguments: focus, motifs, the default boundary checks), each checked by
+``judge.trial.check`` with the throughput levers added one at a time, the settings in turn program
+by program (so the machine's load falls on all alike): none (the boundary checks in a child of
+their own, every original compiled, one argument set), then the boundary checks in the optimized
+side's child, then an exact program's original compiled only when needed, then each number of
+argument draws. With W workers, W forked processes each check every W-th program, side by side,
+and a row's time is its slowest worker's. The time of drawing the programs is added to every row
+(divided among the workers). Prints examples and checks per hour (a check is one program, pass
+list and argument set compared), each against the first row of its number of workers, and examples
+against the first row of the first number of workers. Shrinking
+is not run: a finding's trial is timed as any other.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 from contextlib import contextmanager, nullcontext
@@ -109,67 +115,66 @@ def boundary_checks_apart():
         trial.module_checks = saved
 
 
-@contextmanager
-def checks_counted(path: Path):
-    """Each trial appends its checks (the Program's own arguments and each draw, when the
-    optimized side ran) to ``path``; forked workers inherit the wrapper and append too."""
-    check = trial.check
-
-    def counting(*args, **kwargs):
-        verdict, optimized = check(*args, **kwargs)
-        if optimized is not None and optimized.ok:
-            descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-            os.write(descriptor, f"{1 + len(optimized.draws)}\n".encode())
-            os.close(descriptor)
-        return verdict, optimized
-
-    trial.check = counting
-    try:
-        yield
-    finally:
-        trial.check = check
-
-
-# (label, whether the checks run in the optimized child, exact programs first, argument draws or None: each K)
+# (label, the boundary checks in the optimized side's child, exact programs first, argument draws)
 LEVERS = [("none (the loop before these levers)", False, False, 1),
           ("+ boundary checks in the optimized child", True, False, 1),
           ("+ exact programs: original only when needed", True, True, 1)]
 
 
-def lever_run(passes: str, examples: int, seed: int, workers: int, in_child: bool, exact_first: bool,
-              draws: int) -> tuple[float, int, int, int]:
-    """(seconds, examples, shrink runs, checks) of one planned run."""
-    from passfuzz.campaign.parallel import fuzz_in_workers
-    from passfuzz.campaign.plan import RunOptions, plan
-    from passfuzz.cli.fuzz import parser as fuzz_parser
+def lever_share(config, programs: list, rows: list) -> list[tuple[float, int]]:
+    """Per row: (seconds, checks) of ``trial.check`` on each program, the rows in turn program by
+    program (a change in load falls on every row alike)."""
+    spent, checks = [0.0] * len(rows), [0] * len(rows)
+    for program in programs:
+        for i, (_, in_child, exact_first, draws) in enumerate(rows):
+            with nullcontext() if in_child else boundary_checks_apart():
+                started = time.perf_counter()
+                _, optimized = trial.check(program, config.passes, config.targets, config.timeout, config.build,
+                                           boundaries=config.boundaries, argument_draws=draws,
+                                           exact_first=exact_first)
+                spent[i] += time.perf_counter() - started
+            if optimized is not None and optimized.ok:
+                checks[i] += 1 + len(optimized.draws)
+    return list(zip(spent, checks))
 
-    with tempfile.TemporaryDirectory() as corpus:
-        arguments = ["--passes", passes, "--max-examples", str(examples), "--seed", str(seed), "--corpus", corpus,
-                     "--workers", str(workers), "--argument-draws", str(draws)]
-        config = plan(RunOptions.of(fuzz_parser().parse_args(
-            arguments + ([] if exact_first else ["--always-compile-original"]))))
-        counted = Path(corpus) / "checks"
-        with checks_counted(counted), (nullcontext() if in_child else boundary_checks_apart()):
-            started = time.perf_counter()
-            stats = engine.Fuzzer(config).run() if workers == 1 else fuzz_in_workers(config, workers, lambda e: None)
-            seconds = time.perf_counter() - started
-        checks = sum(int(line) for line in counted.read_text().split()) if counted.exists() else 0
-    return seconds, stats.examples, stats.shrink_runs, checks
+
+def in_workers(config, programs: list, rows: list, workers: int) -> list[list[tuple[float, int]]]:
+    """``lever_share`` of each worker's share of the programs, the workers forked and run at once."""
+    if workers == 1:
+        return [lever_share(config, programs, rows)]
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        return pool.starmap(lever_share, [(config, programs[w::workers], rows) for w in range(workers)])
 
 
 def levers(passes: str, examples: int, seed: int, workers: list[int], draws: list[int]) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from argument_draws import drawn, planned
+
     rows = LEVERS + [(f"+ {k} argument draws", True, True, k) for k in draws]
-    print(f"passes: {passes}; {examples} examples a run, seed {seed}; load average {os.getloadavg()[0]:.1f}")
-    print(f"{'workers':>7}  {'levers':48s} {'examples/hour':>13} {'checks/hour':>11} {'examples':>8} {'checks':>7}"
-          f"  shrink runs")
+    with tempfile.TemporaryDirectory() as corpus:
+        config = planned(passes, seed, corpus)
+        programs, drawing = drawn(config, examples, seed)
+    print(f"passes: {passes}; {len(programs)} programs drawn as `passfuzz --passes {passes} --seed {seed}` draws "
+          f"them ({1000 * drawing / len(programs):.0f} ms an example, in every row); load average "
+          f"{os.getloadavg()[0]:.1f}")
+    print(f"{'workers':>7}  {'levers':46s} {'examples/hour':>13} {'checks/hour':>11} {'examples':>8} {'checks':>7}"
+          f"  {'examples vs the first row of 1 worker':>30}")
+    base = None
     for count in workers:
+        shares = in_workers(config, programs, rows, count)
         first = None
-        for label, in_child, exact_first, k in rows:
-            seconds, done, shrunk, checks = lever_run(passes, examples, seed, count, in_child, exact_first, k)
-            per_hour, checks_per_hour = 3600 * done / seconds, 3600 * checks / seconds
+        for i, (label, *_) in enumerate(rows):
+            # the workers ran side by side: a row's wall time is its slowest worker's, drawing shared out
+            seconds = max(share[i][0] for share in shares) + drawing / count
+            checks = sum(share[i][1] for share in shares)
+            per_hour, checks_per_hour = 3600 * len(programs) / seconds, 3600 * checks / seconds
             first = first or (per_hour, checks_per_hour)
-            print(f"{count:>7}  {label:48s} {per_hour:>13,.0f} {checks_per_hour:>11,.0f} "
-                  f"{per_hour / first[0]:>7.2f}x {checks_per_hour / first[1]:>6.2f}x  {shrunk}", flush=True)
+            base = base or per_hour
+            print(f"{count:>7}  {label:46s} {per_hour:>13,.0f} {checks_per_hour:>11,.0f} "
+                  f"{per_hour / first[0]:>7.2f}x {checks_per_hour / first[1]:>6.2f}x  {per_hour / base:>29.2f}x",
+                  flush=True)
     print(f"load average at the end {os.getloadavg()[0]:.1f}; repeat: PYTHONPATH=. python benchmarks/throughput.py "
           f"--levers --examples {examples} --seed {seed} --passes {passes} --workers {','.join(map(str, workers))} "
           f"--draws {','.join(map(str, draws))}")

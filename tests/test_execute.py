@@ -160,7 +160,7 @@ def test_an_observers_time_is_added_to_the_sides_limit():
     assert side.ok and side.observed == [("before", None), ("FoldConstant", False), ("LegalizeOps", True)]
 
 
-def test_the_boundary_checks_of_a_trial_need_no_child_of_their_own(monkeypatch):
+def test_the_boundary_checks_of_a_fresh_example_need_no_child_of_their_own(monkeypatch):
     from passfuzz.judge.boundaries import BoundaryChecks
     from passfuzz.run import isolate
 
@@ -174,6 +174,10 @@ def test_the_boundary_checks_of_a_trial_need_no_child_of_their_own(monkeypatch):
     verdict, optimized = check(PROGRAM, [resolve("LegalizeOps")], ["llvm"], timeout=60, boundaries=BoundaryChecks())
     assert verdict.finding is None and optimized.observed is not None
     assert len(forks) == 2  # the original side and the optimized side, which ran the checks
+    forks.clear()  # a shrink candidate's checks wait until its outputs matched, in a child of their own
+    verdict, optimized = check(PROGRAM, [resolve("LegalizeOps")], ["llvm"], timeout=60, boundaries=BoundaryChecks(),
+                               shrinking=True)
+    assert verdict.finding is None and optimized.observed is None and len(forks) == 3
 
 
 INTEGER = Program((Param((2, 3), "int32", -4, 4, [[1, 2, 3], [0, -1, 2]]),

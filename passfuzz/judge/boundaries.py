@@ -20,11 +20,12 @@ what the original computes.
 
 The JSON round trip is off by default too (``BoundaryChecks``).
 
-The checks of the modules (all but ``nondeterministic-output``) run in the optimized side's child,
-on the modules its passes return (``module_checks``, an observer of passfuzz.run.execute), which
-spares a child that would build the module and apply the passes once more (benchmarks/profile.py:
-about a tenth of an example). A check that crashes or hangs there has the side run again without
-them (so the side's verdict stands) and then the checks in a child of their own, as before.
+The checks of the modules (all but ``nondeterministic-output``) run in the optimized side's child
+of a fresh example, on the modules its passes return (``module_checks``, an observer of
+passfuzz.run.execute), which spares a child that would build the module and apply the passes once
+more (about a tenth of an example: benchmarks/throughput.py --levers). A check that crashes, hangs
+or raises there has the side run again without them (so the side's verdict stands), and then the
+checks run in a child of their own, as they do while shrinking.
 
 The original module is checked first, before any pass: a module that does not round-trip before
 any pass shows a printer, parser or serializer bug that blames no pass (``passes=()``, saved and

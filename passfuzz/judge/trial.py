@@ -81,8 +81,10 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     # Gradient's oracle compares no outputs of the two sides: no draws for it
     draws = argument_draws > 1 and not gradient.involved(passes)
     variants = argument_variants(program, argument_draws - 1) if draws else []
-    # the boundary oracles' checks of each module run in the optimized side's child (judge.boundaries)
-    observer = module_checks(program, passes, boundaries, timeout) if boundaries is not None else None
+    # the boundary oracles' checks of each module run in the optimized side's child (judge.boundaries),
+    # except while shrinking: there most candidates show a wrong result, which they would only slow down
+    observer = module_checks(program, passes, boundaries, timeout) if boundaries is not None and not shrinking \
+        else None
     first = None  # the optimized side, when run before the original
     if exact_first and _exact_first_applies(program, passes, targets, speed, boundaries, emi):
         first = run_side(program, passes, targets, timeout, build, variants=variants, observer=observer)
