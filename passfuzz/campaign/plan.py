@@ -20,6 +20,9 @@ if TYPE_CHECKING:  # the engine imports TVM; --help reads this module's defaults
 
 DEFAULT_MAX_EXAMPLES = 200
 DEFAULT_EMI = False  # benchmarks/emi.py: 0.57x the examples per second (README, Equivalence modulo inputs)
+# benchmarks/throughput.py --levers: 8.6x the checks an hour at 0.97x the examples; benchmarks/focus.py:
+# every planted bug found in about the same time (benchmarks/README.md, More arguments per compiled pair)
+DEFAULT_ARGUMENT_DRAWS = 8
 DEFAULT_PROBE_SECONDS = 30.0
 PROBES = Path(".reach") / "probes"  # in the corpus: probe results, by the pass's identity
 
@@ -64,7 +67,7 @@ class RunOptions:
     output_determinism: bool = False
     no_idempotence: bool = False
     no_missed_rewrites: bool = False
-    argument_draws: int = 1
+    argument_draws: int = DEFAULT_ARGUMENT_DRAWS
     emi: bool = DEFAULT_EMI
     always_compile_original: bool = False
 
