@@ -15,8 +15,8 @@ Compiling it twice could only show TVM's nondeterminism, which no pass is to bla
 An optimized side may carry a ``PassObserver``: checks of each module a pass returns (the boundary
 oracles, passfuzz.judge.boundaries) run in the side's own child on the modules it makes anyway,
 instead of in a child that builds the module and applies the passes once more. The observer's
-time is added to the child's limit, and a child that crashes or hangs while observing is run
-again without it, so a check that brings its child down never costs the side its verdict.
+time is added to the child's limit, and a child that crashes, hangs or raises while observing is
+run again without it, so a check that brings its child down never costs the side its verdict.
 """
 
 from __future__ import annotations
@@ -73,7 +73,6 @@ class Outcome:
     draws: tuple[dict[str, list[np.ndarray]], ...] = ()
     failed_draw: int | None = None  # the side failed running this draw, after the Program's own arguments ran
     observed: Any = None  # what the side's PassObserver concluded; None when none ran to its end
-
 
     @property
     def ok(self) -> bool:
