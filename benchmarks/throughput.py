@@ -8,6 +8,7 @@ not (passfuzz.run.execute reuses the original side's run), so it can beat its fl
 
     python benchmarks/throughput.py [--examples N] [--passes P,...] [--seed N] [--baseline]
     PYTHONPATH=. python benchmarks/throughput.py --levers [--examples N] [--workers 1,2] [--draws 4,8]
+    PYTHONPATH=. python benchmarks/throughput.py --merged K [--examples N]
 
 Prints examples per second for both and floor/loop (the share of the loop's time the floor
 needs: 1.0 is a loop with no overhead, above 1 a loop that skips work the floor does).
@@ -180,6 +181,42 @@ def levers(passes: str, examples: int, seed: int, workers: list[int], draws: lis
           f"--draws {','.join(map(str, draws))}")
 
 
+def merged(passes: str, examples: int, seed: int, group: int) -> None:
+    """What many programs per compile would buy: ``tvm.compile`` and VM creation of each group of
+    ``group`` drawn programs as that many modules, against one module holding each program's
+    functions under names of their own."""
+    import tvm
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from argument_draws import drawn, planned
+
+    with tempfile.TemporaryDirectory() as corpus:
+        programs, _ = drawn(planned(passes, seed, corpus), examples, seed)
+    load(build_module(programs[0]), "llvm")  # the first compile's set-up, in neither column
+    apart = together = 0.0
+    groups = 0
+    for start in range(0, len(programs) - group + 1, group):
+        modules = [build_module(program) for program in programs[start:start + group]]
+        one = tvm.IRModule()
+        for i, mod in enumerate(modules):
+            for gv, func in mod.functions.items():
+                name = f"{gv.name_hint}_{i}"
+                one[name] = func.with_attr("global_symbol", name) if "global_symbol" in (func.attrs or {}) else func
+        try:
+            started = time.perf_counter()
+            for mod in modules:
+                relax.VirtualMachine(*load(mod, "llvm"))
+            middle = time.perf_counter()
+            relax.VirtualMachine(*load(one, "llvm"))
+            ended = time.perf_counter()
+        except Exception as error:  # noqa: BLE001 - a group TVM cannot compile is left out, and said
+            print(f"left out a group: {type(error).__name__}: {str(error).splitlines()[0][:100]}")
+            continue
+        apart, together, groups = apart + middle - started, together + ended - middle, groups + 1
+    print(f"{groups} groups of {group} programs: {1000 * apart / groups:.0f} ms as {group} modules, "
+          f"{1000 * together / groups:.0f} ms as one ({together / apart:.2f}x)")
+
+
 def report(label: str, seconds: float, examples: int, floor: float, note: str = "") -> None:
     print(f"{label:24s} {seconds:8.2f} s  {examples / seconds:6.2f} examples/s  floor/loop {floor / seconds:.2f}"
           f"{note}")
@@ -196,7 +233,12 @@ def main() -> None:
                         help="examples and checks per hour with each throughput lever added in turn (module doc)")
     parser.add_argument("--workers", default="1,2", help="with --levers: worker counts, comma-separated (default 1,2)")
     parser.add_argument("--draws", default="8", help="with --levers: argument draws to add, comma-separated (default 8)")
+    parser.add_argument("--merged", type=int, metavar="K",
+                        help="instead: compile and load time of K drawn programs as K modules against one (merged())")
     args = parser.parse_args()
+    if args.merged:
+        merged(args.passes, args.examples, args.seed, args.merged)
+        return
     if args.levers:
         try:
             workers, draws = [int(w) for w in args.workers.split(",")], [int(k) for k in args.draws.split(",")]

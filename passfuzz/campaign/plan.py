@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # the engine imports TVM; --help reads this module's defaults
 
 DEFAULT_MAX_EXAMPLES = 200
 DEFAULT_EMI = False  # benchmarks/emi.py: 0.57x the examples per second (README, Equivalence modulo inputs)
-# benchmarks/throughput.py --levers: 8.6x the checks an hour at 0.97x the examples; benchmarks/focus.py:
+# benchmarks/throughput.py --levers: 7.2x-7.6x the checks an hour at 0.96x-1.01x the examples; benchmarks/focus.py:
 # every planted bug found in about the same time (benchmarks/README.md, More arguments per compiled pair)
 DEFAULT_ARGUMENT_DRAWS = 8
 DEFAULT_PROBE_SECONDS = 30.0
