@@ -205,3 +205,9 @@ def test_a_wrong_rewrite_of_an_exact_program_is_found_and_pinned_as_without_the_
     assert shortcut.finding.kind == full.finding.kind == "wrong-result"
     assert shortcut.finding.fingerprint == full.finding.fingerprint
     assert [p.text for p in shortcut.finding.passes] == [p.text for p in full.finding.passes]
+
+
+def test_a_shrink_candidate_compiles_its_original_even_when_exact(compiles):
+    verdict, optimized = check(INTEGER, [resolve("LegalizeOps")], ["llvm"], timeout=60, exact_first=True,
+                               shrinking=True)
+    assert verdict.finding is None and optimized.changed and compiles() == 2

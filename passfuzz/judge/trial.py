@@ -76,7 +76,7 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     Program against its twin with the untaken If branches pruned (passfuzz.judge.emi), after the
     boundary oracles. ``exact_first``: for a Program whose outputs are all exact, the optimized side
     runs first and, when it matches numpy bit for bit, the original is not compiled
-    (``_matches_exactly`` says when that is sound)."""
+    (``_exact_first_applies`` says when that is sound); not while shrinking."""
     started = time.monotonic()
     # Gradient's oracle compares no outputs of the two sides: no draws for it
     draws = argument_draws > 1 and not gradient.involved(passes)
@@ -86,10 +86,10 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     observer = module_checks(program, passes, boundaries, timeout) if boundaries is not None and not shrinking \
         else None
     first = None  # the optimized side, when run before the original
-    if exact_first and _exact_first_applies(program, passes, targets, speed, boundaries, emi):
+    # not while shrinking: a candidate mostly shows the finding, so the original is needed anyway,
+    # and a side that hangs would wait the whole --timeout instead of the shrink timeout
+    if exact_first and not shrinking and _exact_first_applies(program, passes, targets, speed, boundaries, emi):
         first = run_side(program, passes, targets, timeout, build, variants=variants, observer=observer)
-        if shrinking:
-            timeout = shrink_timeout(time.monotonic() - started, timeout)
         if _matches_exactly(program, variants, first, targets[0]):
             # numpy's outputs, which the optimized side's equal bit for bit, stand for the original's
             stand_in = Outcome("ok", "done", outputs=first.outputs, draws=first.draws)
@@ -100,7 +100,7 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
         return _draw_trial(variants[draw], passes, targets, timeout, build, shrinking, speed, boundaries)
 
     original = run_side(program, None, targets, timeout, variants=variants)
-    if shrinking and first is None:
+    if shrinking:
         timeout = shrink_timeout(time.monotonic() - started, timeout)
     if original.failed_draw is not None:  # its own arguments ran; a draw's did not
         if (shown := at_draw(original.failed_draw)) is not None:
