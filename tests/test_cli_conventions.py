@@ -89,7 +89,8 @@ def test_the_help_groups_every_option_and_explains_each(run_cli):
         "--max-nodes", "--shrink-time", "--reduce-time", "--check-speed", "--slowdown-threshold",
         "--probe-time", "--min-fire-rate", "-q", "--quiet", "-v", "--verbose", "--json", "--junit-xml",
         "--no-print-round-trip", "--serialization-round-trip", "--no-pass-determinism", "--output-determinism",
-        "--argument-draws", "--emi", "--no-emi", "--no-idempotence", "--no-missed-rewrites"}
+        "--argument-draws", "--always-compile-original", "--emi", "--no-emi", "--no-idempotence",
+        "--no-missed-rewrites"}
 
 
 # -- abbreviations and misspellings --------------------------------------------------------------

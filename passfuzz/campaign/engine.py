@@ -122,6 +122,9 @@ class FuzzConfig:
     # the EMI oracle (passfuzz.judge.emi), and its variants drawn (strategies.emi_programs); the
     # command line's default is RunOptions.emi
     emi: bool = False
+    # an exact program's optimized side runs first; the original is compiled only when it does not
+    # match numpy bit for bit (passfuzz.judge.trial.check; --always-compile-original turns it off)
+    exact_first: bool = True
 
 
 def keep_hypothesis_files_in(directory: Path) -> None:
@@ -484,7 +487,8 @@ class Fuzzer:
             verdict, optimized = trial.check(program, passes, self.config.targets, self.config.timeout,
                                        self._build(steps, pass_config), shrinking=bool(pending),
                                        speed=self.config.speed, boundaries=self.config.boundaries,
-                                       argument_draws=self.config.argument_draws, emi=self.config.emi)
+                                       argument_draws=self.config.argument_draws, emi=self.config.emi,
+                                       exact_first=self.config.exact_first)
             self._spent(time.monotonic() - started, shrinking=bool(pending))
             program = verdict.program or program  # a finding seen on another argument draw holds that draw
             # named against the round's known set, so the name holds while it shrinks
@@ -582,7 +586,8 @@ class Fuzzer:
             try:
                 return trial.check(program, list(passes), self.config.targets, self.config.timeout,
                                    self._build(tuple(steps), tuple(pass_config)), shrinking=True, speed=self.config.speed,
-                                   boundaries=self.config.boundaries, emi=self.config.emi)
+                                   boundaries=self.config.boundaries, emi=self.config.emi,
+                                   exact_first=self.config.exact_first)
             finally:
                 self._spent(time.monotonic() - started, shrinking=True)
 

@@ -20,6 +20,9 @@ if TYPE_CHECKING:  # the engine imports TVM; --help reads this module's defaults
 
 DEFAULT_MAX_EXAMPLES = 200
 DEFAULT_EMI = False  # benchmarks/emi.py: 0.57x the examples per second (README, Equivalence modulo inputs)
+# benchmarks/throughput.py --levers: 7.2x-7.6x the checks an hour at 0.96x-1.01x the examples; benchmarks/focus.py:
+# every planted bug found in about the same time (benchmarks/README.md, More arguments per compiled pair)
+DEFAULT_ARGUMENT_DRAWS = 8
 DEFAULT_PROBE_SECONDS = 30.0
 PROBES = Path(".reach") / "probes"  # in the corpus: probe results, by the pass's identity
 SEED_CACHE = Path(".seeds")  # in the corpus: what each seed file gave, by its content (passfuzz.campaign.seeds)
@@ -65,8 +68,9 @@ class RunOptions:
     output_determinism: bool = False
     no_idempotence: bool = False
     no_missed_rewrites: bool = False
-    argument_draws: int = 1
+    argument_draws: int = DEFAULT_ARGUMENT_DRAWS
     emi: bool = DEFAULT_EMI
+    always_compile_original: bool = False
 
     @classmethod
     def of(cls, namespace) -> "RunOptions":
@@ -222,6 +226,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       named=tuple(spec.text for spec in named or []), min_fire_rate=min_fire_rate,
                       probe_time=args.probe_time, replan=args.focus == "auto" and args.probe_time > 0,
                       seeds=seeds, keep_behaviours=bool(named), argument_draws=args.argument_draws, emi=args.emi,
+                      exact_first=not args.always_compile_original,
                       speed=SpeedCheck(threshold=args.slowdown_threshold) if args.check_speed else None,
                       boundaries=boundary_checks(args))
 

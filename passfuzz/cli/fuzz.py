@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 
 from passfuzz.campaign.plan import (  # no TVM: the help needs none
+    DEFAULT_ARGUMENT_DRAWS,
     DEFAULT_EMI,
     DEFAULT_MAX_EXAMPLES,
     DEFAULT_PROBE_SECONDS,
@@ -191,12 +192,20 @@ def parser() -> argparse.ArgumentParser:
     targets.add_argument("--slowdown-threshold", type=float, default=DEFAULT_THRESHOLD, metavar="X",
                          help="with --check-speed: how many times slower the optimized module must be, beyond timing "
                               "noise, to be a slowdown (default %g)" % DEFAULT_THRESHOLD)
-    generation.add_argument("--argument-draws", type=int, default=1, metavar="N",
+    generation.add_argument("--argument-draws", type=int, default=DEFAULT_ARGUMENT_DRAWS, metavar="N",
                             help="run each compiled pair of modules on N argument sets: the program's own and N-1 "
                                  "more drawn inside its input parameters' ranges (ends and zero, ties, spread), "
                                  "compared as the program's own are; a divergence on a draw is checked and shrunk "
                                  "with that draw's arguments. A run costs about a millisecond beside a compile's tens "
-                                 "(benchmarks/argument_draws.py). Default 1: the program's own arguments only")
+                                 f"(benchmarks/argument_draws.py). Default {DEFAULT_ARGUMENT_DRAWS}; 1: the program's own "
+                                 "arguments only")
+    generation.add_argument("--always-compile-original", action="store_true",
+                            help="compile and run the original module of every example. By default, for a program "
+                                 "whose outputs are all exact (integers, bools, floats only moved), the optimized "
+                                 "module runs first and the original is compiled only when the optimized module's "
+                                 "outputs differ from numpy's; this misses an original that numpy disagrees with, or "
+                                 "that fails to compile, where the passes' module does not "
+                                 "(benchmarks/throughput.py)")
     checks = p.add_argument_group("oracles at every pass boundary (after the outputs matched; "
                                   "benchmarks/README.md measures what each costs)")
     checks.add_argument("--no-print-round-trip", action="store_true",

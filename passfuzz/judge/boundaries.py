@@ -20,6 +20,13 @@ what the original computes.
 
 The JSON round trip is off by default too (``BoundaryChecks``).
 
+The checks of the modules (all but ``nondeterministic-output``) run in the optimized side's child
+of a fresh example, on the modules its passes return (``module_checks``, an observer of
+passfuzz.run.execute), which spares a child that would build the module and apply the passes once
+more (about a tenth of an example: benchmarks/throughput.py --levers). A check that crashes, hangs
+or raises there has the side run again without them (so the side's verdict stands), and then the
+checks run in a child of their own, as they do while shrinking.
+
 The original module is checked first, before any pass: a module that does not round-trip before
 any pass shows a printer, parser or serializer bug that blames no pass (``passes=()``, saved and
 listed apart like a reference mismatch), and the check is then not applied after the passes (it
@@ -102,10 +109,13 @@ def boundary_verdict(program: Program, passes: Sequence[PassSpec], original: Out
     A child that crashes or hangs outside the JSON round trip's own child tells nothing new (the
     optimized side applied the same passes): no verdict."""
     before_passes = Verdict()  # a finding of the original module, told if nothing blames a pass
-    if checks.print_round_trip:
-        _warm_up()
     if checks.in_child:
-        child = isolate.run_forked(lambda: _check_modules(program, passes, checks, timeout), timeout)
+        if optimized.observed is not None:  # checked in the optimized side's child (module_checks)
+            child = isolate.ChildResult("ok", optimized.observed[0], notes=optimized.observed[1])
+        else:
+            if checks.print_round_trip:
+                _warm_up()
+            child = isolate.run_forked(lambda: _check_modules(program, passes, checks, timeout), timeout)
         observed = _not_idempotent(passes, child.notes.get("not_idempotent"))
         before_passes = Verdict(observations=observed)
         if child.status == "ok" and child.value is not None:
@@ -145,60 +155,87 @@ def _repeated_failure(program: Program, passes: Sequence[PassSpec], ran: int, or
     return verdict if failed else Verdict()
 
 
-def _check_modules(program: Program, passes: Sequence[PassSpec], checks: BoundaryChecks,
-                   timeout: float) -> tuple | None:
-    """In a child: (kind, how many passes ran, detail, message, stage) of the first boundary
-    finding, pass-blaming ones before those of the original module; None when every check holds."""
-    first, second = build_module(program), build_module(program) if checks.same_passes else None
-    # The copy each pass is applied to once more: the determinism copy when there is one (it equals
-    # ``first`` after each pass, checked; a second lockstep copy doubled FoldConstant's cost), else a third.
-    third = build_module(program) if checks.idempotence and second is None else None
-    modules = [("original", 0, first)]  # (after what, passes run, module): the JSON round trips, checked last
-    found_before_passes = None
-    printing = checks.print_round_trip
-    if printing:
-        isolate.mark("print:original")
-        why = print_round_trip(first)
-        if why:
-            found_before_passes = (PRINT_ROUND_TRIP, 0, _detail(why), f"the unoptimized module {why}",
-                                   "print:original")
-            printing = False
-    for ran, spec in enumerate(passes, start=1):
-        isolate.mark(f"pass:{spec.text}")
-        before = tvm_ffi.structural_hash(first)  # a hash: a pass may update its input in place
-        try:
-            first = spec.for_program(program).instantiate()(first)
-        except Exception:  # noqa: BLE001 - the optimized side judges a pass that raises
-            break
-        changed = tvm_ffi.structural_hash(first) != before
-        if changed:  # else it was checked before the pass
-            modules.append((spec.text, ran, first))
-        if printing and changed:
-            isolate.mark(f"print:{spec.text}")
-            why = print_round_trip(first)
+def module_checks(program: Program, passes: Sequence[PassSpec], checks: BoundaryChecks,
+                  timeout: float) -> ModuleChecks | None:
+    """The checks to run in the optimized side's child (``run_side``'s observer), or None when
+    none of them runs in a child. Warms the printer up first, so the child inherits it."""
+    if not checks.in_child:
+        return None
+    if checks.print_round_trip:
+        _warm_up()
+    return ModuleChecks(program, passes, checks, timeout)
+
+
+class ModuleChecks:
+    """The checks of the modules the passes return, in a child: the optimized side's, as its
+    observer (passfuzz.run.execute.PassObserver), or one of their own (``_check_modules``).
+    ``result()`` is (kind, passes run, detail, message, stage) of the first finding, pass-blaming
+    ones before those of the original module, or None; and the notes (``again``, ``again_raised``,
+    ``not_idempotent``), each also sent to the parent when made, which reads notes after a crash."""
+
+    def __init__(self, program: Program, passes: Sequence[PassSpec], checks: BoundaryChecks, timeout: float):
+        self.program, self.passes, self.checks, self.timeout = program, passes, checks, timeout
+        self.found = self.found_before_passes = None
+        self.notes: dict = {}
+        self.printing = checks.print_round_trip
+        self.second = self.third = None
+        self.modules: list = []  # (after what, passes run, module): the JSON round trips, checked last
+
+    def before(self, mod) -> None:
+        program, checks = self.program, self.checks
+        self.second = build_module(program) if checks.same_passes else None
+        # The copy each pass is applied to once more: the determinism copy when there is one (it equals
+        # the module after each pass, checked; a second lockstep copy doubled FoldConstant's cost), else a third.
+        self.third = build_module(program) if checks.idempotence and self.second is None else None
+        self.modules = [("original", 0, mod)]
+        if self.printing:
+            isolate.mark("print:original")
+            why = print_round_trip(mod)
             if why:
-                return PRINT_ROUND_TRIP, ran, _detail(why), f"the module after {spec.text} {why}", f"print:{spec.text}"
-        if second is not None:
+                self.found_before_passes = (PRINT_ROUND_TRIP, 0, _detail(why), f"the unoptimized module {why}",
+                                            "print:original")
+                self.printing = False
+
+    def after(self, ran: int, spec: PassSpec, mod, changed: bool) -> None:
+        if self.found is not None:
+            return
+        if changed:  # else it was checked before the pass
+            self.modules.append((spec.text, ran, mod))
+        if self.printing and changed:
+            isolate.mark(f"print:{spec.text}")
+            why = print_round_trip(mod)
+            if why:
+                self.found = (PRINT_ROUND_TRIP, ran, _detail(why), f"the module after {spec.text} {why}",
+                              f"print:{spec.text}")
+                return
+        if self.second is not None:
             isolate.mark(f"repeat:{spec.text}")
             try:
-                second = spec.for_program(program).instantiate()(second)
+                self.second = spec.for_program(self.program).instantiate()(self.second)
             except Exception as error:  # noqa: BLE001 - it did not raise on the first copy
-                return (NONDETERMINISTIC_PASS, ran, "raises on one copy only",
-                        f"{spec.text} raised {first_line(error)} on one fresh copy of the module, not on the other",
-                        f"repeat:{spec.text}")
-            if not tvm_ffi.structural_equal(first, second):
-                where = _difference(first, second)
-                return (NONDETERMINISTIC_PASS, ran, f"copies differ at {_path_tail(where)}",
-                        f"{spec.text} applied to two fresh copies of the module gives modules that differ: {where}",
-                        f"repeat:{spec.text}")
-            if checks.idempotence and changed:
-                second = _applied_again(program, passes, ran, first, second)
-        if third is not None:
-            third = _idempotent(program, passes, ran, first, third, changed)
-    if checks.json_round_trip:
-        for after, ran, mod in modules:
+                message = f"{spec.text} raised {first_line(error)} on one fresh copy of the module, not on the other"
+                self.found = (NONDETERMINISTIC_PASS, ran, "raises on one copy only", message, f"repeat:{spec.text}")
+                return
+            if not tvm_ffi.structural_equal(mod, self.second):
+                where = _difference(mod, self.second)
+                message = f"{spec.text} applied to two fresh copies of the module gives modules that differ: {where}"
+                self.found = (NONDETERMINISTIC_PASS, ran, f"copies differ at {_path_tail(where)}", message,
+                              f"repeat:{spec.text}")
+                return
+            if self.checks.idempotence and changed:
+                self.second = self._applied_again(ran, mod, self.second)
+        if self.third is not None:
+            self.third = self._idempotent(ran, mod, self.third, changed)
+
+    def result(self) -> tuple[tuple | None, dict]:
+        if self.found is None and self.checks.json_round_trip:
+            self._json_round_trips()
+        return self.found or self.found_before_passes, self.notes
+
+    def _json_round_trips(self) -> None:
+        for after, ran, mod in self.modules:
             isolate.mark(f"json:{after}")
-            child = isolate.run_forked(lambda mod=mod: _quietly(json_round_trip, mod), timeout)
+            child = isolate.run_forked(lambda mod=mod: _quietly(json_round_trip, mod), self.timeout)
             if child.status == "ok" and not child.value:
                 continue
             if child.status == "ok":
@@ -209,46 +246,64 @@ def _check_modules(program: Program, passes: Sequence[PassSpec], checks: Boundar
             whose = "the unoptimized module" if not ran else f"the module after {after}"
             found = (JSON_ROUND_TRIP, ran, detail, f"tvm.ir.save_json and load_json of {whose}: {why}", f"json:{after}")
             if not ran:  # the original does not serialize: a pass cannot be blamed for what follows
-                found_before_passes = found_before_passes or found
-                break
-            return found
-    return found_before_passes
+                self.found_before_passes = self.found_before_passes or found
+                return
+            self.found = found
+            return
+
+    def _note(self, key: str, value) -> None:
+        self.notes[key] = value
+        isolate.note(key, value)
+
+    def _idempotent(self, ran: int, once, copy, changed: bool):
+        """The ``ran``-th pass applied to ``copy`` (a copy of the module before it, in lockstep
+        with ``once``, its output), then, when it changed the module and is expected idempotent
+        there, once more. Returns the copy to go on with, or None once the check has nothing more to tell."""
+        spec = self.passes[ran - 1]
+        try:
+            copy = spec.for_program(self.program).instantiate()(copy)
+        except Exception:  # noqa: BLE001 - one copy raising, the other not, is determinism's to tell
+            return None
+        if not changed or not tvm_ffi.structural_equal(copy, once):
+            return copy if not changed else None  # copies that differ: determinism's to tell
+        return self._applied_again(ran, once, copy)
+
+    def _applied_again(self, ran: int, once, copy):
+        """The ``ran``-th pass, which changed the module into ``once``, applied once more to
+        ``copy`` (structurally equal to ``once``) when it is expected idempotent there. Returns the
+        copy to go on with (equal to ``once``), or None when it changed."""
+        spec = self.passes[ran - 1]
+        repeated = [*self.passes[:ran], spec]
+        if pass_info(spec).not_idempotent or sequence_violation(repeated) or module_violation(spec, once):
+            return copy
+        self._note("again", ran)
+        isolate.mark(f"again:{spec.text}")
+        try:
+            twice = spec.for_program(self.program).instantiate()(copy)
+        except Exception as error:  # noqa: BLE001 - a bug: the parent runs the repeated sequence to show it
+            self._note("again_raised", first_line(error))
+            return None
+        if not tvm_ffi.structural_equal(twice, once):
+            self._note("not_idempotent", (ran, _difference(once, twice)))
+            return None
+        return twice
 
 
-def _idempotent(program: Program, passes: Sequence[PassSpec], ran: int, once, copy, changed: bool):
-    """In a child: the ``ran``-th pass applied to ``copy`` (a copy of the module before it, in
-    lockstep with ``once``, its output), then, when it changed the module and is expected
-    idempotent there, once more. What it finds is noted (the parent reads notes even after a
-    crash); returns the copy to go on with, or None once the check has nothing more to tell."""
-    spec = passes[ran - 1]
-    try:
-        copy = spec.for_program(program).instantiate()(copy)
-    except Exception:  # noqa: BLE001 - one copy raising, the other not, is determinism's to tell
-        return None
-    if not changed or not tvm_ffi.structural_equal(copy, once):
-        return copy if not changed else None  # copies that differ: determinism's to tell
-    return _applied_again(program, passes, ran, once, copy)
-
-
-def _applied_again(program: Program, passes: Sequence[PassSpec], ran: int, once, copy):
-    """In a child: the ``ran``-th pass, which changed the module into ``once``, applied once more
-    to ``copy`` (structurally equal to ``once``) when it is expected idempotent there. What it finds
-    is noted; returns the copy to go on with (equal to ``once``), or None when it changed."""
-    spec = passes[ran - 1]
-    repeated = [*passes[:ran], spec]
-    if pass_info(spec).not_idempotent or sequence_violation(repeated) or module_violation(spec, once):
-        return copy
-    isolate.note("again", ran)
-    isolate.mark(f"again:{spec.text}")
-    try:
-        twice = spec.for_program(program).instantiate()(copy)
-    except Exception as error:  # noqa: BLE001 - a bug: the parent runs the repeated sequence to show it
-        isolate.note("again_raised", first_line(error))
-        return None
-    if not tvm_ffi.structural_equal(twice, once):
-        isolate.note("not_idempotent", (ran, _difference(once, twice)))
-        return None
-    return twice
+def _check_modules(program: Program, passes: Sequence[PassSpec], checks: BoundaryChecks,
+                   timeout: float) -> tuple | None:
+    """In a child of their own: the module checks (``ModuleChecks``) on a fresh build, the passes
+    applied; its first finding, or None."""
+    observer, mod = ModuleChecks(program, passes, checks, timeout), build_module(program)
+    observer.before(mod)
+    for ran, spec in enumerate(passes, start=1):
+        isolate.mark(f"pass:{spec.text}")
+        before = tvm_ffi.structural_hash(mod)  # a hash: a pass may update its input in place
+        try:
+            mod = spec.for_program(program).instantiate()(mod)
+        except Exception:  # noqa: BLE001 - the optimized side judges a pass that raises
+            break
+        observer.after(ran, spec, mod, tvm_ffi.structural_hash(mod) != before)
+    return observer.result()[0]
 
 
 def _quietly(function, *args):

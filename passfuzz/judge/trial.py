@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from passfuzz.ir.argument_draws import argument_variants
-from passfuzz.ir.graph import evaluate
+from passfuzz.ir.graph import analyse, evaluate, output_leaves
 from passfuzz.ir.program import Program
 from passfuzz.passes.contracts import sequence_violation
 from passfuzz.passes.names import PassSpec
@@ -25,7 +25,7 @@ from passfuzz.run.execute import Outcome, run_side
 from passfuzz.run.speed import SpeedCheck, time_sides
 
 from . import gradient
-from .boundaries import BoundaryChecks, boundary_verdict
+from .boundaries import BoundaryChecks, boundary_verdict, module_checks
 from .emi import emi_verdict
 from .finding import keyed_as_misuse
 from .observations import missed_rewrites
@@ -56,7 +56,7 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
           timeout: float, build: Build = PLAIN_BUILD, shrinking: bool = False,
           speed: SpeedCheck | None = None,
           boundaries: BoundaryChecks | None = None, argument_draws: int = 1,
-          emi: bool = False) -> tuple[Verdict, Outcome | None]:
+          emi: bool = False, exact_first: bool = False) -> tuple[Verdict, Outcome | None]:
     """Run both sides of one example and judge them. The original side is first held against
     the numpy reference, then across targets; if it disagrees, that is the verdict (no pass is
     judged on a suspect original); if it fails to build or run, a pass of TVM's build pipeline
@@ -74,16 +74,30 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     draw that does not match is checked again as a trial of its own, and its verdict, carrying
     that draw's Program (``Verdict.program``), is the example's. ``emi``: when the sides match, the
     Program against its twin with the untaken If branches pruned (passfuzz.judge.emi), after the
-    boundary oracles."""
+    boundary oracles. ``exact_first``: for a Program whose outputs are all exact, the optimized side
+    runs first and, when it matches numpy bit for bit, the original is not compiled
+    (``_exact_first_applies`` says when that is sound); not while shrinking."""
     started = time.monotonic()
     # Gradient's oracle compares no outputs of the two sides: no draws for it
     draws = argument_draws > 1 and not gradient.involved(passes)
     variants = argument_variants(program, argument_draws - 1) if draws else []
+    # the boundary oracles' checks of each module run in the optimized side's child (judge.boundaries),
+    # except while shrinking: there most candidates show a wrong result, which they would only slow down
+    observer = module_checks(program, passes, boundaries, timeout) if boundaries is not None and not shrinking \
+        else None
+    first = None  # the optimized side, when run before the original
+    # not while shrinking: a candidate mostly shows the finding, so the original is needed anyway,
+    # and a side that hangs would wait the whole --timeout instead of the shrink timeout
+    if exact_first and not shrinking and _exact_first_applies(program, passes, targets, speed, boundaries, emi):
+        first = run_side(program, passes, targets, timeout, build, variants=variants, observer=observer)
+        if _matches_exactly(program, variants, first, targets[0]):
+            # numpy's outputs, which the optimized side's equal bit for bit, stand for the original's
+            stand_in = Outcome("ok", "done", outputs=first.outputs, draws=first.draws)
+            return _judged(program, passes, targets, timeout, build, shrinking, speed, boundaries, emi, variants,
+                           stand_in, first, _evaluated(program))
 
     def at_draw(draw: int) -> tuple[Verdict, Outcome | None] | None:
-        """The trial of one draw's Program, when it shows something; None when it is clean."""
-        verdict, outcome = check(variants[draw], passes, targets, timeout, build, shrinking, speed, boundaries)
-        return None if verdict == Verdict() else (dataclasses.replace(verdict, program=variants[draw]), outcome)
+        return _draw_trial(variants[draw], passes, targets, timeout, build, shrinking, speed, boundaries)
 
     original = run_side(program, None, targets, timeout, variants=variants)
     if shrinking:
@@ -105,18 +119,31 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
         return across, None
     if gradient.involved(passes):  # its own oracle: gradients against finite differences
         return gradient.check(program, passes, targets, timeout, build)
-    optimized = run_side(program, passes, targets, timeout, build, original=original, variants=variants)
+    optimized = first or run_side(program, passes, targets, timeout, build, original=original, variants=variants,
+                                  observer=observer)
     if optimized.failed_draw is not None:
         if (shown := at_draw(optimized.failed_draw)) is not None:
             return shown
-        variants, optimized = [], run_side(program, passes, targets, timeout, build, original=original)
-    with np.errstate(all="ignore"):
-        expected = evaluate(program)  # says which side is wrong when the two differ
+        variants, optimized = [], run_side(program, passes, targets, timeout, build, original=original,
+                                           observer=observer)
+    expected = _evaluated(program)  # says which side is wrong when the two differ
+    return _judged(program, passes, targets, timeout, build, shrinking, speed, boundaries, emi, variants, original,
+                   optimized, expected)
+
+
+def _judged(program: Program, passes: Sequence[PassSpec], targets: Sequence[str], timeout: float, build: Build,
+            shrinking: bool, speed: SpeedCheck | None, boundaries: BoundaryChecks | None, emi: bool,
+            variants: Sequence[Program], original: Outcome, optimized: Outcome,
+            expected) -> tuple[Verdict, Outcome | None]:
+    """The trial once both sides ran: the optimized side judged against the original, then the
+    draws, the prefix pinning, the boundary oracles, EMI and the timing (``check``)."""
+
     verdict = judge(program, passes, original, optimized, _with_records(build, optimized), expected)
     if verdict == Verdict():
         for draw, variant in enumerate(variants):
             if not _draw_matches(variant, passes, original, optimized, draw, build) \
-                    and (shown := at_draw(draw)) is not None:
+                    and (shown := _draw_trial(variant, passes, targets, timeout, build, shrinking, speed,
+                                              boundaries)) is not None:
                 return shown
     finding = verdict.finding
     if finding is not None and not finding.stage.startswith(("pass:", "well-formed:")):
@@ -157,6 +184,52 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
             slow, _ = pin_to_prefix(slow, optimized, range(0 if build.text else 1, len(passes)), timed_prefix)
         return dataclasses.replace(_contract_checked(slow, optimized), observations=observed), optimized
     return dataclasses.replace(_contract_checked(verdict, optimized), observations=observed), optimized
+
+
+def _draw_trial(variant: Program, passes: Sequence[PassSpec], targets: Sequence[str], timeout: float, build: Build,
+                shrinking: bool, speed: SpeedCheck | None,
+                boundaries: BoundaryChecks | None) -> tuple[Verdict, Outcome | None] | None:
+    """The trial of one argument draw's Program, when it shows something; None when it is clean."""
+    verdict, outcome = check(variant, passes, targets, timeout, build, shrinking, speed, boundaries)
+    return None if verdict == Verdict() else (dataclasses.replace(verdict, program=variant), outcome)
+
+
+def _evaluated(program: Program):
+    """The numpy reference's outputs, flattened, floating-point warnings silenced."""
+    with np.errstate(all="ignore"):
+        return evaluate(program)
+
+
+def _exact_first_applies(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
+                         speed: SpeedCheck | None, boundaries: BoundaryChecks | None, emi: bool) -> bool:
+    """May the optimized side stand alone when it matches numpy bit for bit? When every output is
+    exact (judged bit for bit, and numpy computes it exactly: ir.catalogue.base), so an original
+    that matches numpy, as the reference oracle asks, equals it; on one target (nothing to hold
+    across); and when nothing else needs the original's own run: not Gradient's oracle, EMI, the
+    timing, nor a second run of the outputs. What is lost: an original that does not match numpy
+    or fails to compile where the passes' module does (a reference mismatch or a pipeline finding
+    the passes hide); the examples the passes leave unchanged still compile the original."""
+    if len(targets) != 1 or emi or speed is not None or gradient.involved(passes) \
+            or (boundaries is not None and boundaries.same_outputs):
+        return False
+    return all(info.exact for _, info in output_leaves(program, analyse(program, check_values=False)))
+
+
+def _matches_exactly(program: Program, variants: Sequence[Program], side: Outcome, target: str) -> bool:
+    """Did ``side`` run, on the Program's arguments and every draw's, to outputs bit-identical to numpy's?"""
+    if not side.ok or side.failed_draw is not None or len(side.draws) != len(variants):
+        return False
+    runs = [(program, side.outputs.get(target))] + [(v, d.get(target)) for v, d in zip(variants, side.draws)]
+    for of, outputs in runs:
+        try:
+            expected = _evaluated(of)
+        except Exception:  # noqa: BLE001 - a reference that raises: the full trial says what it is
+            return False
+        if outputs is None or len(outputs) != len(expected) or any(
+                a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes()
+                for a, b in zip(expected, outputs)):
+            return False
+    return True
 
 
 def _draw_matches(variant: Program, passes: Sequence[PassSpec], original: Outcome, optimized: Outcome, draw: int,

@@ -11,13 +11,20 @@ plain build, is the original's module compiled the same way again: its child sto
 passes (which still run, so a pass that raises, crashes, hangs or leaves ill-formed IR is found
 as before) and the original side's outputs stand for its compile and run (``Outcome.reused``).
 Compiling it twice could only show TVM's nondeterminism, which no pass is to blame for.
+
+An optimized side may carry a ``PassObserver``: checks of each module a pass returns (the boundary
+oracles, passfuzz.judge.boundaries) run in the side's own child on the modules it makes anyway,
+instead of in a child that builds the module and applies the passes once more. The observer's
+time is added to the child's limit, and a child that crashes, hangs or raises while observing is
+run again without it, so a check that brings its child down never costs the side its verdict.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 import tvm_ffi
@@ -66,10 +73,36 @@ class Outcome:
     # per argument draw (``variants``, passfuzz.ir.argument_draws), outputs per target, as ``outputs``
     draws: tuple[dict[str, list[np.ndarray]], ...] = ()
     failed_draw: int | None = None  # the side failed running this draw, after the Program's own arguments ran
+    observed: Any = None  # what the side's PassObserver concluded; None when none ran to its end
 
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+
+class PassObserver(Protocol):
+    """Checks run inside an optimized side's child on the modules its passes return (module doc).
+    It must not change a module it is given; what it concludes must pickle."""
+
+    def before(self, mod) -> None:
+        """The module built from the Program, before any pass."""
+
+    def after(self, ran: int, spec: PassSpec, mod, changed: bool) -> None:
+        """The module the ``ran``-th pass returned (well-formed where the pass promises it)."""
+
+    def result(self) -> Any:
+        """What it concluded, once every pass has run."""
+
+
+def _observing(step, *args) -> Any:
+    """One observer step, its time given back to the child's limit; the note says a failure from
+    here on is the observer's."""
+    isolate.note("observing", True)
+    started = time.perf_counter()
+    value = step(*args)
+    isolate.extend_deadline(time.perf_counter() - started)
+    isolate.note("observing", False)
+    return value
 
 
 class IllFormed(Exception):
@@ -77,11 +110,14 @@ class IllFormed(Exception):
 
 
 def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str], build: Build,
-              disabled: str = "", stop_if_unchanged: bool = False, variants: Sequence[Program] = ()) -> dict:
+              disabled: str = "", stop_if_unchanged: bool = False, variants: Sequence[Program] = (),
+              observer: PassObserver | None = None) -> dict:
     isolate.mark("build")
     mod = build_module(program)
     adapter, changed, fired, outside_contract, changes = PLAIN, None, [], "", []
     if passes is not None:
+        if observer is not None:
+            _observing(observer.before, mod)
         checking = True  # until a lowering pass, after which well_formed rejects valid modules
         for index, spec in enumerate(passes):
             called = spec.for_program(program)  # with the arguments it runs with, which a precondition may read
@@ -94,7 +130,8 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
             before = tvm_ffi.structural_hash(mod)  # a hash: a pass may update its input in place
             ops_before = op_counts(mod, forms=True)
             mod = called.instantiate()(mod)
-            if tvm_ffi.structural_hash(mod) != before:
+            fires = tvm_ffi.structural_hash(mod) != before
+            if fires:
                 fired.append(spec.text)
                 isolate.note("fired", tuple(fired))  # known even if a later pass fails
                 ops_after = op_counts(mod, forms=True)  # what it did, in ops and their attributes: a behaviour
@@ -104,6 +141,10 @@ def _run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequ
             if checking:
                 isolate.mark(f"well-formed:{spec.text}")
                 _check_well_formed(mod)
+            if observer is not None:
+                _observing(observer.after, index + 1, spec, mod, fires)
+        if observer is not None:
+            isolate.note("observed", _observing(observer.result))
         reference = build_module(program)  # fresh: a pass may have mutated its input
         changed = not tvm_ffi.structural_equal(reference, mod)
         adapter = choose_adapter(reference, mod, program.num_input, program.symbol_values())
@@ -219,25 +260,30 @@ def _check_well_formed(mod) -> None:
 
 def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str],
              timeout: float, build: Build = PLAIN_BUILD, disabled: str = "",
-             original: Outcome | None = None, variants: Sequence[Program] = ()) -> Outcome:
+             original: Outcome | None = None, variants: Sequence[Program] = (),
+             observer: PassObserver | None = None) -> Outcome:
     """One side in an isolated child; ``passes=None`` is the original side (always the plain build).
     ``disabled``: a pass of the build's Relax pipeline to leave out (passfuzz.judge.pipeline_blame).
     ``original``: the original side's Outcome on the same program and targets; an optimized side
     the passes left unchanged then reuses its outputs instead of compiling and running again.
     ``variants``: the Program with other arguments (passfuzz.ir.argument_draws), run after its own
-    arguments on the same compiled module; their outputs are ``Outcome.draws``."""
+    arguments on the same compiled module; their outputs are ``Outcome.draws``. ``observer``: checks
+    of each module a pass returns, run in this side's child (module doc); their conclusion is
+    ``Outcome.observed``."""
     if passes is None:
-        build = PLAIN_BUILD
+        build, observer = PLAIN_BUILD, None
     reuse = _reusable(original, passes, targets, build, disabled)
     if build.tune is not None and not build.tune_records:
         timeout += TUNING_SECONDS * build.tune  # a side's time limit is for compiling and running
     if needs_fresh_process(targets):
-        child = isolate.run_fresh(_run_side, (program, passes, list(targets), build, disabled, reuse, tuple(variants)),
-                                  timeout)
+        child = isolate.run_fresh(_run_side, (program, passes, list(targets), build, disabled, reuse, tuple(variants),
+                                              observer), timeout)
     else:
         _warm_up(targets[0])
-        child = isolate.run_forked(lambda: _run_side(program, passes, targets, build, disabled, reuse, variants),
-                                   timeout)
+        child = isolate.run_forked(lambda: _run_side(program, passes, targets, build, disabled, reuse, variants,
+                                                     observer), timeout)
+    if child.status != "ok" and child.notes.get("observing"):  # the observer's fault, not the side's
+        return run_side(program, passes, targets, timeout, build, disabled, original, variants)
     pipeline = {"pipeline_pass": child.notes.get("pipeline_pass", ""),
                 "pipeline_changed": child.notes.get("pipeline_changed", ())}
     changes = tuple(child.notes.get("changes", ()))
@@ -254,7 +300,7 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
         return dataclasses.replace(original, changed=False, adapter=value["adapter"], fired=tuple(value["fired"]),
                                    outside_contract=value["outside_contract"], closures=value["closures"],
                                    outside_contract_at=contract_at, reused=True, changes=changes,
-                                   external=child.notes.get("external", ()))
+                                   external=child.notes.get("external", ()), observed=child.notes.get("observed"))
     if "incomparable" in value:
         return Outcome("incomparable", "adapter", value["incomparable"], changed=value["changed"],
                        fired=tuple(value["fired"]), outside_contract=value["outside_contract"], changes=changes,
@@ -262,4 +308,5 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
     return Outcome("ok", "done", outputs=value["outputs"], draws=value["draws"], changed=value["changed"], adapter=value["adapter"],
                    fired=tuple(value["fired"]), outside_contract=value["outside_contract"],
                    outside_contract_at=contract_at, closures=value["closures"], tune_records=value["tune_records"],
-                   changes=changes, external=child.notes.get("external", ()), **pipeline)
+                   changes=changes, external=child.notes.get("external", ()), observed=child.notes.get("observed"),
+                   **pipeline)

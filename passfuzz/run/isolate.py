@@ -65,7 +65,15 @@ def note(key: str, value: Any) -> None:
         _send(_channel, ("note", key, value))
 
 
-_PROGRESS = ("mark", "note")  # messages before the child's result
+def extend_deadline(seconds: float) -> None:
+    """Give the child ``seconds`` more before it counts as hung: the time it spent on work of
+    its own limit (checks run in a side's child, passfuzz.run.execute's observer), so the side
+    keeps the whole limit it would have had alone (a no-op outside a child)."""
+    if _channel is not None:
+        _send(_channel, ("extend", seconds))
+
+
+_PROGRESS = ("mark", "note", "extend")  # messages before the child's result
 
 
 def _send(fd: int, message: tuple) -> None:
@@ -191,7 +199,9 @@ def _receive(read_fd: int, timeout: float) -> tuple[list[tuple], bool]:
             chunk = os.read(read_fd, 1 << 16)
             if not chunk:
                 break
+            received = len(messages)
             buffer = _take_messages(buffer + chunk, messages)
+            deadline += sum(message[1] for message in messages[received:] if message[0] == "extend")
             if messages and messages[-1][0] not in _PROGRESS:
                 break  # the result is the last message: the child's exit need not be waited for
     finally:
