@@ -96,14 +96,8 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
     from passfuzz.run.builds import BuildError, parse_build
     from passfuzz.run.targets import GPU_KINDS, TargetError, drawable_dtypes, kind_of, parse_targets, unavailable_reason
 
-    for name in ("max_examples", "workers", "max_nodes", "argument_draws"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise PlanError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
-    for name in ("max_time", "timeout", "shrink_time", "reduce_time"):
-        value = getattr(args, name)
-        if value is not None and value <= 0:
-            raise PlanError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
+    _check_numbers(args, ("max_examples", "workers", "max_nodes", "argument_draws"),
+                   ("max_time", "timeout", "shrink_time", "reduce_time"))
     if args.scheduler is not None:
         _needs_extra("--scheduler", "distributed", ("dask", "distributed"), "Dask distributed")
         if args.workers != 1:
@@ -231,6 +225,18 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
                       boundaries=boundary_checks(args))
 
 
+def _check_numbers(args: RunOptions, counts: tuple[str, ...], durations: tuple[str, ...]) -> None:
+    """PlanError (one line) for a count below 1 or a duration not positive; None means not given."""
+    for name in counts:
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise PlanError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+    for name in durations:
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            raise PlanError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
+
+
 def runnable_targets(requested: list[str] | None, note: Callable[[str], None]) -> list[str]:
     """The targets asked for (``parse_targets``) that run here, each one skipped said in a line; with
     none asked for, every target this machine runs. PlanError when none is left."""
@@ -282,13 +288,7 @@ def as_it_is(args: RunOptions, note: Callable[[str], None] = lambda line: None) 
 
     from .engine import FuzzConfig
 
-    for name in ("workers", "argument_draws"):
-        if getattr(args, name) < 1:
-            raise PlanError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    for name in ("max_time", "timeout", "reduce_time"):
-        value = getattr(args, name)
-        if value is not None and value <= 0:
-            raise PlanError(f"--{name.replace('_', '-')} must be positive, got {value:g}")
+    _check_numbers(args, ("workers", "argument_draws"), ("max_time", "timeout", "reduce_time"))
     try:
         requested = parse_targets(args.targets) if args.targets else None
     except TargetError as exc:
