@@ -22,7 +22,8 @@ from passfuzz.ir.catalogue.base import NO_REFERENCE, OpError
 from passfuzz.ir.graph import analyse, evaluate
 from passfuzz.ir.program import Node, Program, ProgramError
 from passfuzz.judge.oracle import reference_verdict
-from passfuzz.passes.names import resolve
+from passfuzz.judge.trial import check
+from passfuzz.passes.names import resolve, resolve_list
 from passfuzz.portable.standalone import load, numpy_outputs, to_tvm
 from passfuzz.relax.build import build_module
 from passfuzz.relax.importer import ImportRejected, import_module
@@ -113,6 +114,14 @@ def test_numpy_has_no_reference_for_what_a_kernel_computes_and_the_reference_ora
     wrong = run_side(both, None, ["llvm"], 60)
     wrong.outputs["llvm"][0] = wrong.outputs["llvm"][0] + 1
     assert reference_verdict(both, wrong).finding.kind == "reference-mismatch"
+
+
+def test_an_exact_output_of_a_kernel_is_no_reason_to_skip_compiling_the_original():
+    # the kernel's int32 output is exact, but numpy computes no value for it: the original is needed
+    imported = import_module(TwoOutputs)
+    program = Program(imported.values, imported.outputs[1:])  # the int32 output alone
+    verdict, optimized = check(program, resolve_list("FoldConstant"), ["llvm"], 60, exact_first=True)
+    assert verdict.finding is None and not verdict.generator_defect and optimized is not None and optimized.ok
 
 
 def test_a_wrong_pass_after_a_kernel_is_caught_and_its_correct_twin_is_not():

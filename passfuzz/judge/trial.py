@@ -16,6 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from passfuzz.ir.argument_draws import argument_variants
+from passfuzz.ir.catalogue.base import NO_REFERENCE
 from passfuzz.ir.graph import analyse, evaluate, output_leaves
 from passfuzz.ir.program import Program
 from passfuzz.passes.contracts import sequence_violation
@@ -216,7 +217,8 @@ def _exact_first_applies(program: Program, passes: Sequence[PassSpec], targets: 
 
 
 def _matches_exactly(program: Program, variants: Sequence[Program], side: Outcome, target: str) -> bool:
-    """Did ``side`` run, on the Program's arguments and every draw's, to outputs bit-identical to numpy's?"""
+    """Did ``side`` run, on the Program's arguments and every draw's, to outputs bit-identical to numpy's?
+    Not where numpy computes no value (an opaque kernel's): there the original is needed."""
     if not side.ok or side.failed_draw is not None or len(side.draws) != len(variants):
         return False
     runs = [(program, side.outputs.get(target))] + [(v, d.get(target)) for v, d in zip(variants, side.draws)]
@@ -226,7 +228,7 @@ def _matches_exactly(program: Program, variants: Sequence[Program], side: Outcom
         except Exception:  # noqa: BLE001 - a reference that raises: the full trial says what it is
             return False
         if outputs is None or len(outputs) != len(expected) or any(
-                a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes()
+                a is NO_REFERENCE or a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes()
                 for a, b in zip(expected, outputs)):
             return False
     return True
