@@ -6,6 +6,9 @@ finds the planted pass by mutating untaken branches and shrinks it; correct pass
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tvm.script import ir as I
+from tvm.script import relax as R
+from tvm.script import tirx as T
 
 from passfuzz.campaign.engine import FuzzConfig, Fuzzer
 from passfuzz.findings import corpus
@@ -14,6 +17,7 @@ from passfuzz.ir.graph import evaluate
 from passfuzz.ir.program import Node, Param, Program
 from passfuzz.judge.trial import check
 from passfuzz.passes.names import resolve_list
+from passfuzz.relax.importer import import_module
 from strategies import emi_programs, relax_programs
 
 from .test_reproducer import (
@@ -108,3 +112,27 @@ def test_the_fuzz_loop_finds_the_planted_pass_by_mutating_an_untaken_branch_and_
 def test_correct_passes_give_no_emi_finding_on_programs_the_oracle_compares(program):
     verdict, _ = check(program, resolve_list("FoldConstant,DeadCodeElimination"), ["llvm"], 60, emi=True)
     assert verdict.finding is None or verdict.finding.kind != "emi-mismatch", verdict.finding
+
+
+@I.ir_module(s_tir=True)
+class KernelCondition:
+    @T.prim_func(private=True, s_tir=True)
+    def positive(A: T.Buffer((), "float32"), B: T.Buffer((), "bool")):
+        with T.sblock("compute"):
+            B[()] = A[()] > T.float32(0)
+
+    @R.function
+    def main(x: R.Tensor((), "float32"), y: R.Tensor((2,), "float32")):
+        cls = KernelCondition
+        c = R.call_tir(cls.positive, (x,), out_ty=R.Tensor((), "bool"))
+        if c:
+            z = R.exp(y)
+        else:
+            z = R.negative(y)
+        return z
+
+
+def test_an_if_whose_condition_an_opaque_kernel_computes_has_no_branch_known_dead():
+    # numpy computes no value for the kernel's bool: pruning either branch could prune the one taken
+    program = import_module(KernelCondition)
+    assert "call_tir" in program.node_ops() and dead_branches(program) == []

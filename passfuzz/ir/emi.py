@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .catalogue.base import ValueInfo, same_type
+from .catalogue.base import NO_REFERENCE, ValueInfo, same_type
 from .graph import analyse, evaluate_all
 from .program import Node, Program, ProgramError
 
@@ -32,7 +32,9 @@ def dead_branches(program: Program) -> list[tuple[int, str]]:
         return []
     with np.errstate(all="ignore"):
         values = evaluate_all(program)
-    return [(i, "else" if bool(values[program.values[i].args[0]]) else "then") for i in ifs]
+    conditions = [(i, values[program.values[i].args[0]]) for i in ifs]
+    # a condition an opaque kernel computes has no numpy value: which branch runs is not known
+    return [(i, "else" if bool(taken) else "then") for i, taken in conditions if taken is not NO_REFERENCE]
 
 
 def smallest_region(operands: list, result) -> dict | None:
