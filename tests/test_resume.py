@@ -63,6 +63,16 @@ def wait_for(condition, process, seconds=240):
         time.sleep(0.002)
 
 
+def names_in(directory):
+    """The names in ``directory``, none while it does not exist. The run's option checks create the
+    corpus and remove it again before the run creates it for good, so it can vanish between an
+    ``is_dir`` and a listing."""
+    try:
+        return os.listdir(directory)
+    except FileNotFoundError:
+        return []
+
+
 def records(directory):
     """fingerprint -> record of every finding in ``directory``, after checking that each visible
     file is whole: every record loads and validates, every script compiles, every report is whole."""
@@ -106,7 +116,7 @@ def test_a_run_killed_at_random_moments_loses_nothing_and_resumes_to_the_uninter
     # First kill: while the first finding is being saved, at a drawn point of its three files.
     first = start(tmp_path / "1.log", *PLANTED_RUN, "--corpus", str(killed))
     pattern = rng.choice([r"^\..+\.py\.\d+", r"\.py$", r"\.md$", r"\.json$"])
-    wait_for(lambda: killed.is_dir() and any(re.search(pattern, p.name) for p in killed.iterdir()), first)
+    wait_for(lambda: any(re.search(pattern, name) for name in names_in(killed)), first)
     kill(first)
     saved = records(killed)
     assert all(os.path.exists(path) for path in first_sightings(tmp_path / "1.log")), moments
