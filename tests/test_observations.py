@@ -9,6 +9,7 @@ import tvm
 from hypothesis import HealthCheck, given, settings
 
 from passfuzz.campaign.engine import FuzzConfig, Fuzzer
+from passfuzz.cli.replay import replay_one
 from passfuzz.findings import corpus
 from passfuzz.findings.reduce import fewest_keys
 from passfuzz.findings.reproducer import render_script
@@ -136,6 +137,10 @@ def test_observations_are_saved_apart_once_reduced_and_never_make_a_finding(tmp_
     assert record["kind"] == "not-idempotent" and len(record["program"]["values"]) <= 2  # reduced
     (result,) = run_scripts(saved[:-5] + ".py")
     assert result.returncode == 1 and result.stdout.startswith("NOT IDEMPOTENT (not-idempotent)"), result
+    assert replay_one(Path(saved), 60)[0] == "REPRODUCES"  # replayed as the run observed it, not as a finding
+    record["passes"] = [PLANTED + "labelled_once"]  # the idempotent twin
+    Path(saved).write_text(json.dumps(record))
+    assert replay_one(Path(saved), 60) == ("FIXED", "no longer observed")
 
 
 # -- the PassContext configuration axis -------------------------------------------------------------

@@ -42,7 +42,7 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     from passfuzz.findings.corpus import CorpusError, load, problem
     from passfuzz.judge.boundaries import BoundaryChecks
     from passfuzz.judge.emi import EMI_MISMATCH
-    from passfuzz.judge.finding import named_as, same_bug
+    from passfuzz.judge.finding import OBSERVATION_KINDS, named_as, same_bug
     from passfuzz.judge.trial import check
     from passfuzz.passes.names import PassSpecError, resolve
     from passfuzz.run.builds import BuildError, recorded_build
@@ -62,6 +62,8 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     if entry.record["kind"] == "target-mismatch" and targets != entry.record["targets"]:
         skipped = [f"{t} ({unavailable_reason(t)})" for t in entry.record["targets"] if t not in targets]
         return "ERROR", f"{path}: compares targets, and these cannot run here: {'; '.join(skipped)}"
+    if entry.record["kind"] in OBSERVATION_KINDS:
+        return _replay_observation(entry, passes, timeout)
     speed = speed_of(entry.record)
     verdict, optimized = check(entry.program, passes, targets, timeout, build, speed=speed,
                                boundaries=BoundaryChecks.only(entry.record["kind"]),
@@ -83,6 +85,21 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
         _rewrite(entry, finding, optimized, targets, timeout, build)
         return "REPRODUCES", f"rewritten: {finding.message}{misuse}"
     return "REPRODUCES", finding.message + misuse
+
+
+def _replay_observation(entry, passes, timeout: float) -> tuple[str, str]:
+    """An observation (a missed rewrite, a pass not idempotent) is checked again as the run checked
+    it, not as a finding: the pass still leaves its form (or changes its own output again), or it
+    no longer does. ``--rewrite`` leaves observations alone."""
+    from passfuzz.judge.finding import new_finding
+    from passfuzz.judge.observations import still_observed
+
+    record = entry.record
+    observation = new_finding(record["kind"], passes, record["signature"].rsplit(" | ", 1)[-1], record["message"],
+                              record["stage"])
+    if still_observed(entry.program, passes, observation, timeout):
+        return "REPRODUCES", f"still observed: {record['message']}"
+    return "FIXED", "no longer observed"
 
 
 def speed_of(record: dict):
