@@ -106,14 +106,13 @@ def test_a_pass_that_changes_its_own_output_again_is_not_idempotent_and_its_twin
     assert checked(EXP_OF_NEGATIVE, PLANTED + "labelled_once").observations == ()
 
 
-# The smallest program a campaign saw each of these passes change again (corpus/missed/), and why
-# that is the pass's design: PassInfo.not_idempotent.
-F32_3x3 = Param((3, 3), "float32", -16, 16, [[0.0] * 3] * 3)
+# For each pass the catalogue knows changes its own output again (PassInfo.not_idempotent says why),
+# the reduced program on which a fuzzing run saw it do so.
 CHANGED_AGAIN_BY_DESIGN = {
     "BundleModelParams": Program((Param((1, 4), "float32", -1, 1, [[0.0] * 4], role="weight"),), (0,)),
     "CanonicalizeBindings": Program((Node("const", (), {"shape": [1, 2], "dtype": "int64", "value": [[0, 0]]}),),
                                     (0,)),
-    "ConvertToDataflow": Program((F32_3x3, Param((), "bool", 0, 1, False),
+    "ConvertToDataflow": Program((Param((3, 3), "float32", -16, 16, [[0.0] * 3] * 3), Param((), "bool", 0, 1, False),
                                   Node("if", (1, 0), {"then": {"values": [{"op": "reshape_runtime", "args": [0, 0],
                                                                            "attrs": {}}], "outputs": [1]},
                                                       "else": {"values": [], "outputs": [0]}})), (2,)),
