@@ -32,7 +32,10 @@ def test_passes_json_is_the_catalogue_for_machines(run_cli):
     for name, info in CATALOGUE.items():
         if name in entries:
             assert entries[name]["matches"] == list(info.matches) and entries[name]["phases"] == list(info.phases)
+            assert entries[name]["not_idempotent"] == info.not_idempotent
     assert entries["ReorderTakeAfterMatmul"]["matches"] == ["matmul", "take"]
+    assert "eliminate_common_subexpr.cc" in entries["EliminateCommonSubexpr"]["not_idempotent"]
+    assert entries["FoldConstant"]["not_idempotent"] == ""  # checked
 
 
 def test_passes_name_shows_one_pass_in_full_with_its_sources(run_cli):

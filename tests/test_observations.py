@@ -2,6 +2,7 @@
 defect is caught, its correct twin is not. The planted passes are in tests/planted_observations.py."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from passfuzz.findings.reproducer import render_script
 from passfuzz.ir.program import Node, Param, Program
 from passfuzz.judge.boundaries import BoundaryChecks
 from passfuzz.judge.trial import check
+from passfuzz.passes import catalogue
 from passfuzz.passes.names import resolve_list
 from passfuzz.passes.pass_configs import BY_KEY, as_config
 from passfuzz.passes.variants import promised_rewrites
@@ -103,6 +105,34 @@ def test_a_pass_that_changes_its_own_output_again_is_not_idempotent_and_its_twin
     assert verdict.observations[0].signature == \
         f"not-idempotent | {PLANTED}relabelled | changes again at functions.attrs.__dict__"
     assert checked(EXP_OF_NEGATIVE, PLANTED + "labelled_once").observations == ()
+
+
+# For each pass the catalogue knows changes its own output again (PassInfo.not_idempotent says why),
+# the reduced program on which a fuzzing run saw it do so.
+CHANGED_AGAIN_BY_DESIGN = {
+    "BundleModelParams": Program((Param((1, 4), "float32", -1, 1, [[0.0] * 4], role="weight"),), (0,)),
+    "CanonicalizeBindings": Program((Node("const", (), {"shape": [1, 2], "dtype": "int64", "value": [[0, 0]]}),),
+                                    (0,)),
+    "ConvertToDataflow": Program((Param((3, 3), "float32", -16, 16, [[0.0] * 3] * 3), Param((), "bool", 0, 1, False),
+                                  Node("if", (1, 0), {"then": {"values": [{"op": "reshape_runtime", "args": [0, 0],
+                                                                           "attrs": {}}], "outputs": [1]},
+                                                      "else": {"values": [], "outputs": [0]}})), (2,)),
+    "EliminateCommonSubexpr": Program((Param((3, 1, 2), "float32", 0, 4, [[[0.0, 0.0]]] * 3),
+                                       *[Node("permute_dims", (0,), {"axes": None})] * 3,
+                                       Node("concat", (1, 2, 3, 1), {"axis": -3})), (4,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHANGED_AGAIN_BY_DESIGN))
+def test_a_pass_the_catalogue_knows_changes_its_own_output_again_is_not_observed_and_others_still_are(
+        name, monkeypatch):
+    program = CHANGED_AGAIN_BY_DESIGN[name]
+    assert catalogue.CATALOGUE[name].not_idempotent
+    assert checked(program, name).observations == ()
+    monkeypatch.setitem(catalogue.CATALOGUE, name, replace(catalogue.CATALOGUE[name], not_idempotent=""))
+    assert [o.kind for o in checked(program, name).observations] == ["not-idempotent"]  # what the entry hides
+    monkeypatch.undo()
+    assert [o.kind for o in checked(EXP_OF_NEGATIVE, PLANTED + "relabelled").observations] == ["not-idempotent"]
 
 
 def test_a_pass_that_fails_on_its_own_output_is_a_pass_error_of_the_repeated_sequence():

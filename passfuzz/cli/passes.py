@@ -40,7 +40,8 @@ def describe(name: str, installed: set[str]) -> dict:
             "accepts": [PRECONDITIONS[key][0] for key in info.preconditions],
             "calling_convention": info.convention, "rtol": info.rtol, "well_formed_after": info.well_formed_after,
             "fuzzable": not info.skip, "why_not_fuzzable": info.skip, "notes": info.notes,
-            "matches": list(info.matches), "matches_source": info.matches_source, "source": info.source}
+            "matches": list(info.matches), "matches_source": info.matches_source,
+            "not_idempotent": info.not_idempotent, "source": info.source}
 
 
 def _notes(entry: dict) -> str:
@@ -118,6 +119,7 @@ def _one(entry: dict):
             ("notes", entry["notes"]),
             ("matches (--focus auto)", ", ".join(entry["matches"]) or "every op: no focus"),
             ("where its source names them", entry["matches_source"]),
+            ("not idempotent (not checked)", entry["not_idempotent"]),
             ("contract's source", entry["source"].replace("; ", "\n"))]
     for field, value in rows:
         if value:

@@ -9,10 +9,10 @@ stopping ``-x``, never failing the exit status.
   child: the optimized side already says which passes changed the module.
 - ``not-idempotent``: a pass applied once more to its own output changes it again. Checked in the
   boundary child (passfuzz.judge.boundaries), for the passes the catalogue expects idempotent
-  (``PassInfo.idempotent``). One fingerprint per pass and where the two modules differ. A pass
-  that raises or crashes on its own output is a bug, not an observation: the boundary check
-  reports the pass-error or crash of the sequence with that pass repeated, which the optimized
-  side then shows as any other failing pass.
+  (those without ``PassInfo.not_idempotent``). One fingerprint per pass and where the two modules
+  differ. A pass that raises or crashes on its own output is a bug, not an observation: the
+  boundary check reports the pass-error or crash of the sequence with that pass repeated, which
+  the optimized side then shows as any other failing pass.
 
 ``still_observed`` checks an observation again in a child, without compiling (a build and the
 passes): what the engine's light reduction of one asks of each candidate.
