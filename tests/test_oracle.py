@@ -123,6 +123,16 @@ def test_reference_mismatch_blames_no_pass_and_names_the_op():
     assert "at maximum" in finding.signature and "numpy 1, tvm 0" in finding.message
 
 
+def test_a_reference_mismatch_on_another_target_than_llvm_is_keyed_apart_and_named_after_it():
+    program = Program((Param((3,), "int32", -4, 4, [1, -2, 3]), Param((3,), "int32", -4, 4, [0, 0, 0]),
+                       Node("maximum", (0, 1))), (2,))
+    wrong = [np.array([0, -2, 0], "int32")]
+    on_llvm = reference_verdict(program, Outcome("ok", outputs={"llvm -opt-level=1": wrong})).finding
+    on_c = reference_verdict(program, Outcome("ok", outputs={"c": wrong})).finding
+    assert on_llvm.signature.endswith("at maximum") and on_c.signature.endswith("at maximum on c")
+    assert on_llvm.fingerprint != on_c.fingerprint  # a C codegen fault is not an llvm one at the same op
+
+
 def test_reference_tolerance_is_wider_than_between_two_modules():
     exp = np.exp(np.array([0.0, 1.0, 2.0], "float32"))
     # exp over [-4, 4]: bound e**4, so the absolute tolerance is 1e-4 * 54.6 between two modules
