@@ -298,3 +298,41 @@ def test_a_negative_index_wrap_never_taken_and_a_negative_power_base_import():
     assert program.node_ops() == ["clip", "power"]
     clip, power = program.nodes
     assert clip.args == (0,) and power.args == (1, 2)  # base, its clip, exponent (as given), power
+
+
+def test_a_shape_input_the_test_data_gives_becomes_that_constant_and_the_network_runs(tmp_path):
+    """The onnx wheel's test_expand_shape_model3: Expand to a shape that is an input. Its value,
+    in the model's test data, fixes the result's shape, so the network imports with that shape
+    constant; a built module and numpy then compute the broadcast the test data expects. Without
+    the test data the shapes stay inputs, and the frontend refuses the Reshape."""
+    from tvm import relax
+
+    from passfuzz.ir.graph import evaluate
+    from passfuzz.portable.standalone import load, numpy_outputs, to_tvm
+    from passfuzz.relax.build import build_module
+    from passfuzz.relax.models import ModelError
+
+    folder = tmp_path / "expand"
+    (folder / "test_data_set_0").mkdir(parents=True)
+    model = _model(folder / "model.onnx",
+                   [helper.make_node("Reshape", ["x", "flat"], ["r"]), helper.make_node("Expand", ["r", "shape"], ["y"])],
+                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 1]),
+                    helper.make_tensor_value_info("flat", TensorProto.INT64, [2]),
+                    helper.make_tensor_value_info("shape", TensorProto.INT64, [3])],
+                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [])
+    given = [np.array([[[1.0], [2.0], [3.0]]], "float32"), np.array([3, 1], "int64"), np.array([2, 3, 4], "int64")]
+    for k, (name, value) in enumerate(zip(["x", "flat", "shape"], given)):
+        (folder / "test_data_set_0" / f"input_{k}.pb").write_bytes(numpy_helper.from_array(value, name).SerializeToString())
+    mod, arguments = import_onnx(model)
+    assert [p.name for p in mod["main"].params] == ["x"]
+    program = import_module(mod, arguments=arguments, argument_ranges=True)
+    expected = np.broadcast_to(arguments[0].reshape(3, 1), (2, 3, 4))
+    executable, device = load(build_module(program), "llvm")
+    (built,) = numpy_outputs(relax.VirtualMachine(executable, device)["main"](*[to_tvm(a, device) for a in program.arguments()]))
+    (reference,) = evaluate(program)
+    assert np.array_equal(built, expected) and np.array_equal(reference, expected)
+
+    for k in range(3):
+        (folder / "test_data_set_0" / f"input_{k}.pb").unlink()
+    with pytest.raises(ModelError, match="Reshape requires the input new shape to be Shape"):
+        import_onnx(model)
