@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 
+import numpy as np
+
 from passfuzz.ir.catalogue.base import (
     DTYPES,
     NO_REFERENCE,
@@ -22,7 +24,7 @@ from passfuzz.ir.catalogue.base import (
 from passfuzz.ir.catalogue.structure import reference_value
 
 from .catalogue import BY_NAME, Chooser, OpError, ValueInfo, infer_application
-from .program import Node, Param, Program, ProgramError
+from .program import Node, Param, Program, ProgramError, numpy_dtype
 
 
 def param_info(param: Param) -> ValueInfo:
@@ -64,7 +66,37 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
         raise ProgramError("outputs: empty or refers to a missing value")
     program.signature()  # raises ProgramError for tuple parameters that do not nest
     check_symbols(program)
+    check_prims(program)
     return infos
+
+
+def check_prims(program: Program) -> None:
+    """An R.Prim scalar parameter (``Param.prim``) is a plain input of shape () that only ops
+    taking a PrimValue read (``OpDef.takes_prims``), an If as its condition, or an If whose
+    branches read it so: no other op, no function body and no output takes one in TVM."""
+    prims = [i for i, v in enumerate(program.values) if isinstance(v, Param) and v.prim]
+    nodes = [(k, {"op": v.op, "args": list(v.args), "attrs": v.attrs}) for k, v in enumerate(program.values)
+             if isinstance(v, Node)]
+    for i in prims:
+        param = program.values[i]
+        if param.shape != () or param.role != "input" or param.pack or param.dims or param.unknown_rank:
+            raise ProgramError(f"values[{i}]: an R.Prim parameter is an input of shape (), typed statically")
+        _prim_read_as_prim(i, nodes, list(program.outputs), f"values[{i}]")
+
+
+def _prim_read_as_prim(index: int, nodes: list[tuple[int, dict]], outputs: list[int], where: str) -> None:
+    if index in outputs:
+        raise ProgramError(f"{where}: an R.Prim parameter is no output")
+    for k, node in nodes:
+        for position, a in enumerate(node["args"]):
+            if a != index or BY_NAME[node["op"]].takes_prims or (node["op"] == "if" and position == 0):
+                continue
+            if node["op"] != "if":
+                raise ProgramError(f"{where}: read by {node['op']}, which takes no R.Prim operand")
+            for key in ("then", "else"):  # a branch's first values are the operands after the condition
+                region = node["attrs"][key]
+                first = len(node["args"]) - 1
+                _prim_read_as_prim(position - 1, list(enumerate(region["values"], first)), region["outputs"], where)
 
 
 def output_leaves(program: Program, infos: Sequence) -> list[tuple[int, ValueInfo]]:
@@ -228,7 +260,9 @@ def evaluate_all(program: Program, arguments: Sequence | None = None) -> list:
     results: list = []
     for i, value in enumerate(program.values):
         if isinstance(value, Param):
-            results.append(given[i] if i in given else value.array())
+            # an R.Prim scalar's argument is a Python value: as an array, its dtype is the parameter's
+            results.append(value.array() if i not in given else
+                           np.asarray(given[i], numpy_dtype(value.dtype)) if value.prim else given[i])
         else:
             results.append(reference_value(BY_NAME[value.op], [results[a] for a in value.args], value.attrs))
     return results

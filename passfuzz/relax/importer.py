@@ -856,9 +856,15 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
         role = "input" if k < num_input else "weight"
         ty = p.ty
         where = f"cannot import {function}: parameter {p.name}"
-        if type(ty).__name__ == "PrimType":
-            if str(ty.dtype) != "int64":
-                raise ImportRejected(f"{where}: an R.Prim parameter of dtype {ty.dtype} (only int64 variables)")
+        if type(ty).__name__ == "PrimType" and str(ty.dtype) != "int64":
+            # a scalar value (an int64 one is a symbolic variable): drawn and ranged as a tensor of
+            # shape () would be, passed to the VM as a Python value
+            if str(ty.dtype) not in DTYPES:
+                raise ImportRejected(f"{where}: an R.Prim parameter of dtype {ty.dtype}, not among passfuzz's dtypes")
+            value = np.asarray(given[k], numpy_dtype(str(ty.dtype))) if given is not None else None
+            values.append(Param((), str(ty.dtype), 0, 0, value, role, prim=True))
+            scope[p] = len(values) - 1
+        elif type(ty).__name__ == "PrimType":
             prim_params.append(PrimParam(p.name, role))
             sizes.setdefault(p.name, int(given[k]) if given is not None else None)
         elif isinstance(ty, relax.ShapeType):
