@@ -13,6 +13,7 @@ import tvm
 from hypothesis import HealthCheck, Phase, find, given, settings
 from tvm import relax
 from tvm.script import relax as R
+from tvm.script import tirx as T
 
 from passfuzz.findings.corpus import schema
 from passfuzz.findings.known_bugs import shipped
@@ -278,3 +279,40 @@ class TestPrimScalars:
         wrong_branch = Node("if", program.values[3].args, {**program.values[3].attrs, "then": then_exp})
         with pytest.raises(ProgramError, match="read by exp"):
             analyse(replace(program, values=program.values[:3] + (wrong_branch,)))
+
+
+@tvm.script.ir_module(s_tir=True)
+class ScaledByKernel:
+    """test_transform_legalize_ops_binary's Expected: a kernel taking the R.Prim scalar."""
+
+    @T.prim_func(private=True, s_tir=True)
+    def add(lhs: T.Buffer((T.int64(2), T.int64(3)), "float32"), rhs: T.float32,
+            output: T.Buffer((T.int64(2), T.int64(3)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i, j in T.grid(T.int64(2), T.int64(3)):
+            with T.sblock("T_add"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                output[vi, vj] = lhs[vi, vj] + rhs
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32"), y: R.Prim("float32")):
+        cls = ScaledByKernel
+        gv = R.call_tir(cls.add, (x, y), R.Tensor((2, 3), dtype="float32"))
+        return gv
+
+
+def test_a_kernel_taking_a_prim_scalar_imports_builds_back_runs_and_keeps_it_a_scalar():
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    program = import_module(ScaledByKernel, arguments=[x, 0.25])
+    (kernel,) = program.nodes
+    assert kernel.op == "call_tir" and kernel.attrs["prims"] == [1] and kernel.attrs["inputs"][1] == [[], "float32"]
+    (original,) = run(ScaledByKernel, [x, 0.25])
+    (imported,) = run(build_module(program), program.arguments())
+    assert np.array_equal(original, x + 0.25) and np.array_equal(imported, original)
+    # a 0-d tensor in the scalar's place is refused, and so is the scalar where a kernel takes a 0-d tensor
+    tensor = Param((), "float32", -4, 4, 0.5)
+    with pytest.raises(ProgramError, match="operand 1 is the kernel's R.Prim scalar"):
+        analyse(replace(program, values=program.values[:1] + (tensor,) + program.values[2:]))
+    takes_tensor = Node("call_tir", kernel.args, {k: v for k, v in kernel.attrs.items() if k != "prims"})
+    with pytest.raises(ProgramError, match="read by call_tir, which takes no R.Prim operand"):
+        analyse(replace(program, values=program.values[:2] + (takes_tensor,)))

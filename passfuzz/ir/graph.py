@@ -72,31 +72,39 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
 
 def check_prims(program: Program) -> None:
     """An R.Prim scalar parameter (``Param.prim``) is a plain input of shape () that only ops
-    taking a PrimValue read (``OpDef.takes_prims``), an If as its condition, or an If whose
-    branches read it so: no other op, no function body and no output takes one in TVM."""
-    prims = [i for i, v in enumerate(program.values) if isinstance(v, Param) and v.prim]
-    nodes = [(k, {"op": v.op, "args": list(v.args), "attrs": v.attrs}) for k, v in enumerate(program.values)
-             if isinstance(v, Node)]
-    for i in prims:
+    taking a PrimValue read (``OpDef.takes_prims``), an If as its condition, a kernel where it
+    took one (``call_tir``'s ``prims``), or an If whose branches read it so; no function body and
+    no output takes one in TVM. A kernel's ``prims`` operands are such parameters, and only those."""
+    prims = {i for i, v in enumerate(program.values) if isinstance(v, Param) and v.prim}
+    for i in sorted(prims):
         param = program.values[i]
         if param.shape != () or param.role != "input" or param.pack or param.dims or param.unknown_rank:
             raise ProgramError(f"values[{i}]: an R.Prim parameter is an input of shape (), typed statically")
-        _prim_read_as_prim(i, nodes, list(program.outputs), f"values[{i}]")
+    nodes = [(k, {"op": v.op, "args": list(v.args), "attrs": v.attrs}) for k, v in enumerate(program.values)
+             if isinstance(v, Node)]
+    _prims_in_scope(nodes, prims, list(program.outputs), "values")
 
 
-def _prim_read_as_prim(index: int, nodes: list[tuple[int, dict]], outputs: list[int], where: str) -> None:
-    if index in outputs:
+def _prims_in_scope(nodes: list[tuple[int, dict]], prims: set[int], outputs: list[int], where: str) -> None:
+    """``check_prims`` on one scope (``main``, a function body, a branch): ``prims`` are the
+    indices there that are R.Prim scalars."""
+    if prims & set(outputs):
         raise ProgramError(f"{where}: an R.Prim parameter is no output")
     for k, node in nodes:
-        for position, a in enumerate(node["args"]):
-            if a != index or BY_NAME[node["op"]].takes_prims or (node["op"] == "if" and position == 0):
-                continue
-            if node["op"] != "if":
-                raise ProgramError(f"{where}: read by {node['op']}, which takes no R.Prim operand")
-            for key in ("then", "else"):  # a branch's first values are the operands after the condition
-                region = node["attrs"][key]
-                first = len(node["args"]) - 1
-                _prim_read_as_prim(position - 1, list(enumerate(region["values"], first)), region["outputs"], where)
+        op, args, attrs = node["op"], node["args"], node["attrs"]
+        kernel = set(attrs.get("prims", ())) if op == "call_tir" else set()
+        for position, a in enumerate(args):
+            if position in kernel and a not in prims:
+                raise ProgramError(f"{where}[{k}] (call_tir): operand {position} is the kernel's R.Prim scalar")
+            if a in prims and position not in kernel and not BY_NAME[op].takes_prims and op != "if":
+                raise ProgramError(f"{where}[{a}]: read by {op}, which takes no R.Prim operand")
+        for key in ("body", "then", "else"):  # a region's first values are its operands (an If's after the condition)
+            region = attrs.get(key)
+            if isinstance(region, dict) and "values" in region:
+                skip = 1 if op == "if" else 0
+                inner = {position - skip for position, a in enumerate(args) if a in prims and position >= skip}
+                _prims_in_scope(list(enumerate(region["values"], len(args) - skip)), inner, region["outputs"],
+                                f"{where}[{k}].{key}")
 
 
 def output_leaves(program: Program, infos: Sequence) -> list[tuple[int, ValueInfo]]:
