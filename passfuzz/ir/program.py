@@ -27,7 +27,8 @@ and its argument is a Python int. It is an input or a weight; ``main`` takes it 
 first parameter of its role whose type names it (the variable must be defined before it is used).
 An R.Prim parameter of another dtype (``R.Prim("float32")``, ``R.Prim("bool")``) is a value, not
 a variable: a Param of shape () with ``prim`` set, whose argument is a Python float or bool, which
-only binary elementwise ops and an If's condition read (``graph.check_prims``).
+only binary elementwise ops, an If's condition and a kernel taking a scalar read
+(``graph.check_prims``).
 """
 
 from __future__ import annotations

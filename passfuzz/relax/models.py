@@ -297,13 +297,13 @@ def shape_inputs(model, test_data: Path) -> int:
     fed = [v.name for v in graph.input if v.name not in weights]
     given = {}
     for k, name in enumerate(fed):
-        path = test_data / f"input_{k}.pb"
         tensor = TensorProto()
         try:
-            tensor.ParseFromString(path.read_bytes())
+            tensor.ParseFromString((test_data / f"input_{k}.pb").read_bytes())
         except Exception:  # noqa: BLE001 - missing or not a tensor: the input stays an input
-            continue
-        given[tensor.name or name] = tensor
+            tensor = None
+        if tensor is not None:
+            given[tensor.name or name] = tensor
     readers: dict[str, set] = {}
     for node in graph.node:
         for position, name in enumerate(node.input):

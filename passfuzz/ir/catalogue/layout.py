@@ -267,8 +267,8 @@ def _split_tuple_propose(sketch: Sketch, choose: Chooser) -> None:
     sketch.add("split_tuple", [x], _split_attrs(sketch.infos[x].shape, choose))
 
 
-# The whole tuple, as TVM's tests return or pass it (``gv = R.split(x, 2, axis=1); return gv``);
-# a model's split whose parts are read one by one imports as ``split`` nodes, one per part read.
+# The whole tuple, as TVM's tests return or pass it (``gv = R.split(x, 2, axis=1); return gv``).
+# ``split`` (one part) is its composite with tuple_get_item, which the importer reads as pieces.
 SPLIT_TUPLE = OpDef(
     "split_tuple", _split_tuple_infer, lambda R, args, at: R.op.split(args[0], _split_how(at), axis=at["axis"]),
     lambda args, at: tuple(np.split(args[0], _split_how(at), axis=at["axis"])),
