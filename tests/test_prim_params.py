@@ -316,3 +316,16 @@ def test_a_kernel_taking_a_prim_scalar_imports_builds_back_runs_and_keeps_it_a_s
     takes_tensor = Node("call_tir", kernel.args, {k: v for k, v in kernel.attrs.items() if k != "prims"})
     with pytest.raises(ProgramError, match="read by call_tir, which takes no R.Prim operand"):
         analyse(replace(program, values=program.values[:2] + (takes_tensor,)))
+
+
+def test_a_reproducer_passes_an_r_prim_scalar_as_a_python_float(tmp_path):
+    """permute_dims(x + y) with y an R.Prim("float32"): the planted pass's wrong result is saved,
+    its script types y as R.Prim and passes it as a float, and reproduces; the fixed twin does not."""
+    program = Program((X, Param((), "float32", -4, 4, 0.75, prim=True), Node("add", (0, 1)),
+                       Node("permute_dims", (2,), {"axes": [1, 0]})), (3,))
+    script, _ = saved_wrong_result(program, "tests.planted_passes:permute_as_reshape", tmp_path)
+    text = script.read_text()
+    assert "x1: T.float32" in text and "0.75" in text
+    results = run_scripts(script, fixed_twin(script, "permute_as_reshape", "permute_as_reshape_fixed"))
+    assert results[0].returncode == 1 and results[0].stdout.startswith("BUG REPRODUCES (wrong-result)"), results[0]
+    assert results[1].returncode == 0 and results[1].stdout.startswith("fixed"), results[1]
