@@ -2,7 +2,7 @@
 grouped by reason; optionally side by side with an earlier measurement.
 
     PYTHONPATH=. python benchmarks/import_tvm_tests.py [--tests DIR] [--files GLOB] [--timeout S]
-                                                      [--save FILE] [--compare FILE]
+                                                      [--cache DIR] [--save FILE] [--compare FILE]
 
 (PYTHONPATH=. so that this checkout's passfuzz is measured, not an installed one.)
 
@@ -12,7 +12,11 @@ executed, and its modules imported, in a forked child with a time limit per file
 so the figures are what a user sees. A module counts once per entry function (``foo`` and
 ``main`` of one module are two seeds). Prints imported/total and the reasons of the rest,
 normalized (names and numbers masked); ``--save`` writes every seed's outcome as JSON and
-``--compare`` shows an earlier such file's counts beside these.
+``--compare`` shows an earlier such file's counts beside these. ``--cache DIR`` keeps what each
+file gave as ``--seeds`` keeps it in ``<corpus>/.seeds/`` (keyed by the file, passfuzz's version,
+the source of its importer and catalogues, and TVM's): a second measurement of an unchanged
+checkout reads the files back instead of executing them, and an edit of the importer executes
+them all again.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ def reason(message: str) -> str:
     return re.sub(r"(?<![\w.])-?\d+(\.\d+)?(e[-+]?\d+)?", "#", cause)
 
 
-def measure(files: list[Path], timeout: float) -> dict:
+def measure(files: list[Path], timeout: float, cache: Path | None = None) -> dict:
     """Seed name -> {"imported": bool, "reason": str}; a file that could not be executed adds a
     warning line under the key ``"!" + path``."""
     from passfuzz.relax.importer import patterns
@@ -47,14 +51,14 @@ def measure(files: list[Path], timeout: float) -> dict:
     found: dict = {}
     for k, path in enumerate(files):
         start = time.perf_counter()
-        seeds = find_seeds([path], timeout=timeout)
+        seeds = find_seeds([path], timeout=timeout, cache=cache)
         for seed in seeds.seeds:
             found[seed.name] = {"imported": seed.program is not None, "reason": seed.reason}
         for warning in seeds.warnings:
             found["!" + str(path)] = {"imported": False, "reason": warning}
         done = sum(s.program is not None for s in seeds.seeds)
         print(f"[{k + 1}/{len(files)}] {path.name}: {done}/{len(seeds.seeds)} "
-              f"({time.perf_counter() - start:.1f} s)", file=sys.stderr, flush=True)
+              f"({time.perf_counter() - start:.1f} s{', cached' if seeds.cached else ''})", file=sys.stderr, flush=True)
     return found
 
 
@@ -95,6 +99,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=FILE_TIMEOUT,
                         help=f"seconds per file, as --seeds allows (default: {FILE_TIMEOUT:g})")
     parser.add_argument("--rows", type=int, default=30, help="reasons shown (default: 30)")
+    parser.add_argument("--cache", type=Path,
+                        help="a directory keeping what each file gave, read back while nothing it depends on changed")
     parser.add_argument("--save", type=Path, help="write every seed's outcome to this JSON file")
     parser.add_argument("--compare", type=Path, help="an earlier --save file to show beside")
     options = parser.parse_args()
@@ -103,7 +109,7 @@ def main() -> None:
         parser.error(f"{options.tests}/{options.files} matches no file")
     before = json.loads(options.compare.read_text()) if options.compare else None
     start = time.perf_counter()
-    results = measure(files, options.timeout)
+    results = measure(files, options.timeout, options.cache)
     print(f"{len(files)} files in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     if options.save:
         options.save.write_text(json.dumps(results, indent=1, sort_keys=True))

@@ -136,9 +136,10 @@ def test_bad_models_are_one_line_each(run_cli, tmp_path):
     assert result.returncode == 2 and "no such model file" in result.stderr, result.stderr
 
 
-def test_each_part_of_a_split_read_is_a_split_node_of_its_own(tmp_path):
+def test_a_split_read_part_by_part_is_one_split_tuple_and_its_items(tmp_path):
     """The frontend binds split's tuple once and reads every part from it; the catalogue's split
-    is split and one part, so each part read comes back as a node, and the Program computes the same."""
+    (split and one part) is split_tuple and tuple_get_item, which the importer reads as pieces, so
+    the Program holds one split as the module does, and computes the same."""
     from passfuzz.ir.graph import evaluate
 
     model = _model(tmp_path / "split.onnx",
@@ -149,7 +150,7 @@ def test_each_part_of_a_split_read_is_a_split_node_of_its_own(tmp_path):
                    [("parts", np.array([2, 2], "int64"))])
     mod, arguments = import_onnx(model)
     program = import_module(mod, arguments=arguments, argument_ranges=True)
-    assert program.node_ops() == ["split", "split", "subtract"]
+    assert program.node_ops() == ["split_tuple", "tuple_get_item", "tuple_get_item", "subtract"]
     x = np.asarray(arguments[0])
     (y,) = evaluate(program)
     assert np.allclose(y, x[:, :2] - x[:, 2:])
@@ -298,3 +299,41 @@ def test_a_negative_index_wrap_never_taken_and_a_negative_power_base_import():
     assert program.node_ops() == ["clip", "power"]
     clip, power = program.nodes
     assert clip.args == (0,) and power.args == (1, 2)  # base, its clip, exponent (as given), power
+
+
+def test_a_shape_input_the_test_data_gives_becomes_that_constant_and_the_network_runs(tmp_path):
+    """The onnx wheel's test_expand_shape_model3: Expand to a shape that is an input. Its value,
+    in the model's test data, fixes the result's shape, so the network imports with that shape
+    constant; a built module and numpy then compute the broadcast the test data expects. Without
+    the test data the shapes stay inputs, and the frontend refuses the Reshape."""
+    from tvm import relax
+
+    from passfuzz.ir.graph import evaluate
+    from passfuzz.portable.standalone import load, numpy_outputs, to_tvm
+    from passfuzz.relax.build import build_module
+    from passfuzz.relax.models import ModelError
+
+    folder = tmp_path / "expand"
+    (folder / "test_data_set_0").mkdir(parents=True)
+    model = _model(folder / "model.onnx",
+                   [helper.make_node("Reshape", ["x", "flat"], ["r"]), helper.make_node("Expand", ["r", "shape"], ["y"])],
+                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 1]),
+                    helper.make_tensor_value_info("flat", TensorProto.INT64, [2]),
+                    helper.make_tensor_value_info("shape", TensorProto.INT64, [3])],
+                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [])
+    given = [np.array([[[1.0], [2.0], [3.0]]], "float32"), np.array([3, 1], "int64"), np.array([2, 3, 4], "int64")]
+    for k, (name, value) in enumerate(zip(["x", "flat", "shape"], given)):
+        (folder / "test_data_set_0" / f"input_{k}.pb").write_bytes(numpy_helper.from_array(value, name).SerializeToString())
+    mod, arguments = import_onnx(model)
+    assert [p.name for p in mod["main"].params] == ["x"]
+    program = import_module(mod, arguments=arguments, argument_ranges=True)
+    expected = np.broadcast_to(arguments[0].reshape(3, 1), (2, 3, 4))
+    executable, device = load(build_module(program), "llvm")
+    (built,) = numpy_outputs(relax.VirtualMachine(executable, device)["main"](*[to_tvm(a, device) for a in program.arguments()]))
+    (reference,) = evaluate(program)
+    assert np.array_equal(built, expected) and np.array_equal(reference, expected)
+
+    for k in range(3):
+        (folder / "test_data_set_0" / f"input_{k}.pb").unlink()
+    with pytest.raises(ModelError, match="Reshape requires the input new shape to be Shape"):
+        import_onnx(model)

@@ -526,3 +526,32 @@ def test_a_tuple_item_read_in_both_branches_of_an_if_is_one_operand():
     program = Program(values=(Param(shape=(4,), dtype='int64', lo=0, hi=1, value=[0, 0, 1, 1], role='input', pack=(0, 0), dims=(), unknown_rank=False), Param(shape=(4,), dtype='int32', lo=-4.0, hi=4.0, value=[0, -1, 0, -1], role='input', pack=(0, 1, 0), dims=(), unknown_rank=False), Node(op='const', args=(), attrs={'shape': [4], 'dtype': 'int32', 'value': [0, 0, 1, 1]}), Node(op='add', args=(1, 2), attrs={}), Node(op='add', args=(1, 2), attrs={}), Param(shape=(), dtype='bool', lo=0, hi=1, value=True, role='input', pack=(0, 1, 1), dims=(), unknown_rank=False), Node(op='if', args=(5, 1), attrs={'then': {'values': [{'op': 'negative', 'args': [0], 'attrs': {}}], 'outputs': [1]}, 'else': {'values': [{'op': 'bitwise_xor', 'args': [0, 0], 'attrs': {}}], 'outputs': [1]}})), outputs=(3, 4, 6), shape_params=(), prim_params=())
     imported = comes_back_exactly(program)
     assert [len(v.args) for v in imported.values if isinstance(v, Node) and v.op == "if"] == [2]  # cond, t0[0][1]
+
+
+class TestSplitReturnedWhole:
+    """test_transform_legalize_ops_manipulate's Split and test_transform_convert_layout's: the
+    tuple of every part returned, as one split_tuple node (not a split node per part)."""
+
+    @I.ir_module
+    class ByIndices:
+        @R.function
+        def main(x: R.Tensor((2, 10, 4), "float32")):
+            gv = R.split(x, [3, 7], axis=1)
+            return gv
+
+    @I.ir_module
+    class InSections:
+        @R.function
+        def main(x: R.Tensor((2, 8, 3), "float32")):
+            with R.dataflow():
+                y = R.nn.relu(x)
+                gv = R.split(y, indices_or_sections=2, axis=1)
+                R.output(gv)
+            return gv
+
+    @pytest.mark.parametrize("module, shape", [(ByIndices, (2, 10, 4)), (InSections, (2, 8, 3))])
+    def test_imports_builds_back_runs_and_agrees(self, module, shape):
+        x = np.random.default_rng(0).uniform(-1, 1, shape).astype("float32")
+        program = agrees(module, [x])
+        assert program.node_ops()[-1] == "split_tuple" and "split" not in program.node_ops()
+        assert len(evaluate(program)) == (3 if module is self.ByIndices else 2)

@@ -4,25 +4,31 @@ validated, round-trip, shrink toward static typing, are passed through every cal
 adapter, and reproduce standalone."""
 
 import json
+from dataclasses import replace
 
 import jsonschema
+import numpy as np
 import pytest
 import tvm
 from hypothesis import HealthCheck, Phase, find, given, settings
 from tvm import relax
+from tvm.script import relax as R
+from tvm.script import tirx as T
 
 from passfuzz.findings.corpus import schema
 from passfuzz.findings.known_bugs import shipped
 from passfuzz.findings.reduce import _static, complexity
-from passfuzz.ir.graph import analyse
+from passfuzz.ir.graph import analyse, evaluate
 from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError
 from passfuzz.judge.trial import check
 from passfuzz.passes.catalogue import with_prerequisites
 from passfuzz.passes.names import resolve, resolve_list
 from passfuzz.relax.build import build_module, to_tvm
+from passfuzz.relax.importer import import_module
 from passfuzz.run.calling import choose_adapter
 from strategies import relax_programs
 
+from .test_importer import run
 from .test_reproducer import fixed_twin, run_scripts, saved_wrong_result
 
 ALL = {"axis": None, "keepdims": False}
@@ -219,3 +225,107 @@ def test_reproducers_pass_the_prim_argument_as_an_int_and_leave_a_bound_one_out(
         assert result.returncode == 1 and result.stdout.startswith("BUG REPRODUCES (wrong-result)"), result
     for result in results[2:]:
         assert result.returncode == 0 and result.stdout.startswith("fixed"), result
+
+
+# -- R.Prim scalars of other dtypes: values, not variables ---------------------------------------
+
+class TestPrimScalars:
+    """As TVM's tests write them (test_transform_legalize_ops_binary, test_transform_cse): a float
+    R.Prim operand of a binary op, a bool R.Prim as an If's condition."""
+
+    @tvm.script.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32"), y: R.Prim("float32"), condition: R.Prim("bool")):
+            if condition:
+                out = R.add(x, y)
+            else:
+                out = R.multiply(y, x)
+            return out
+
+    def test_they_import_as_scalar_parameters_build_back_run_and_agree(self):
+        rng = np.random.default_rng(1)
+        x = rng.uniform(-1, 1, (2, 3)).astype("float32")
+        for y, condition in [(0.75, True), (-1.5, False)]:
+            program = import_module(self.Before, arguments=[x, y, condition])
+            assert [(p.shape, p.dtype, p.prim) for _, p in program.params] == \
+                [((2, 3), "float32", False), ((), "float32", True), ((), "bool", True)]
+            assert program.arguments()[1:] == [y, condition]
+            assert Program.from_json(json.loads(json.dumps(program.to_json()))) == program
+            rebuilt = build_module(program)
+            assert [str(p.ty) for p in rebuilt["main"].params][1:] == ["float32", "bool"]
+            (original,) = run(self.Before, [x, y, condition])
+            (imported,) = run(rebuilt, program.arguments())
+            (reference,) = evaluate(program)
+            expected = x + np.float32(y) if condition else x * np.float32(y)
+            assert np.array_equal(original, expected) and np.array_equal(imported, expected)
+            np.testing.assert_allclose(reference, expected, rtol=1e-6)
+
+    def test_a_trial_compares_both_sides_and_redraws_the_scalars(self):
+        program = import_module(self.Before, arguments=[np.ones((2, 3), "float32"), 0.5, True])
+        verdict, _ = check(program, resolve_list("LegalizeOps"), ["llvm"], timeout=120, argument_draws=3)
+        assert verdict.finding is None and not verdict.incomparable and not verdict.generator_defect, verdict
+
+    def test_only_binary_ops_and_an_if_take_one_and_it_is_no_output(self):
+        program = import_module(self.Before, arguments=[np.ones((2, 3), "float32"), 0.5, True])
+        analyse(program)
+        read_by_exp = replace(program, values=program.values + (Node("exp", (1,)),), outputs=(3, 4))
+        with pytest.raises(ProgramError, match="read by exp, which takes no R.Prim operand"):
+            analyse(read_by_exp)
+        with pytest.raises(ProgramError, match="no output"):
+            analyse(replace(program, outputs=(3, 1)))
+        then_exp = {"values": [{"op": "exp", "args": [1], "attrs": {}}, {"op": "add", "args": [0, 2], "attrs": {}}],
+                    "outputs": [3]}
+        wrong_branch = Node("if", program.values[3].args, {**program.values[3].attrs, "then": then_exp})
+        with pytest.raises(ProgramError, match="read by exp"):
+            analyse(replace(program, values=program.values[:3] + (wrong_branch,)))
+
+
+@tvm.script.ir_module(s_tir=True)
+class ScaledByKernel:
+    """test_transform_legalize_ops_binary's Expected: a kernel taking the R.Prim scalar."""
+
+    @T.prim_func(private=True, s_tir=True)
+    def add(lhs: T.Buffer((T.int64(2), T.int64(3)), "float32"), rhs: T.float32,
+            output: T.Buffer((T.int64(2), T.int64(3)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i, j in T.grid(T.int64(2), T.int64(3)):
+            with T.sblock("T_add"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                output[vi, vj] = lhs[vi, vj] + rhs
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32"), y: R.Prim("float32")):
+        cls = ScaledByKernel
+        gv = R.call_tir(cls.add, (x, y), R.Tensor((2, 3), dtype="float32"))
+        return gv
+
+
+def test_a_kernel_taking_a_prim_scalar_imports_builds_back_runs_and_keeps_it_a_scalar():
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    program = import_module(ScaledByKernel, arguments=[x, 0.25])
+    (kernel,) = program.nodes
+    assert kernel.op == "call_tir" and kernel.attrs["prims"] == [1] and kernel.attrs["inputs"][1] == [[], "float32"]
+    (original,) = run(ScaledByKernel, [x, 0.25])
+    (imported,) = run(build_module(program), program.arguments())
+    assert np.array_equal(original, x + 0.25) and np.array_equal(imported, original)
+    # a 0-d tensor in the scalar's place is refused, and so is the scalar where a kernel takes a 0-d tensor
+    tensor = Param((), "float32", -4, 4, 0.5)
+    with pytest.raises(ProgramError, match="operand 1 is the kernel's R.Prim scalar"):
+        analyse(replace(program, values=program.values[:1] + (tensor,) + program.values[2:]))
+    takes_tensor = Node("call_tir", kernel.args, {k: v for k, v in kernel.attrs.items() if k != "prims"})
+    with pytest.raises(ProgramError, match="read by call_tir, which takes no R.Prim operand"):
+        analyse(replace(program, values=program.values[:2] + (takes_tensor,)))
+
+
+def test_a_reproducer_passes_an_r_prim_scalar_as_a_python_float(tmp_path):
+    """permute_dims(x + y) with y an R.Prim("float32"): the planted pass's wrong result is saved,
+    its script types y as R.Prim and passes it as a float, and reproduces; the fixed twin does not."""
+    program = Program((X, Param((), "float32", -4, 4, 0.75, prim=True), Node("add", (0, 1)),
+                       Node("permute_dims", (2,), {"axes": [1, 0]})), (3,))
+    script, _ = saved_wrong_result(program, "tests.planted_passes:permute_as_reshape", tmp_path)
+    text = script.read_text()
+    assert "x1: T.float32" in text and "0.75" in text
+    results = run_scripts(script, fixed_twin(script, "permute_as_reshape", "permute_as_reshape_fixed"))
+    assert results[0].returncode == 1 and results[0].stdout.startswith("BUG REPRODUCES (wrong-result)"), results[0]
+    assert results[1].returncode == 0 and results[1].stdout.startswith("fixed"), results[1]

@@ -82,9 +82,9 @@ from .scheduled_kernel import Kernel, scheduled_kernel
 
 
 def _array_literal(array) -> str:
-    """An argument as Python source: an array, an int (an R.Prim parameter), a tuple of ints (an
-    R.Shape parameter), or a tuple of arrays (a tuple parameter)."""
-    if isinstance(array, int):
+    """An argument as Python source: an array, an int, float or bool (an R.Prim parameter), a
+    tuple of ints (an R.Shape parameter), or a tuple of arrays (a tuple parameter)."""
+    if isinstance(array, (int, float)):
         return repr(array)
     if isinstance(array, tuple) and all(isinstance(item, int) for item in array):
         return repr(array)

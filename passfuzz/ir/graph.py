@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 
+import numpy as np
+
 from passfuzz.ir.catalogue.base import (
     DTYPES,
     NO_REFERENCE,
@@ -22,7 +24,7 @@ from passfuzz.ir.catalogue.base import (
 from passfuzz.ir.catalogue.structure import reference_value
 
 from .catalogue import BY_NAME, Chooser, OpError, ValueInfo, infer_application
-from .program import Node, Param, Program, ProgramError
+from .program import Node, Param, Program, ProgramError, numpy_dtype
 
 
 def param_info(param: Param) -> ValueInfo:
@@ -64,7 +66,45 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
         raise ProgramError("outputs: empty or refers to a missing value")
     program.signature()  # raises ProgramError for tuple parameters that do not nest
     check_symbols(program)
+    check_prims(program)
     return infos
+
+
+def check_prims(program: Program) -> None:
+    """An R.Prim scalar parameter (``Param.prim``) is a plain input of shape () that only ops
+    taking a PrimValue read (``OpDef.takes_prims``), an If as its condition, a kernel where it
+    took one (``call_tir``'s ``prims``), or an If whose branches read it so; no function body and
+    no output takes one in TVM. A kernel's ``prims`` operands are such parameters, and only those."""
+    prims = {i for i, v in enumerate(program.values) if isinstance(v, Param) and v.prim}
+    for i in sorted(prims):
+        param = program.values[i]
+        if param.shape != () or param.role != "input" or param.pack or param.dims or param.unknown_rank:
+            raise ProgramError(f"values[{i}]: an R.Prim parameter is an input of shape (), typed statically")
+    nodes = [(k, {"op": v.op, "args": list(v.args), "attrs": v.attrs}) for k, v in enumerate(program.values)
+             if isinstance(v, Node)]
+    _prims_in_scope(nodes, prims, list(program.outputs), "values")
+
+
+def _prims_in_scope(nodes: list[tuple[int, dict]], prims: set[int], outputs: list[int], where: str) -> None:
+    """``check_prims`` on one scope (``main``, a function body, a branch): ``prims`` are the
+    indices there that are R.Prim scalars."""
+    if prims & set(outputs):
+        raise ProgramError(f"{where}: an R.Prim parameter is no output")
+    for k, node in nodes:
+        op, args, attrs = node["op"], node["args"], node["attrs"]
+        kernel = set(attrs.get("prims", ())) if op == "call_tir" else set()
+        for position, a in enumerate(args):
+            if position in kernel and a not in prims:
+                raise ProgramError(f"{where}[{k}] (call_tir): operand {position} is the kernel's R.Prim scalar")
+            if a in prims and position not in kernel and not BY_NAME[op].takes_prims and op != "if":
+                raise ProgramError(f"{where}[{a}]: read by {op}, which takes no R.Prim operand")
+        for key in ("body", "then", "else"):  # a region's first values are its operands (an If's after the condition)
+            region = attrs.get(key)
+            if isinstance(region, dict) and "values" in region:
+                skip = 1 if op == "if" else 0
+                inner = {position - skip for position, a in enumerate(args) if a in prims and position >= skip}
+                _prims_in_scope(list(enumerate(region["values"], len(args) - skip)), inner, region["outputs"],
+                                f"{where}[{k}].{key}")
 
 
 def output_leaves(program: Program, infos: Sequence) -> list[tuple[int, ValueInfo]]:
@@ -228,7 +268,9 @@ def evaluate_all(program: Program, arguments: Sequence | None = None) -> list:
     results: list = []
     for i, value in enumerate(program.values):
         if isinstance(value, Param):
-            results.append(given[i] if i in given else value.array())
+            # an R.Prim scalar's argument is a Python value: as an array, its dtype is the parameter's
+            results.append(value.array() if i not in given else
+                           np.asarray(given[i], numpy_dtype(value.dtype)) if value.prim else given[i])
         else:
             results.append(reference_value(BY_NAME[value.op], [results[a] for a in value.args], value.attrs))
     return results

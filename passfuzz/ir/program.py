@@ -25,6 +25,10 @@ them after the tensor inputs (they count as inputs), and their arguments are the
 such a parameter *is* the symbolic variable, so it defines it for the tensor parameters after it,
 and its argument is a Python int. It is an input or a weight; ``main`` takes it just before the
 first parameter of its role whose type names it (the variable must be defined before it is used).
+An R.Prim parameter of another dtype (``R.Prim("float32")``, ``R.Prim("bool")``) is a value, not
+a variable: a Param of shape () with ``prim`` set, whose argument is a Python float or bool, which
+only binary elementwise ops, an If's condition and a kernel taking a scalar read
+(``graph.check_prims``).
 """
 
 from __future__ import annotations
@@ -57,6 +61,11 @@ class Param:
     pack: tuple[int, ...] = ()  # (group, item, ...) inside a tuple parameter; () = a tensor parameter
     dims: tuple[str, ...] = ()  # per dimension: a symbolic variable's name, or "" (static); () all static
     unknown_rank: bool = False  # typed R.Tensor(dtype=..., ndim=-1)
+    prim: bool = False  # typed R.Prim(dtype): a scalar (shape ()) the VM takes as a Python value
+
+    def argument(self):
+        """The argument ``main`` takes for it: its array, or for an R.Prim scalar the Python value."""
+        return self.array().item() if self.prim else self.array()
 
     @property
     def symbolic(self) -> bool:
@@ -173,10 +182,11 @@ class Program:
 
     def arguments(self) -> list:
         """The concrete arguments of ``main``, in its parameter order (``main_parameters``): an
-        array per tensor parameter, a (nested) tuple of arrays per tuple parameter, a tuple of
-        ints per shape parameter and an int per primitive parameter."""
+        array per tensor parameter (a Python scalar for an R.Prim one, ``Param.prim``), a (nested)
+        tuple of arrays per tuple parameter, a tuple of ints per shape parameter and an int per
+        primitive parameter."""
         def argument(entry):
-            return tuple(argument(e) for e in entry) if isinstance(entry, tuple) else self.values[entry].array()
+            return tuple(argument(e) for e in entry) if isinstance(entry, tuple) else self.values[entry].argument()
         symbols = self.symbol_values()
         return [argument(what) if kind == "tensor" else tuple(symbols[name] for name in what) if kind == "shape"
                 else symbols[what.name] for _, kind, what in self.main_parameters()]
@@ -210,6 +220,8 @@ class Program:
                     values[-1]["dims"] = list(v.dims)
                 if v.unknown_rank:
                     values[-1]["unknown_rank"] = True
+                if v.prim:
+                    values[-1]["prim"] = True
             else:
                 values.append({"kind": "op", "op": v.op, "args": list(v.args), "attrs": v.attrs})
         doc = {"values": values, "outputs": list(self.outputs)}
@@ -230,7 +242,8 @@ class Program:
                     lo, hi = v["range"]
                     values.append(Param(tuple(int(d) for d in v["shape"]), str(v["dtype"]), lo, hi,
                                         v["value"], v.get("role", "input"), tuple(int(k) for k in v.get("pack", ())),
-                                        tuple(str(d) for d in v.get("dims", ())), bool(v.get("unknown_rank", False))))
+                                        tuple(str(d) for d in v.get("dims", ())), bool(v.get("unknown_rank", False)),
+                                        bool(v.get("prim", False))))
                 elif v["kind"] == "op":
                     values.append(Node(str(v["op"]), tuple(int(a) for a in v["args"]), dict(v["attrs"])))
                 else:

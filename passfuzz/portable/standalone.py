@@ -70,8 +70,9 @@ def target_config(target):
 
 def to_tvm(argument, device=None):
     """One of ``Program.arguments()`` as the VM takes it, on ``device`` (the CPU if None): a tensor, a
-    ShapeTuple for an R.Shape parameter, the int for an R.Prim one, a tuple of those for a tuple."""
-    if isinstance(argument, int):
+    ShapeTuple for an R.Shape parameter, the int, float or bool for an R.Prim one, a tuple of those
+    for a tuple."""
+    if isinstance(argument, (int, float)):  # a bool is an int
         return argument
     if isinstance(argument, tuple) and all(isinstance(item, int) for item in argument):
         return tvm.runtime.ShapeTuple(argument)

@@ -334,7 +334,7 @@ def _static_operands(bb, node: dict, exprs, casts) -> list:
     operands = []
     for a, info in zip(node["args"], node["operands"]):
         expr = exprs[a]
-        if isinstance(info, ValueInfo) and not _is_static(expr.ty):
+        if isinstance(info, ValueInfo) and not _is_static(expr.ty) and not isinstance(expr.ty, tvm.ir.PrimType):
             if a not in casts:
                 casts[a] = bb.match_cast(expr, relax.TensorType(info.shape, info.dtype))
             expr = casts[a]
@@ -377,8 +377,11 @@ def _branch(bb, node, key: str, operands, functions, prefix: str) -> relax.SeqEx
     return relax.SeqExpr([block], result)
 
 
-def param_type(param: Param, symbols: dict) -> relax.TensorType:
-    """How ``main`` types a tensor parameter: static, with symbolic dims, or of unknown rank."""
+def param_type(param: Param, symbols: dict):
+    """How ``main`` types a tensor parameter: static, with symbolic dims, or of unknown rank; an
+    R.Prim scalar (``Param.prim``) as R.Prim of its dtype."""
+    if param.prim:
+        return tvm.ir.PrimType(param.dtype)
     if param.unknown_rank:
         return relax.TensorType(dtype=param.dtype, ndim=-1)
     if param.dims:

@@ -766,6 +766,10 @@ class _Importer:
             body.fail(binding, "a call_tir of something other than a PrimFunc")
         operands = list(call.args[1].fields)
         inputs = [_static_type(getattr(e, "ty", None)) for e in operands]
+        prims = [k for k, e in enumerate(operands) if isinstance(getattr(e, "ty", None), tvm.ir.PrimType)
+                 and str(e.ty.dtype) in DTYPES and str(e.ty.dtype) != "int64"]
+        for k in prims:  # a scalar the kernel takes (an R.Prim parameter: graph.check_prims)
+            inputs[k] = [[], str(operands[k].ty.dtype)]
         if any(t is None for t in inputs):
             body.fail(binding, "a call_tir operand not a tensor of one of passfuzz's dtypes, its dims sizes or variables")
         ty = call.ty_args[0] if len(call.ty_args) == 1 else None
@@ -776,7 +780,7 @@ class _Importer:
         if text is None:
             body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
         return operands, {"name": name, "kernel": text, "inputs": inputs, "outputs": outputs,
-                          "tuple": isinstance(ty, relax.TupleType)}
+                          "tuple": isinstance(ty, relax.TupleType), **({"prims": prims} if prims else {})}
 
     def kernel_text(self, gvar, function) -> tuple[str, str | None]:
         """A kernel's name and TVMScript (an IRModule holding only it), or None where the text does
@@ -856,9 +860,15 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
         role = "input" if k < num_input else "weight"
         ty = p.ty
         where = f"cannot import {function}: parameter {p.name}"
-        if type(ty).__name__ == "PrimType":
-            if str(ty.dtype) != "int64":
-                raise ImportRejected(f"{where}: an R.Prim parameter of dtype {ty.dtype} (only int64 variables)")
+        if type(ty).__name__ == "PrimType" and str(ty.dtype) != "int64":
+            # a scalar value (an int64 one is a symbolic variable): drawn and ranged as a tensor of
+            # shape () would be, passed to the VM as a Python value
+            if str(ty.dtype) not in DTYPES:
+                raise ImportRejected(f"{where}: an R.Prim parameter of dtype {ty.dtype}, not among passfuzz's dtypes")
+            value = np.asarray(given[k], numpy_dtype(str(ty.dtype))) if given is not None else None
+            values.append(Param((), str(ty.dtype), 0, 0, value, role, prim=True))
+            scope[p] = len(values) - 1
+        elif type(ty).__name__ == "PrimType":
             prim_params.append(PrimParam(p.name, role))
             sizes.setdefault(p.name, int(given[k]) if given is not None else None)
         elif isinstance(ty, relax.ShapeType):

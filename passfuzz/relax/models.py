@@ -32,9 +32,11 @@ torch frontend's module goes through the same ``fit_function``):
   through ShuffleNet's sixteen residual ``Sum``s the bound doubled each time, to 1e4 at the
   final softmax, while an ``add`` adds the two operands' own bounds.
 - Integer initializers (shapes, axes, positions, split sizes) become constants
-  (``integer_constants``), and the forms of opsets before 7 and 10 that the frontend reads by the
-  later rules (``PRelu``'s per-channel slope, ``Slice``'s attributes) are rewritten to those
-  rules (``older_opsets``).
+  (``integer_constants``), and so does an integer input read only as a shape (``Expand``'s,
+  ``Reshape``'s) when the model's folder holds the ONNX test data's value for it
+  (``shape_inputs``; the onnx wheel's ``test_expand_shape_model3``); the forms of opsets before
+  7 and 10 that the frontend reads by the later rules (``PRelu``'s per-channel slope, ``Slice``'s
+  attributes) are rewritten to those rules (``older_opsets``).
 - An inference ``batch_norm``'s ``momentum`` (which ONNX models set, and which only training
   reads) is reset to the op's default, the form the catalogue emits.
 
@@ -177,6 +179,7 @@ def import_onnx(path: Path) -> tuple[tvm.IRModule, list]:
     placeholder_weights(model)
     sums_as_adds(model)
     integer_constants(model)
+    shape_inputs(model, path.parent / "test_data_set_0")
     older_opsets(model)
     try:
         with warnings.catch_warnings():  # "Renaming name 0 to input_0", once per input: not the user's concern
@@ -271,6 +274,51 @@ def integer_constants(model) -> int:
     del graph.node[:]
     graph.node.extend(nodes)
     return len(integers)
+
+
+# Where an ONNX op reads a shape (the dims of its result, or the repeats of a Tile): an input there
+# fixes the result's shape by its value.
+SHAPE_OPERANDS = {("Expand", 1), ("Reshape", 1), ("Tile", 1), ("ConstantOfShape", 0)}
+
+
+def shape_inputs(model, test_data: Path) -> int:
+    """Turn, in the ONNX ``model``, each integer graph input that only ops' shape operands read
+    (``SHAPE_OPERANDS``) into a ``Constant`` node of its value in ``test_data`` (the ONNX test
+    data's ``input_<k>.pb``: the k-th input that is no initializer, or the one it is named after),
+    when that folder holds it; return how many. As for ``integer_constants``, no value passfuzz could draw for a shape
+    stays valid: the result's shape would follow the drawn value, while a Program's shapes are
+    those of its arguments, fixed."""
+    from onnx import TensorProto, helper
+
+    graph = model.graph
+    if not test_data.is_dir():
+        return 0
+    weights = {t.name for t in graph.initializer}
+    fed = [v.name for v in graph.input if v.name not in weights]
+    given = {}
+    for k, name in enumerate(fed):
+        tensor = TensorProto()
+        try:
+            tensor.ParseFromString((test_data / f"input_{k}.pb").read_bytes())
+        except Exception:  # noqa: BLE001 - missing or not a tensor: the input stays an input
+            tensor = None
+        if tensor is not None:
+            given[tensor.name or name] = tensor
+    readers: dict[str, set] = {}
+    for node in graph.node:
+        for position, name in enumerate(node.input):
+            readers.setdefault(name, set()).add((node.op_type, position))
+    integer = (TensorProto.INT32, TensorProto.INT64)
+    shapes = [v for v in graph.input if v.type.tensor_type.elem_type in integer and v.name in given
+              and given[v.name].data_type in integer and readers.get(v.name) and readers[v.name] <= SHAPE_OPERANDS]
+    if not shapes:
+        return 0
+    for value in shapes:
+        graph.input.remove(value)
+    nodes = [helper.make_node("Constant", [], [v.name], value=given[v.name]) for v in shapes] + list(graph.node)
+    del graph.node[:]
+    graph.node.extend(nodes)
+    return len(shapes)
 
 
 def older_opsets(model) -> int:

@@ -259,6 +259,9 @@ class OpDef:
     notes: str = ""  # where the Relax op differs from its numpy counterpart
     _: KW_ONLY  # the flags below are named where they are set
     takes_tuples: bool = False  # may an operand be a tuple? (else only tensors are offered)
+    # May an operand be a scalar parameter typed R.Prim (``Param.prim``)? TVM's binary ops take a
+    # PrimValue on either side and legalize it as a scalar; every other op takes tensors only.
+    takes_prims: bool = False
     # Infinitely differentiable on every operand range ``infer`` accepts (no kink, no discrete
     # output, domains kept away from singularities by the range rule), float in and float out:
     # what Gradient's loss programs are drawn from (passfuzz.judge.gradient), so that finite

@@ -172,7 +172,8 @@ def binary(name: str, relax_name: str, ref: Callable, bounds: Callable[[ValueInf
     def emit(R, args, attrs):
         return getattr(R.op, relax_name)(*args)
 
-    return OpDef(name, infer, emit, lambda args, at: ref(*args), propose, accepts, notes, symbolic=True)
+    return OpDef(name, infer, emit, lambda args, at: ref(*args), propose, accepts, notes, symbolic=True,
+                 takes_prims=True)
 
 
 _arith_exact = is_int  # float arithmetic may round differently after a legal rewrite
@@ -212,7 +213,7 @@ def comparison(name: str, ref: Callable, decided: Callable[[ValueInfo, ValueInfo
         sketch.add(name, [lhs, rhs])
 
     return OpDef(name, infer, lambda R, args, at: getattr(R.op, name)(*args), lambda args, at: ref(*args),
-                 propose, accepts, symbolic=True)
+                 propose, accepts, symbolic=True, takes_prims=True)
 
 
 def _equal(a: ValueInfo, b: ValueInfo) -> tuple[bool, bool]:
@@ -378,7 +379,8 @@ def ruled_binary(name: str, relax_name: str, ref: Callable, dtypes: tuple[str, .
         return getattr(R.op, relax_name)(*args)
 
     propose = make_propose(infer) if make_propose else default_propose
-    return OpDef(name, infer, emit, lambda args, at: ref(*args), propose, accepts, notes, symbolic=True)
+    return OpDef(name, infer, emit, lambda args, at: ref(*args), propose, accepts, notes, symbolic=True,
+                 takes_prims=True)
 
 
 def _within(sketch: Sketch, choose: Chooser, shapes, dtype: str, lo: float, hi: float) -> int:

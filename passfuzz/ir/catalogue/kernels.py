@@ -18,7 +18,9 @@ it. passfuzz does not know what a kernel computes:
 
 Attributes: ``name`` (the PrimFunc's), ``kernel`` (an IRModule holding only it, as TVMScript),
 ``inputs`` and ``outputs`` (``[shape, dtype]`` each), ``tuple`` (the call returns a tuple of its
-outputs, even of one).
+outputs, even of one), and ``prims`` when the kernel takes scalars (the positions of the operands
+that are R.Prim parameters, of shape () in ``inputs``; ``graph.check_prims`` holds those operands
+to be R.Prim parameters, and only those).
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ def _call_tir_infer(args: list, attrs: dict):
     inputs, outputs = attrs["inputs"], attrs["outputs"]
     require(isinstance(attrs["kernel"], str) and isinstance(attrs["name"], str), "a kernel is named TVMScript")
     require(len(args) == len(inputs), f"the kernel takes {len(inputs)} operands, not {len(args)}")
+    prims = attrs.get("prims", [])
+    require(isinstance(prims, list) and all(isinstance(k, int) and 0 <= k < len(inputs) and not inputs[k][0]
+                                            for k in prims), "prims: positions of scalar operands")
     for k, (arg, (shape, dtype)) in enumerate(zip(args, inputs)):
         require(arg.shape == tuple(shape) and arg.dtype == dtype,
                 f"operand {k} is {arg.dtype}{list(arg.shape)}, the kernel takes {dtype}{list(shape)}")

@@ -13,6 +13,7 @@ from .base import (
     OpDef,
     OpError,
     Sketch,
+    TupleInfo,
     ValueInfo,
     checked,
     is_float_array,
@@ -224,18 +225,20 @@ def _split_infer(args, attrs):
 _splittable = lambda info: any(d >= 2 for d in info.shape)  # noqa: E731
 
 
-def _split_propose(sketch: Sketch, choose: Chooser) -> None:
-    x = pick(sketch, choose, _splittable)
-    shape = sketch.infos[x].shape
+def _split_attrs(shape: tuple[int, ...], choose: Chooser) -> dict:
+    """Where to split a value of ``shape``: split points or a dividing section count, and the axis."""
     axis = choose.choice([a for a, d in enumerate(shape) if d >= 2])
     if choose.boolean():
         inner = list(range(1, shape[axis]))
-        points = sorted({choose.choice(inner) for _ in range(choose.integer(1, len(inner)))})
-        attrs = {"indices": points, "axis": axis, "index": choose.integer(0, len(points))}
-    else:
-        sections = choose.choice([s for s in range(2, shape[axis] + 1) if shape[axis] % s == 0])
-        attrs = {"sections": sections, "axis": axis, "index": choose.integer(0, sections - 1)}
-    sketch.add("split", [x], attrs)
+        return {"indices": sorted({choose.choice(inner) for _ in range(choose.integer(1, len(inner)))}), "axis": axis}
+    return {"sections": choose.choice([s for s in range(2, shape[axis] + 1) if shape[axis] % s == 0]), "axis": axis}
+
+
+def _split_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _splittable)
+    attrs = _split_attrs(sketch.infos[x].shape, choose)
+    parts = len(attrs["indices"]) + 1 if "indices" in attrs else attrs["sections"]
+    sketch.add("split", [x], {**attrs, "index": choose.integer(0, parts - 1)})
 
 
 def _split_how(attrs):
@@ -250,6 +253,27 @@ SPLIT = OpDef(
     notes="One node is split followed by TupleGetItem(index). Relax splits uneven sections by ceiling "
           "(length 4 in 3 gives 2, 2, 0), so only dividing section counts are drawn. Split points "
           "(attribute indices) split as numpy.split does; empty parts are never drawn.")
+
+
+def _split_tuple_infer(args, attrs):
+    (x,) = args
+    require(set(attrs) in ({"sections", "axis"}, {"indices", "axis"}), "split_tuple takes sections or indices, and axis")
+    axis, parts = _split_parts(x, attrs)
+    return TupleInfo(tuple(_same(x, x.shape[:axis] + (part,) + x.shape[axis + 1:]) for part in parts))
+
+
+def _split_tuple_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _splittable)
+    sketch.add("split_tuple", [x], _split_attrs(sketch.infos[x].shape, choose))
+
+
+# The whole tuple, as TVM's tests return or pass it (``gv = R.split(x, 2, axis=1); return gv``).
+# ``split`` (one part) is its composite with tuple_get_item, which the importer reads as pieces.
+SPLIT_TUPLE = OpDef(
+    "split_tuple", _split_tuple_infer, lambda R, args, at: R.op.split(args[0], _split_how(at), axis=at["axis"]),
+    lambda args, at: tuple(np.split(args[0], _split_how(at), axis=at["axis"])),
+    _split_tuple_propose, _splittable,
+    notes="R.split's tuple of every part (split takes one part); the same sections and points as split.")
 
 # -- strided_slice / broadcast_to ----------------------------------------------------------------
 
@@ -622,5 +646,5 @@ LAYOUT_TRANSFORM = OpDef(
     notes="index_map as plain data, one expression per output axis; only maps that rearrange the "
           "elements one to one (no padding)")
 
-OPS = [RESHAPE, PERMUTE_DIMS, EXPAND_DIMS, SQUEEZE, CONCAT, SPLIT, STRIDED_SLICE, BROADCAST_TO, FLATTEN, FLIP,
+OPS = [RESHAPE, PERMUTE_DIMS, EXPAND_DIMS, SQUEEZE, CONCAT, SPLIT, SPLIT_TUPLE, STRIDED_SLICE, BROADCAST_TO, FLATTEN, FLIP,
        REPEAT, TILE, STACK, COLLAPSE_SUM_TO, COLLAPSE_SUM_LIKE, LAYOUT_TRANSFORM]
