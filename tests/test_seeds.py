@@ -541,8 +541,8 @@ def test_the_pass_a_test_applies_is_kept_with_its_arguments_for_the_modules_it_i
 
 
 def test_a_test_file_importing_vdevice_from_tvm_ir_as_tvm_main_does_is_executed_and_its_module_runs(tmp_path):
-    """TVM main moved VDevice to tvm.ir; a checkout's tests import it from there, and on 0.27 the
-    file would be skipped. Its module is imported, built back and run like any other."""
+    """TVM main moved VDevice (and DummyGlobalInfo) to tvm.ir; a checkout's tests import them from
+    there, and on 0.27 the file would be skipped. Its module is imported, built back and run like any other."""
     import numpy as np
     import tvm
 
@@ -553,7 +553,7 @@ def test_a_test_file_importing_vdevice_from_tvm_ir_as_tvm_main_does_is_executed_
 
     aliased = not hasattr(tvm.ir, "VDevice")  # on 0.27: the file fails to import without the alias
     path = write(tmp_path, "test_op_vdevice.py", textwrap.dedent('''
-        from tvm.ir import VDevice
+        from tvm.ir import DummyGlobalInfo, VDevice
         from tvm.script import ir as I, relax as R
 
         CPU = VDevice("llvm")
