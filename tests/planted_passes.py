@@ -7,6 +7,7 @@ holds the reducer's results against it).
 """
 
 import ctypes
+import re
 
 import tvm
 import tvm_ffi
@@ -289,3 +290,44 @@ def sigmoid_as_exp(mod, ctx):
 
 
 MINIMAL_OPS["sigmoid_as_exp"] = 1  # sigmoid of a parameter
+
+
+def _plain_pools(swapped: bool):
+    """A 2-D pool in a packed layout (NCHW4c) computed in the plain one: the operand unpacked (its
+    inner block moved next to its outer channel axis, the two merged), pooled in NCHW, packed back.
+    ``swapped`` plants the defect: the unpacking takes the inner block as the major part of the
+    channel (channel = inner * outer extent + outer, not outer * factor + inner) while the packing
+    takes it as the minor part, so the channels come back permuted."""
+    @mutator
+    class Rewrite(PyExprMutator):
+        def visit_call_(self, call):
+            call = super().visit_call_(call)
+            if not (_is_op(call, "relax.nn.max_pool2d") or _is_op(call, "relax.nn.avg_pool2d")) or \
+                    re.fullmatch(r"NCHW\d+c", str(call.attrs.layout)) is None or call.attrs.out_layout != call.attrs.layout:
+                return call
+            n, outer, h, w, factor = (int(d) for d in call.args[0].ty.shape)
+            inner_first = [0, 4, 1, 2, 3] if swapped else [0, 1, 4, 2, 3]
+            plain = self.builder_.emit(relax.op.reshape(self.builder_.emit(relax.op.permute_dims(call.args[0], inner_first)),
+                                                        (n, outer * factor, h, w)))
+            attrs = call.attrs
+            pooled = self.builder_.emit(getattr(relax.op.nn, call.op.name.split(".")[-1])(
+                plain, attrs.pool_size, attrs.strides, attrs.padding, attrs.dilation, attrs.ceil_mode,
+                attrs.count_include_pad, layout="NCHW"))
+            _, _, oh, ow = (int(d) for d in pooled.ty.shape)
+            blocks = self.builder_.emit(relax.op.reshape(pooled, (n, outer, factor, oh, ow)))
+            return relax.op.permute_dims(blocks, [0, 1, 3, 4, 2])
+
+    @tvm.transform.module_pass(opt_level=0, name="PlainPoolsSwapped" if swapped else "PlainPools")
+    def rewrite(mod, ctx):
+        for gv, func in list(mod.functions.items()):
+            if isinstance(func, relax.Function):
+                mod[gv] = Rewrite(mod).visit_expr(func)
+        return mod
+
+    return rewrite
+
+
+# Planted bug: a packed pool unpacked with its inner block read as the major part of the channel.
+plain_pools_swapped = _plain_pools(swapped=True)
+# The corrected pass: the inner block read as the minor part, as the packing writes it.
+plain_pools = _plain_pools(swapped=False)

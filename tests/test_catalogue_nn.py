@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from passfuzz.ir.catalogue.base import OpError
+from passfuzz.ir.catalogue.nn import from_canonical, layout_axes, to_canonical
 
 from .catalogue_support import F, approx, infer, ref
 
@@ -294,7 +295,7 @@ def test_conv2d_shapes_groups_and_layouts():
         infer("conv2d", F((1, 4, 5, 5)), F((6, 4, 3, 3)), **CONV2D)
     with pytest.raises(OpError, match="fit"):
         infer("conv2d", F((1, 4, 2, 2)), F((6, 2, 3, 3)), **dict(CONV2D, padding=[0, 0, 0, 0]))
-    with pytest.raises(OpError, match="layouts"):
+    with pytest.raises(OpError, match="does not order the axes"):
         infer("conv2d", F((1, 5, 5, 4)), F((6, 2, 3, 3)), **dict(CONV2D, data_layout="NHWD"))
     # an order not drawn, as TVM's tests write it (NHWC with OHWI): imported
     ohwi = dict(CONV2D, data_layout="NHWC", kernel_layout="OHWI")
@@ -410,7 +411,7 @@ def test_pools_of_one_and_three_spatial_dims_follow_their_layouts():
     assert infer("avg_pool3d", F((1, 2, 3, 4, 5)), **three, layout="NCDHW", count_include_pad=False).shape == (1, 2, 3, 4, 3)
     with pytest.raises(OpError, match="rank-5"):
         infer("max_pool3d", F((1, 2, 3, 4)), **three, layout="NCDHW")
-    with pytest.raises(OpError, match="NCW or NWC"):  # a 2-D layout for a 1-D pool
+    with pytest.raises(OpError, match="does not order the axes of NCW"):  # a 2-D layout for a 1-D pool
         infer("max_pool1d", F((1, 2, 3, 4)), pool_size=[1], strides=[1], padding=[0, 0], dilation=[1], layout="NCHW")
     with pytest.raises(OpError, match="6 integers"):
         infer("max_pool3d", F((1, 1, 2, 2, 2)), **dict(three, padding=[0, 0, 0, 0]), layout="NCDHW")
@@ -490,3 +491,53 @@ def test_attention_reference_masks():
     full = ref("attention", q, k, v, scale=None, causal_mask=None)
     assert bottom[0, 1] == pytest.approx(full[0, 1])  # the last row sees every key
     assert not np.allclose(bottom[0, 0], full[0, 0])
+
+
+# -- packed layouts ----------------------------------------------------------------------------------
+
+def test_packed_layouts_name_an_axis_split_in_outer_and_inner_parts():
+    assert layout_axes("NCHW4c", "NCHW") == [("N", 0), ("C", 0), ("H", 0), ("W", 0), ("C", 4)]
+    assert layout_axes("OIHW2i4o", "OIHW")[4:] == [("I", 2), ("O", 4)]
+    for wrong in ("NCHW4", "NCHWc", "NCHW4c2c", "NCHW4d", "NCH", "nchw", "NCHW0c"):
+        with pytest.raises(OpError, match="does not order the axes"):
+            layout_axes(wrong, "NCHW")
+    x = np.arange(2 * 8 * 3 * 5).reshape(2, 8, 3, 5)
+    for layout in ("NCHW4c", "N4cHWC", "NHWC2c"):
+        axes = layout_axes(layout, "NCHW")
+        packed = from_canonical(x, axes, "NCHW")
+        assert np.array_equal(to_canonical(packed, axes, "NCHW"), x)
+    packed = from_canonical(x, layout_axes("NCHW4c", "NCHW"), "NCHW")
+    assert packed.shape == (2, 2, 3, 5, 4) and np.array_equal(packed[:, 1, :, :, 3], x[:, 7])  # channel 1 * 4 + 3
+
+
+def test_packed_convolutions_check_their_blocks_and_compute_the_plain_convolution():
+    attrs = dict(CONV2D, data_layout="NCHW4c", kernel_layout="OIHW4o", out_layout="NCHW4c")
+    assert infer("conv2d", F((1, 1, 5, 5, 4)), F((2, 2, 3, 3, 4)), **attrs).shape == (1, 2, 3, 2, 4)
+    with pytest.raises(OpError, match="inner part of axis C has extent 3"):
+        infer("conv2d", F((1, 1, 5, 5, 3)), F((2, 2, 3, 3, 4)), **attrs)
+    with pytest.raises(OpError, match="factor 4 does not divide axis C of extent 6"):  # 6 output channels
+        infer("conv2d", F((1, 1, 5, 5, 4)), F((6, 2, 3, 3)), **dict(attrs, kernel_layout="OIHW"))
+    with pytest.raises(OpError, match="ranks of its layouts"):
+        infer("conv2d", F((1, 4, 5, 5)), F((2, 2, 3, 3, 4)), **attrs)
+    # out_layout other than the data's: NHWC in, NCHW out; absent (records before it) it is the data's
+    assert infer("conv2d", F((1, 5, 5, 4)), F((3, 3, 2, 6)), **dict(CONV2D, data_layout="NHWC", kernel_layout="HWIO",
+                                                                    out_layout="NCHW")).shape == (1, 6, 3, 2)
+    rng = np.random.default_rng(0)
+    x, w = rng.integers(-3, 4, (1, 8, 5, 5)).astype("int32"), rng.integers(-3, 4, (8, 4, 3, 3)).astype("int32")
+    plain = ref("conv2d", x, w, **CONV2D)
+    axes = layout_axes("NCHW4c", "NCHW")
+    got = ref("conv2d", from_canonical(x, axes, "NCHW"), from_canonical(w, layout_axes("OIHW4o", "OIHW"), "OIHW"), **attrs)
+    assert np.array_equal(to_canonical(got, axes, "NCHW"), plain)
+    nchw_out = ref("conv2d", from_canonical(x, axes, "NCHW"), w, **dict(attrs, kernel_layout="OIHW", out_layout="NCHW"))
+    assert np.array_equal(nchw_out, plain)
+
+
+def test_packed_pools_pool_each_channel_of_the_blocks():
+    x = F((1, 2, 3, 3, 4), -2, 1)
+    assert infer("max_pool2d", x, **dict(POOL, layout="NCHW4c")).shape == (1, 2, 3, 3, 4)
+    assert infer("adaptive_avg_pool2d", x, output_size=[1, 2], layout="NCHW4c").shape == (1, 2, 1, 2, 4)
+    data = np.random.default_rng(0).uniform(-1, 1, (1, 8, 3, 3)).astype("float32")
+    axes = layout_axes("NCHW4c", "NCHW")
+    for op, extra in (("max_pool2d", {}), ("avg_pool2d", {"count_include_pad": True})):
+        packed = ref(op, from_canonical(data, axes, "NCHW"), **dict(POOL, layout="NCHW4c"), **extra)
+        np.testing.assert_allclose(to_canonical(packed, axes, "NCHW"), ref(op, data, **POOL, **extra))

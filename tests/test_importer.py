@@ -307,6 +307,24 @@ class TestConv2dInALayoutNotDrawn:
         assert program.nodes[0].attrs["kernel_layout"] == "OHWI"
 
 
+class TestConv2dOfUnknownShapes:
+    """As TVM's convert-layout tests write it: nothing fixes the dims, each is drawn; a first draw
+    whose kernel is larger than its input is drawn again (seed 0 drew one)."""
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor("float32", ndim=4), w: R.Tensor("float32", ndim=4)) -> R.Tensor("float32", ndim=4):
+            with R.dataflow():
+                gv: R.Tensor("float32", ndim=4) = R.nn.conv2d(x, w, out_dtype="float32")
+                R.output(gv)
+            return gv
+
+    def test_imports_runs_and_agrees(self):
+        program, notes = import_with_notes(self.Before, seed=0)
+        analyse(program)
+        np.testing.assert_allclose(run(build_module(program), program.arguments())[0], evaluate(program)[0], rtol=1e-5, atol=1e-4)
+
+
 class TestUnknownDtype:
     @I.ir_module
     class Before:

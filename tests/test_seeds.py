@@ -308,8 +308,10 @@ def test_mutations_of_a_kept_program_draw_boundary_shapes_and_values():
                     Node("repeat", (0,), {"repeats": 2, "axis": 1}), Node("exp", (1,))), (2,))
     drawn = []
 
-    @settings(max_examples=300, database=None, deadline=None, suppress_health_check=list(HealthCheck),
-              derandomize=True)  # a share measured over one fixed run of draws, not a new one each time
+    # a share measured over one fixed run of draws, not a new one each time; 600, since any draw a
+    # catalogue op adds moves the run (at 300 a rarer size-1 axis 2 fell to 2 of 278 after one)
+    @settings(max_examples=600, database=None, deadline=None, suppress_health_check=list(HealthCheck),
+              derandomize=True)
     @given(seeded_programs([kept], max_mutations=1))
     def collect(program):
         drawn.append(program)

@@ -39,7 +39,7 @@ def tiny_programs() -> list[Program]:
     kernel = Param((2, 2, 3, 3), "float32", -1.0, 1.0, np.full((2, 2, 3, 3), 0.125, "float32").tolist(),
                    role="weight")
     conv = {"strides": [1, 1], "padding": [1, 1, 1, 1], "dilation": [1, 1], "groups": 1,
-            "data_layout": "NCHW", "kernel_layout": "OIHW", "out_dtype": None}
+            "data_layout": "NCHW", "kernel_layout": "OIHW", "out_layout": "NCHW", "out_dtype": None}
     return [
         Program((x, w, Node("matmul", (0, 1)), Node("relu", (2,))), (3,)),
         Program((image, kernel, Node("conv2d", (0, 1), conv), Node("add", (2, 0))), (3,)),

@@ -541,6 +541,8 @@ class _Body:
                 except Exception:  # noqa: BLE001 - attributes the op refuses are not these
                     continue
                 if _same(emitted, value, inline):
+                    if pattern.op.unbuildable is not None and pattern.op.unbuildable(attrs):
+                        self.fail(b, f"op {key}: {pattern.op.unbuildable(attrs)}")
                     self.claimed.update(absorbed)
                     return ("op", (pattern.op.name, operands, attrs))
         self.fail(b, f"op {key}: its attributes or operands match no OpDef of passfuzz's catalogue")
@@ -899,7 +901,7 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     shapeless = [i for i, v in enumerate(values) if isinstance(v, Param) and v.shape is None]
     typeless = [i for i, v in enumerate(values) if isinstance(v, Param) and v.dtype is None]
     if not shapeless and not typeless:
-        return _settle(program, sizes, given is not None, seed, function, argument_ranges)
+        return _settle_redrawn(program, sizes, given is not None, seed, function, argument_ranges)
     first = None
     # nothing fixes their shape or dtype: the first choice the body takes, one for all of them
     for dtype, shape in itertools.product(UNKNOWN_DTYPES if typeless else [None],
@@ -908,7 +910,7 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
             replace(v, **({"shape": shape} if i in shapeless else {}), **({"dtype": dtype} if i in typeless else {}))
             for i, v in enumerate(values)))
         try:
-            settled, notes = _settle(candidate, dict(sizes), given is not None, seed, function, argument_ranges)
+            settled, notes = _settle_redrawn(candidate, sizes, given is not None, seed, function, argument_ranges)
         except ImportRejected as exc:
             first = first or exc
             continue
@@ -1120,6 +1122,33 @@ def _symbol_sizes(func, given, func_name: str = "main") -> dict:
 
 
 # -- sizes, ranges, values ----------------------------------------------------------------------------
+
+SIZE_REDRAWS = 6  # further draws of the symbolic dims nothing fixes, after they all took SAME_SIZE
+SAME_SIZE = 4
+
+
+def _settle_redrawn(program: Program, sizes: dict, have_values: bool, seed: int, where: str,
+                    argument_ranges: bool = False) -> tuple[Program, list[str]]:
+    """``_settle``, and where it rejects the Program while some symbolic dims were drawn (nothing
+    fixed them: ``R.Tensor("float32", ndim=4)``), again with those dims all ``SAME_SIZE`` (a
+    kernel then fits its input, channels agree with the weight's), then with other draws: dims
+    drawn one by one give a kernel larger than its input about half of the time."""
+    try:
+        return _settle(program, dict(sizes), have_values, seed, where, argument_ranges)
+    except ImportRejected as first:
+        names = [n for _, p in program.params for n in p.dims if n] + [p.name for p in program.prim_params]
+        free = [n for n in names if sizes.get(n) is None]
+        if not free:
+            raise
+        retries = [({**sizes, **dict.fromkeys(free, SAME_SIZE)}, seed)] + \
+            [(dict(sizes), seed + k) for k in range(1, SIZE_REDRAWS + 1)]
+        for retry_sizes, retry_seed in retries:
+            try:
+                return _settle(program, retry_sizes, have_values, retry_seed, where, argument_ranges)
+            except ImportRejected:
+                continue
+        raise first from None
+
 
 def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: str,
             argument_ranges: bool = False) -> tuple[Program, list[str]]:

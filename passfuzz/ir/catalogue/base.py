@@ -273,6 +273,9 @@ class OpDef:
     # For ops that bind values of their own (a match_cast): (BlockBuilder, tvm.relax, operand
     # exprs, attrs, a unique name prefix) -> expr; relax_build calls it instead of ``emit``.
     emit_in: Callable[[Any, Any, list, dict, str], Any] | None = None
+    # Why TVM cannot compile the op with these attributes ('' when it can): the importer rejects
+    # such a node, since a module holding it fails to build before any pass runs.
+    unbuildable: Callable[[dict], str] | None = None
 
     def applicable(self, sketch: Sketch) -> bool:
         return self.propose is not None and bool(sketch.candidates(self.accepts, self.takes_tuples))

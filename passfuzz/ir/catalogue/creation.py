@@ -32,10 +32,13 @@ from .base import (
 )
 
 
+MAX_RANK = 4  # of a shape attribute
+
+
 def _shape(shape) -> tuple[int, ...]:
-    require(isinstance(shape, list) and len(shape) <= 4 and
+    require(isinstance(shape, list) and len(shape) <= MAX_RANK and
             all(isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in shape),
-            "shape must be a list of at most 4 positive ints")
+            f"shape must be a list of at most {MAX_RANK} positive ints")
     return tuple(shape)
 
 
@@ -74,9 +77,10 @@ def _fill_values(dtype: str) -> list:
 
 
 def _like_shape(sketch: Sketch, choose: Chooser, accept=lambda i: True) -> tuple[ValueInfo, tuple[int, ...]]:
-    """An existing value and a shape that broadcasts to its shape."""
+    """An existing value and a shape of at most MAX_RANK dims that broadcasts to its shape (a
+    trailing part of a conv3d's or a packed pool's rank-5 or rank-6 result)."""
     like = sketch.infos[pick(sketch, choose, accept)]
-    return like, tuple(choose.choice(broadcastable_shapes(like.shape)))
+    return like, tuple(choose.choice([s for s in broadcastable_shapes(like.shape) if len(s) <= MAX_RANK]))
 
 # -- zeros / ones / full --------------------------------------------------------------------------
 

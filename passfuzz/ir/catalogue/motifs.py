@@ -380,7 +380,7 @@ def _conv_batch_norm(sketch: Sketch, choose: Chooser) -> None:
         o = groups * choose.integer(1, 2)
     kernel = _weight(sketch, choose, (o, c // groups, kh, kw), dtype, const=True)
     attrs = {"strides": strides, "padding": padding, "dilation": dilation, "groups": groups,
-             "data_layout": "NCHW", "kernel_layout": "OIHW", "out_dtype": None}
+             "data_layout": "NCHW", "kernel_layout": "OIHW", "out_layout": "NCHW", "out_dtype": None}
     y = _add(sketch, "conv2d", [x, kernel], attrs)
     axis = choose.choice([a for a, d in enumerate(sketch.infos[y].shape) if d == o and a != 1]) if other_axis else 1
     gamma, beta, mean = (_weight(sketch, choose, (o,), dtype, const=True) for _ in range(3))

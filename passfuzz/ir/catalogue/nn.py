@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import numpy as np
 
@@ -636,15 +637,79 @@ BATCH_NORM_TRAINING = OpDef(
           "without scale, beta without center. Non-negative axes only (topi's legalization fails on a "
           "negative one); epsilon is drawn as for layer_norm. float32 and float64 only, as for inference mode.")
 
-# -- conv1d / conv2d --------------------------------------------------------------------------------
+# -- layouts ---------------------------------------------------------------------------------------
+# A convolution's or a pool's layout names each axis of its tensor by a letter of the canonical
+# layout (NCHW, OIHW), as TVM's layouts do (SLayout, data_layout.h): an upper-case letter is an axis,
+# or the outer part of one split by a factor, and a factor with the lower-case letter the inner
+# part, so NCHW4c holds (N, C/4, H, W, 4) with channel outer * 4 + inner. Any order of the letters
+# is a layout (OIHW4o, N4cHWC, OIHW2i4o); an inner part's extent is its factor.
+
+_LAYOUT = re.compile(r"(?:\d*[A-Za-z])+")
+
+
+def layout_axes(layout, canonical: str) -> list[tuple[str, int]]:
+    """``layout``'s axes in order as (canonical letter, factor), factor 0 for an axis or its outer
+    part: each letter of ``canonical`` once, and at most one inner part per letter."""
+    wrong = f"layout {layout!r} does not order the axes of {canonical}"
+    require(isinstance(layout, str) and _LAYOUT.fullmatch(layout) is not None, wrong)
+    parts = re.findall(r"(\d*)([A-Za-z])", layout)
+    outer = [letter for digits, letter in parts if letter.isupper() and not digits]
+    inner = [letter.upper() for digits, letter in parts if letter.islower() and digits and int(digits) >= 1]
+    require(sorted(outer) == sorted(canonical) and len(outer) + len(inner) == len(parts) and
+            len(set(inner)) == len(inner) and set(inner) <= set(canonical), wrong)
+    return [(letter.upper(), int(digits or 0)) for digits, letter in parts]
+
+
+def _factor(axes: list[tuple[str, int]], letter: str) -> int:
+    """The factor ``letter``'s axis is split by, 0 when it is not."""
+    return next((f for c, f in axes if c == letter and f), 0)
+
+
+def _split_order(axes: list[tuple[str, int]], canonical: str) -> list[int]:
+    """The layout's positions of each canonical axis's outer part, then of its inner part if split."""
+    order = []
+    for c in canonical:
+        order.append(axes.index((c, 0)))
+        if f := _factor(axes, c):
+            order.append(axes.index((c, f)))
+    return order
+
+
+def unpacked_shape(shape, axes: list[tuple[str, int]], canonical: str) -> list[int]:
+    """The canonical shape (NCHW) of a tensor of ``shape`` in the layout ``axes``."""
+    require(len(shape) == len(axes), f"a {len(axes)}-axis layout needs a rank-{len(axes)} tensor")
+    for d, (c, f) in zip(shape, axes):
+        require(not f or d == f, f"the inner part of axis {c} has extent {d}, not its factor {f}")
+    return [shape[axes.index((c, 0))] * max(1, _factor(axes, c)) for c in canonical]
+
+
+def packed_shape(sizes, axes: list[tuple[str, int]], canonical: str) -> list[int]:
+    """The shape, in the layout ``axes``, of a tensor of canonical shape ``sizes``. A factor must
+    divide its axis: TVM's type rule rounds the outer part down, which would lose elements."""
+    size = dict(zip(canonical, sizes))
+    for c, f in axes:
+        require(not f or size[c] % f == 0, f"factor {f} does not divide axis {c} of extent {size[c]}")
+    return [f or size[c] // max(1, _factor(axes, c)) for c, f in axes]
+
+
+def to_canonical(a: np.ndarray, axes: list[tuple[str, int]], canonical: str) -> np.ndarray:
+    """``a``, in the layout ``axes``, in the canonical one: each inner part put after its outer part,
+    then the two merged (channel = outer * factor + inner)."""
+    return np.transpose(a, _split_order(axes, canonical)).reshape(unpacked_shape(a.shape, axes, canonical))
+
+
+def from_canonical(a: np.ndarray, axes: list[tuple[str, int]], canonical: str) -> np.ndarray:
+    """The inverse of ``to_canonical``: each split axis reshaped to (outer, factor), then moved."""
+    split = [e for c, d in zip(canonical, a.shape)
+             for e in ((d // _factor(axes, c), _factor(axes, c)) if _factor(axes, c) else (d,))]
+    return np.transpose(a.reshape(split), np.argsort(_split_order(axes, canonical)))
+
+
+# -- conv1d / conv2d / conv3d ----------------------------------------------------------------------------
 
 LAYOUTS = {1: (("NCW", "OIW"), ("NWC", "WIO")), 2: (("NCHW", "OIHW"), ("NHWC", "HWIO")),
            3: (("NCDHW", "OIDHW"), ("NDHWC", "DHWIO"))}
 CANONICAL = {1: ("NCW", "OIW"), 2: ("NCHW", "OIHW"), 3: ("NCDHW", "OIDHW")}
-
-
-def _perm(layout: str, canonical: str) -> list[int]:
-    return [layout.index(c) for c in canonical]
 
 
 def _windows(size: int, kernel: int, stride: int, dilation: int, before: int, after: int) -> int:
@@ -673,19 +738,25 @@ def conv_reference(x: np.ndarray, w: np.ndarray, strides, padding, dilation, gro
 
 def convolution(nd: int) -> OpDef:
     name = f"conv{nd}d"
+    data, kernel_axes = CANONICAL[nd]
     keys = {"strides", "padding", "dilation", "groups", "data_layout", "kernel_layout", "out_dtype"}
 
+    def layouts_of(attrs: dict) -> tuple[list, list, list]:
+        """The data's, kernel's and output's axes; out_layout absent (records before it) is the data's."""
+        out = attrs.get("out_layout") or attrs["data_layout"]
+        return (layout_axes(attrs["data_layout"], data), layout_axes(attrs["kernel_layout"], kernel_axes),
+                layout_axes(out, data))
+
     def infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
-        require(len(args) == 2 and set(attrs) == keys, f"{name} takes (data, weight) and {sorted(keys)}")
+        require(len(args) == 2 and set(attrs) - {"out_layout"} == keys,
+                f"{name} takes (data, weight), {sorted(keys)} and out_layout")
         x, w = args
         require(x.dtype == w.dtype and x.dtype in NUMERIC, f"{name} needs one numeric dtype")
-        require(x.rank == nd + 2 and w.rank == nd + 2, f"{name} needs rank-{nd + 2} operands")
-        layouts = (attrs["data_layout"], attrs["kernel_layout"])
-        # drawn in LAYOUTS[nd]; any other order of the axes is read from a module (NHWC with OHWI)
-        require(all(isinstance(l, str) and sorted(l) == sorted(c) for l, c in zip(layouts, CANONICAL[nd])),
-                f"layouts {layouts} do not order the axes of {CANONICAL[nd]}")
-        xs = [x.shape[i] for i in _perm(layouts[0], CANONICAL[nd][0])]
-        ws = [w.shape[i] for i in _perm(layouts[1], CANONICAL[nd][1])]
+        # drawn in LAYOUTS[nd]; any order of the axes, and packed ones (NCHW4c), read from a module
+        d_axes, k_axes, o_axes = layouts_of(attrs)
+        require(x.rank == len(d_axes) and w.rank == len(k_axes),
+                f"{name} needs operands of the ranks of its layouts ({len(d_axes)}, {len(k_axes)})")
+        xs, ws = unpacked_shape(x.shape, d_axes, data), unpacked_shape(w.shape, k_axes, kernel_axes)
         strides = _ints(attrs["strides"], nd, "strides", 1)
         dilation = _ints(attrs["dilation"], nd, "dilation", 1)
         padding = _ints(attrs["padding"], 2 * nd, "padding", 0)
@@ -701,30 +772,26 @@ def convolution(nd: int) -> OpDef:
         for a in (x, w):
             require(representable(out, a.lo, a.hi), f"operands must fit out_dtype {out}")
         lo, hi = product_range(x, w, ws[1] * int(np.prod(ws[2:])))
-        canonical = [xs[0], out_channels, *spatial]
-        shape = [0] * (nd + 2)
-        for j, i in enumerate(_perm(layouts[0], CANONICAL[nd][0])):
-            shape[i] = canonical[j]
+        shape = packed_shape([xs[0], out_channels, *spatial], o_axes, data)
         return checked(shape, out, lo, hi, x.exact and w.exact and is_int(out) and is_int(x.dtype))
 
     def reference(args, attrs):
         x, w = args
         out = numpy_dtype(attrs["out_dtype"] or x.dtype.name)
-        dperm = _perm(attrs["data_layout"], CANONICAL[nd][0])
-        kperm = _perm(attrs["kernel_layout"], CANONICAL[nd][1])
-        result = conv_reference(np.transpose(x.astype(out), dperm), np.transpose(w.astype(out), kperm),
+        d_axes, k_axes, o_axes = layouts_of(attrs)
+        result = conv_reference(to_canonical(x.astype(out), d_axes, data), to_canonical(w.astype(out), k_axes, kernel_axes),
                                 attrs["strides"], attrs["padding"], attrs["dilation"], attrs["groups"], _acc(out.name))
-        return np.transpose(result, np.argsort(dperm)).astype(out)
+        return from_canonical(result, o_axes, data).astype(out)
+
+    def kernel_shape(layouts, sizes) -> list[int]:
+        return packed_shape(sizes, layout_axes(layouts[1], kernel_axes), kernel_axes)
 
     def minimal(info: ValueInfo, layouts, out_dtype=None, lo=-1.0, hi=1.0) -> bool:
         x = _lifted(info, nd + 2)
-        channels = x.shape[_perm(layouts[0], CANONICAL[nd][0])[1]]
-        kshape = [0] * (nd + 2)
-        for j, i in enumerate(_perm(layouts[1], CANONICAL[nd][1])):
-            kshape[i] = [1, channels, *([1] * nd)][j]
+        channels = x.shape[layouts[0].index("C")]
         attrs = {"strides": [1] * nd, "padding": [0] * (2 * nd), "dilation": [1] * nd, "groups": 1,
                  "data_layout": layouts[0], "kernel_layout": layouts[1], "out_dtype": out_dtype}
-        return valid(infer, [x, probe(x, lo, hi, tuple(kshape))], attrs)
+        return valid(infer, [x, probe(x, lo, hi, tuple(kernel_shape(layouts, [1, channels, *([1] * nd)])))], attrs)
 
     def accepts(info: ValueInfo) -> bool:
         return info.dtype in NUMERIC and _liftable(info, nd + 2) and \
@@ -734,8 +801,7 @@ def convolution(nd: int) -> OpDef:
         x = _lift(sketch, pick(sketch, choose, accepts), nd + 2)
         info = sketch.infos[x]
         layouts = choose.choice([l for l in LAYOUTS[nd] if any(minimal(info, l, o) for o in (None, *OUT_DTYPES[info.dtype]))])
-        dperm = _perm(layouts[0], CANONICAL[nd][0])
-        channels, sizes = info.shape[dperm[1]], [info.shape[i] for i in dperm[2:]]
+        channels, sizes = info.shape[layouts[0].index("C")], [info.shape[layouts[0].index(c)] for c in data[2:]]
         groups = choose.choice([g for g in range(1, channels + 1) if channels % g == 0])
         out_channels = groups * choose.integer(1, 2)
         kernel, strides, dilation, before, after = [], [], [], [], []
@@ -744,19 +810,15 @@ def convolution(nd: int) -> OpDef:
             k = choose.integer(1, min(3, size + b + a))
             d = choose.integer(1, 2) if (k - 1) * 2 + 1 <= size + b + a else 1
             kernel.append(k), dilation.append(d), before.append(b), after.append(a), strides.append(choose.integer(1, 2))
-        kshape = [0] * (nd + 2)
-        for j, i in enumerate(_perm(layouts[1], CANONICAL[nd][1])):
-            kshape[i] = [out_channels, channels // groups, *kernel][j]
+        kshape = kernel_shape(layouts, [out_channels, channels // groups, *kernel])
         attrs = {"strides": strides, "padding": before + after, "dilation": dilation, "groups": groups,
-                 "data_layout": layouts[0], "kernel_layout": layouts[1]}
+                 "data_layout": layouts[0], "kernel_layout": layouts[1], "out_layout": layouts[0]}
         combos = [(r, o) for r in [(-4.0, 4.0), (-1.0, 1.0), (0.0, 1.0)] for o in (None, *OUT_DTYPES[info.dtype])
                   if valid(infer, [info, probe(info, *r, tuple(kshape))], {**attrs, "out_dtype": o})]
         if not combos:  # the smallest convolution, which accepts() guarantees
-            kshape = [0] * (nd + 2)
-            for j, i in enumerate(_perm(layouts[1], CANONICAL[nd][1])):
-                kshape[i] = [1, channels, *([1] * nd)][j]
+            kshape = kernel_shape(layouts, [1, channels, *([1] * nd)])
             attrs = {"strides": [1] * nd, "padding": [0] * (2 * nd), "dilation": [1] * nd, "groups": 1,
-                     "data_layout": layouts[0], "kernel_layout": layouts[1]}
+                     "data_layout": layouts[0], "kernel_layout": layouts[1], "out_layout": layouts[0]}
             combos = [(r, o) for r in [(-1.0, 1.0)] for o in (None, *OUT_DTYPES[info.dtype])
                       if valid(infer, [info, probe(info, *r, tuple(kshape))], {**attrs, "out_dtype": o})]
         wrange, out_dtype = choose.choice(combos)
@@ -767,11 +829,22 @@ def convolution(nd: int) -> OpDef:
     def emit(R, args, at):
         return getattr(R.op.nn, name)(*args, strides=at["strides"], padding=at["padding"], dilation=at["dilation"],
                                       groups=at["groups"], data_layout=at["data_layout"],
-                                      kernel_layout=at["kernel_layout"], out_dtype=at["out_dtype"])
+                                      kernel_layout=at["kernel_layout"], out_layout=at.get("out_layout"),
+                                      out_dtype=at["out_dtype"])
 
-    return OpDef(name, infer, emit, reference, propose, accepts,
-                 notes=f"Layouts {', '.join('/'.join(l) for l in LAYOUTS[nd])} drawn, any order of the axes "
-                       "imported. padding is (before..., after...). "
+    def unbuildable(attrs: dict) -> str:
+        packed = any(any(factor for _, factor in axes) for axes in layouts_of(attrs))
+        if packed or (attrs.get("out_layout") or attrs["data_layout"]) != attrs["data_layout"]:
+            return (f"TVM cannot compile a {name} in a packed layout or with an out_layout of its own "
+                    "(LegalizeOps leaves it as it is)")
+        return ""
+
+    return OpDef(name, infer, emit, reference, propose, accepts, unbuildable=unbuildable,
+                 notes=f"Layouts {', '.join('/'.join(l) for l in LAYOUTS[nd])} drawn; any order of the axes, "
+                       "packed layouts (NCHW4c, OIHW4o: see layout_axes) and an out_layout other than the "
+                       "data's have a reference but are neither drawn nor imported (TVM does not legalize "
+                       "them: tvm.compile fails). "
+                       "padding is (before..., after...). "
                        "out_dtype casts the operands first and accumulates in out_dtype.")
 
 
@@ -872,17 +945,27 @@ def _letters(nd: int) -> str:
     return "DHW"[3 - nd:]
 
 
-def _spatial(x: ValueInfo, layout: str, nd: int = 2) -> list[int]:
-    require(x.rank == nd + 2 and layout in POOL_LAYOUTS[nd],
-            f"{nd}-D pooling needs a rank-{nd + 2} tensor in {' or '.join(POOL_LAYOUTS[nd])}")
-    return [x.shape[layout.index(c)] for c in _letters(nd)]
+def _canonical(layout: str) -> str:
+    """The canonical pooling layout with as many spatial axes as ``layout`` names."""
+    return "NC" + _letters(sum(ch.isupper() for ch in layout) - 2)
+
+
+def _pool_axes(x: ValueInfo, layout, nd: int) -> list[tuple[str, int]]:
+    axes = layout_axes(layout, "NC" + _letters(nd))
+    require(x.rank == len(axes), f"{nd}-D pooling in {layout} needs a rank-{len(axes)} tensor")
+    return axes
+
+
+def _spatial(x: ValueInfo, layout, nd: int = 2) -> list[int]:
+    """The spatial sizes (D, H, W order) of ``x`` in ``layout``."""
+    return unpacked_shape(x.shape, _pool_axes(x, layout, nd), "NC" + _letters(nd))[2:]
 
 
 def _with_spatial(x: ValueInfo, layout: str, sizes) -> list[int]:
-    shape = list(x.shape)
-    for c, s in zip(_letters(len(sizes)), sizes):
-        shape[layout.index(c)] = s
-    return shape
+    """``x``'s shape with its spatial sizes replaced, in ``layout``."""
+    canonical = "NC" + _letters(len(sizes))
+    axes = layout_axes(layout, canonical)
+    return packed_shape(unpacked_shape(x.shape, axes, canonical)[:2] + list(sizes), axes, canonical)
 
 
 def _pool_geometry(x: ValueInfo, attrs: dict, nd: int) -> tuple[list[int], bool]:
@@ -905,16 +988,12 @@ def _pool_geometry(x: ValueInfo, attrs: dict, nd: int) -> tuple[list[int], bool]
     return out, touches
 
 
-def _canonical(layout: str) -> str:
-    return "NC" + _letters(len(layout) - 2)
-
-
 def _pool_windows(x: np.ndarray, attrs: dict, fill) -> tuple[np.ndarray, np.ndarray]:
     """Every window's elements stacked on a new last axis (N, C, spatial... view), and a mask of
     the real ones."""
     layout = attrs["layout"]
-    nd = len(layout) - 2
-    xc = np.transpose(x, [layout.index(c) for c in _canonical(layout)])
+    xc = to_canonical(x, layout_axes(layout, _canonical(layout)), _canonical(layout))
+    nd = xc.ndim - 2
     pad = [(attrs["padding"][i], attrs["padding"][i + nd]) for i in range(nd)]
     xp = np.pad(xc, [(0, 0), (0, 0), *pad], constant_values=fill)
     real = np.pad(np.ones(xc.shape[2:], bool), pad, constant_values=False)
@@ -929,7 +1008,7 @@ def _pool_windows(x: np.ndarray, attrs: dict, fill) -> tuple[np.ndarray, np.ndar
 
 
 def _to_layout(out: np.ndarray, layout: str) -> np.ndarray:
-    return np.transpose(out, np.argsort([layout.index(c) for c in _canonical(layout)]))
+    return from_canonical(out, layout_axes(layout, _canonical(layout)), _canonical(layout))
 
 
 _POOL_KEYS = {"pool_size", "strides", "padding", "dilation", "layout"}
@@ -983,6 +1062,28 @@ def _pool_accepts(dtypes, nd: int = 2):
     return lambda i: i.dtype in dtypes and _liftable(i, nd + 2)
 
 
+PACKING_FACTORS = (4, 2, 8, 16)  # the channel blocks ConvertLayout and TVM's tests write (NCHW4c, NCHW16c)
+
+
+def _rarely_packed(sketch: Sketch, choose: Chooser, x: int, layout: str) -> tuple[int, str]:
+    """``x`` in ``layout`` as it is, or, rarely, its channels packed by a layout_transform (NCHW to
+    NCHW4c: channel c at outer c // 4, inner c % 4, the inner part last), as ConvertLayout leaves
+    them for a pool to meet."""
+    channel = layout.index("C")
+    factors = [f for f in PACKING_FACTORS if sketch.infos[x].shape[channel] % f == 0]
+    if not factors or choose.integer(0, 7) != 7:
+        return x, layout
+    f = choose.choice(factors)
+    index_map = [["//", ["var", k], f] if k == channel else ["var", k] for k in range(len(layout))]
+    packed = sketch.add("layout_transform", [x], {"index_map": [*index_map, ["%", ["var", channel], f]],
+                                                  "pad_value": None})
+    return packed, f"{layout}{f}c"
+
+
+_PACKED_POOL_NOTES = ("Rarely drawn on channels packed by a layout_transform first (NCHW4c: channel outer * 4 + "
+                      "inner); any packed layout imported.")
+
+
 def pool(name: str, nd: int, infer, ref, dtypes, extra: dict, notes: str) -> OpDef:
     accepts = _pool_accepts(dtypes, nd)
 
@@ -999,13 +1100,14 @@ def pool(name: str, nd: int, infer, ref, dtypes, extra: dict, notes: str) -> OpD
         attrs.update({key: choose.choice(values) for key, values in extra.items()})
         if not valid(infer, [info], attrs):
             attrs.update({"padding": [0] * (2 * nd), "dilation": [1] * nd})
+        x, attrs["layout"] = _rarely_packed(sketch, choose, x, layout)  # the windows hold as they are
         sketch.add(name, [x], attrs)
 
     def emit(R, args, at):
         kwargs = {k: at[k] for k in ("pool_size", "strides", "padding", "dilation", "layout", *extra)}
         return getattr(R.op.nn, name)(args[0], **kwargs)
 
-    return OpDef(name, infer, emit, ref, propose, accepts, notes)
+    return OpDef(name, infer, emit, ref, propose, accepts, notes + " " + _PACKED_POOL_NOTES)
 
 
 _MAX_NOTES = "Padding is ignored (never the max). ceil_mode is not drawn; every window holds an input element. "
@@ -1039,7 +1141,7 @@ def _adaptive_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
 def _adaptive_ref(args, attrs):
     x = args[0]
     layout = attrs["layout"]
-    xc = np.transpose(x.astype("float64"), [layout.index(c) for c in _canonical(layout)])
+    xc = to_canonical(x.astype("float64"), layout_axes(layout, _canonical(layout)), _canonical(layout))
     (h, w), (oh, ow) = xc.shape[2:], attrs["output_size"]
     out = np.zeros(xc.shape[:2] + (oh, ow))
     for i, j in itertools.product(range(oh), range(ow)):
@@ -1055,8 +1157,9 @@ def _adaptive_propose(sketch: Sketch, choose: Chooser) -> None:
         _adaptive_infer, [_lifted(i, 4)], {"output_size": [1, 1], "layout": "NCHW"})), 4)
     info = sketch.infos[x]
     layout = choose.choice(list(POOL_LAYOUTS[2]))
-    sizes = _spatial(info, layout)
-    sketch.add("adaptive_avg_pool2d", [x], {"output_size": [choose.integer(1, s) for s in sizes], "layout": layout})
+    output_size = [choose.integer(1, s) for s in _spatial(info, layout)]
+    x, layout = _rarely_packed(sketch, choose, x, layout)
+    sketch.add("adaptive_avg_pool2d", [x], {"output_size": output_size, "layout": layout})
 
 
 ADAPTIVE_AVG_POOL2D = OpDef(
@@ -1066,7 +1169,7 @@ ADAPTIVE_AVG_POOL2D = OpDef(
     lambda i: _pool_accepts(FLOATS)(i) and valid(_adaptive_infer, [_lifted(i, 4)],
                                                  {"output_size": [1, 1], "layout": "NCHW"}),
     notes="Window i spans [floor(i*H/out), ceil((i+1)*H/out)), as in PyTorch. Integers return int32 in TVM "
-          "(declared otherwise): not drawn.")
+          "(declared otherwise): not drawn. " + _PACKED_POOL_NOTES)
 
 # -- pad --------------------------------------------------------------------------------------------
 
