@@ -54,6 +54,7 @@ EVERYTHING = 0.5
 PROGRAMS_PER_OP = 4  # stage 1: programs focused on each op (eight times as many for an op the source names)
 PROGRAMS_PER_BATCH = 40  # programs one child applies the pass to
 STAGE_TWO_SHARE = 0.5  # of the budget, what stage 2 may take when stage 1 found nothing
+STAGE_TWO_ROUNDS = 4  # passes over the pairs (fresh draws of those not yet seen firing), budget allowing
 LARGER_BATCHES = 12  # stage 3: batches of larger programs at the most
 # After this many programs, a pass that changed (or failed on) nearly all of them changes anything.
 EARLY = 2 * PROGRAMS_PER_BATCH
@@ -250,19 +251,30 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
         among_hints = len(pairs)  # drawn more often: the source names both
         if len(hints) == 1:  # one op named: its partner is one the source does not name
             pairs += [(hints[0], b) for b in ops if b != hints[0]]
-        pending, around = [], []
-        for number, pair in enumerate(pairs):
+        # Every pair the budget reaches, in rounds of fresh draws of the pairs not yet seen firing,
+        # not up to the first pair that fires: a pass matching a named op under any of several
+        # partners (negative under abs, square or tanh) is focused on all those the probe saw, and
+        # a pair whose few programs did not meet in the order the pattern needs gets more draws.
+        pending, around, met, fired_pairs = [], [], set(), set()
+        for attempt in range(STAGE_TWO_ROUNDS):
+            todo = [(number, pair) for number, pair in enumerate(pairs) if pair not in fired_pairs]
+            for k, (number, pair) in enumerate(todo):
+                if left() <= 0:
+                    break
+                drawn = focused(pair, 30_000 + 1_000 * attempt + number,
+                                2 * PROGRAMS_PER_OP if number < among_hints else 3)
+                pending += drawn
+                around += [pair] * len(drawn)
+                if len(pending) >= PROGRAMS_PER_BATCH or k == len(todo) - 1:
+                    fired_pairs |= {pair for pair, fired in zip(around, run(pending, around)) if fired}
+                    pending, around = [], []
             if left() <= 0:
                 break
-            drawn = focused(pair, 30_000 + number, 2 * PROGRAMS_PER_OP if number < among_hints else 3)
-            pending += drawn
-            around += [pair] * len(drawn)
-            if len(pending) >= PROGRAMS_PER_BATCH or number == len(pairs) - 1:
-                met = {op for pair, fired in zip(around, run(pending, around)) if fired for op in pair}
-                if met:  # the source's ops of the pairs that fired, and their partners (not the helpers they bring)
-                    found, stage = [op for op in hints if op in met] + sorted(met - set(hints))[:6], 2
-                    break
-                pending, around = [], []
+        if pending and left() > 0:
+            fired_pairs |= {pair for pair, fired in zip(around, run(pending, around)) if fired}
+        met = {op for pair in fired_pairs for op in pair}
+        if met:  # the source's ops of the pairs that fired, and their partners (not the helpers they bring)
+            found, stage = [op for op in hints if op in met] + sorted(met - set(hints))[:6], 2
     # Stage 3: larger unfocused programs; the ops that firing programs hold clearly more often
     # than programs do are candidates, each confirmed by programs focused on it (which may run a
     # quarter of the budget over: a candidate is worth its confirmation).
