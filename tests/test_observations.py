@@ -144,6 +144,14 @@ def test_a_pass_that_fails_on_its_own_output_is_a_pass_error_of_the_repeated_seq
     assert again.finding is not None and again.finding.fingerprint == verdict.finding.fingerprint
 
 
+def test_bind_params_of_the_programs_weights_is_not_repeated_on_its_own_output():
+    # its second run would name weights the first bound: outside its contract, not a pass-error
+    weight = Param((2, 3), "float32", -4, 4, [[0.5, 1.0, 2.0], [0.0, -1.0, 3.0]], role="weight")
+    program = Program((X, weight, Node("add", (0, 1))), (2,))
+    verdict = checked(program, "BindParams")
+    assert verdict.finding is None and verdict.observations == (), verdict
+
+
 def test_a_pass_that_crashes_on_its_own_output_has_a_script_that_crashes_at_the_second_run(tmp_path):
     verdict, optimized = check(EXP_OF_NEGATIVE, resolve_list(PLANTED + "aborts_on_labelled"), ["llvm"], 60,
                                boundaries=BoundaryChecks())
