@@ -111,8 +111,10 @@ def _cli(tmp_path, planted: bool, examples: int):
 def test_planted_c_target_defect_is_found_shrunk_and_reproduced(tmp_path, c_target):
     result = _cli(tmp_path, planted=True, examples=100)  # seed 1 finds it in the second round
     # A bug of the c codegen on the unoptimized module blames no named pass: listed apart, exit 0.
-    # The run may also save a real one: c prints a float64 scalar constant of an add with 7 digits
-    # (seed 1 draws R.const(-2.9103976010669506, "float64"); c computes -2.910398). Not yet triaged.
+    # The run also meets a real one, c printing a float64 scalar constant of an add with 7 digits
+    # (seed 1 draws R.const(-2.9103976010669506, "float64"); c computes -2.910398): a known fault
+    # (codegen-c-float-constant-printed-with-seven-digits), whose matches hold programs of binary
+    # ops and gelu only, so the planted defect on exp is not taken for it.
     assert result.returncode == 0 and "of TVM's plain build" in result.stdout, result.stderr
     [path] = sorted(tmp_path.glob("target-mismatch-*.json"))
     record = json.loads(path.read_text())
