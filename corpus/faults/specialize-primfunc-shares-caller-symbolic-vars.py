@@ -17,7 +17,6 @@ try:
     class Before:
         @R.function
         def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
-            n = T.int64()
             with R.dataflow():
                 gv = R.exp(x)
                 R.output(gv)

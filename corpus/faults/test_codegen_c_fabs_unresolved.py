@@ -1,5 +1,4 @@
 import numpy as np
-
 import tvm
 import tvm.testing
 from tvm.script import ir as I

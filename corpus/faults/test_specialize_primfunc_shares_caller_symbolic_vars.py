@@ -11,7 +11,6 @@ def test_specialized_prim_func_has_its_own_symbolic_vars():
     class Before:
         @R.function
         def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
-            n = T.int64()
             with R.dataflow():
                 gv = R.exp(x)
                 R.output(gv)
