@@ -38,6 +38,16 @@ def test_lift_transform_params_through_the_adapter_is_not_a_finding():
     assert verdict.finding is None and not verdict.incomparable and not verdict.generator_defect
 
 
+def test_a_lifted_tuple_of_a_weight_is_one_output_of_the_transform_not_the_bundle_of_weights():
+    # main(x, w) = (x + w, (w,)): lifting moves `(w,)` into main_transform_params, and main takes
+    # (x, w, lv1: R.Tuple(...)), one transform output per parameter; lv1 is no BundleModelParams tuple.
+    w = Param((2, 3), "float32", -4, 4, [[1.0, 0.0, 2.0], [0.5, 1.0, -1.0]], role="weight")
+    program = Program((X, w, Node("add", (0, 1)), Node("tuple", (1,))), (2, 3))
+    verdict, optimized = check(program, [resolve("LiftTransformParams")], ["llvm"], timeout=120)
+    assert verdict == Verdict(), verdict  # no finding, no defect, comparable
+    assert optimized.adapter.name == "main_transform_params"
+
+
 def test_unknown_signature_change_is_incomparable_not_compared():
     original = build_module(LIFTABLE)
     other_input = Param((3, 2), "float32", -4, 4, [[0.0] * 2] * 3)

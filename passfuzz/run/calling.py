@@ -10,8 +10,9 @@ The adapter is read off the optimized module itself, so it also covers sequences
   that ran after it), or, after LazyTransformParams, with no
   arguments, reading each weight through the global ``get_item(i)`` and writing each result
   through ``set_item(i, value)``;
-- then ``main`` takes the inputs, and for the (transformed) weights one of: a tensor each, one
-  tuple of all (BundleModelParams), ``fget_param(index, name)`` (LazyGetInput), or nothing at
+- then ``main`` takes the inputs, and for the (transformed) weights one of: a value each (a
+  tensor, or a tuple the transform computed, such as a lifted ``(w,)``), one tuple of all
+  (BundleModelParams), ``fget_param(index, name)`` (LazyGetInput), or nothing at
   all when they were bound into the module as constants (BindParams); ``fset_output(index,
   value)`` (LazySetOutput) receives the outputs instead of a return value.
 
@@ -162,6 +163,14 @@ def _is_prim(param) -> bool:
     return isinstance(param.ty, tvm.ir.PrimType)
 
 
+def _takes_each_output(transform, weights, symbols: dict[str, int] | None) -> bool:
+    """Whether ``main``'s weight parameters are the transform's outputs one for one (what
+    LiftTransformParams makes), as opposed to one tuple of them all (BundleModelParams after it)."""
+    ret = transform.ret_ty
+    return isinstance(ret, relax.TupleType) and len(ret.fields) == len(weights) and \
+        [_type_text(f, symbols or {}) for f in ret.fields] == _types(weights, symbols)
+
+
 def _slot(param) -> str | None:
     if param.name == "fset_output":
         return "setter"
@@ -207,6 +216,8 @@ def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: i
     if _types(main.params[:n], symbols) != _types(before_params[:n], symbols):
         return None
     slots = tuple(_slot(p) for p in main.params[n:])
+    if transform is not None and _takes_each_output(optimized[transform], main.params[n:], symbols):
+        slots = ("tensor",) * len(slots)  # a lifted tuple (`lv = (w,)`) is one output, not the bundle
     if None in slots or slots.count("tuple") + slots.count("getter") > 1 or slots.count("setter") > 1:
         return None
     bundled = "tuple" in slots or "getter" in slots
