@@ -255,7 +255,7 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
         # not up to the first pair that fires: a pass matching a named op under any of several
         # partners (negative under abs, square or tanh) is focused on all those the probe saw, and
         # a pair whose few programs did not meet in the order the pattern needs gets more draws.
-        pending, around, met, fired_pairs = [], [], set(), set()
+        pending, around, fired_pairs = [], [], set()
         for attempt in range(STAGE_TWO_ROUNDS):
             todo = [(number, pair) for number, pair in enumerate(pairs) if pair not in fired_pairs]
             for k, (number, pair) in enumerate(todo):

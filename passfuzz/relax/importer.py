@@ -541,8 +541,9 @@ class _Body:
                 except Exception:  # noqa: BLE001 - attributes the op refuses are not these
                     continue
                 if _same(emitted, value, inline):
-                    if pattern.op.unbuildable is not None and pattern.op.unbuildable(attrs):
-                        self.fail(b, f"op {key}: {pattern.op.unbuildable(attrs)}")
+                    why = pattern.op.unbuildable(attrs) if pattern.op.unbuildable is not None else ""
+                    if why:
+                        self.fail(b, f"op {key}: {why}")
                     self.claimed.update(absorbed)
                     return ("op", (pattern.op.name, operands, attrs))
         self.fail(b, f"op {key}: its attributes or operands match no OpDef of passfuzz's catalogue")
