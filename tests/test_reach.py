@@ -36,6 +36,16 @@ def test_the_probe_finds_two_ops_meeting_where_neither_alone_fires():
     assert seen.stage == 2 and {"negative", "subtract"} <= set(seen.ops), seen
 
 
+def test_a_partner_firing_only_through_a_helper_it_brings_is_not_credited_and_the_feeds_seen_are_kept():
+    # even_of_negation rewrites abs/square/tanh(negative(x)) with op names composed at run time;
+    # acosh and sqrt bring an abs before them (their domain), so their pairs with negative fire too.
+    spec = resolve_list("benchmarks.planted_reach.passes:even_of_negation")[0]
+    seen = probe_pass(spec, ["negative", "abs", "tanh", "acosh", "sqrt", "exp"], budget=20, hints=["negative"])
+    assert seen.stage == 2 and {"negative", "abs", "tanh"} <= set(seen.ops), seen
+    assert not {"acosh", "sqrt", "exp"} & set(seen.ops), seen
+    assert ("negative", "tanh", 0) in seen.feeds and ("negative", "abs", 0) in seen.feeds, seen.feeds
+
+
 def test_a_pass_left_untested_is_planned_for_again_from_evidence(tmp_path):
     spec = resolve_list(MISLEADING)[0]
     config = FuzzConfig(passes=[spec], targets=["llvm"], corpus_dir=tmp_path, focus=("exp",), named=(spec.text,),

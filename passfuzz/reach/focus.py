@@ -209,9 +209,9 @@ class Probing:
         return [op for op in drawable() if not self.ops or op in self.ops]
 
 
-def observed_ops(spec, probing: Probing) -> tuple[list[str], str, bool]:
+def observed_ops(spec, probing: Probing) -> tuple[list[str], str, bool, tuple[tuple[str, str, int], ...]]:
     """The ops a custom pass matches, from evidence: (ops, how they were found, constants
-    wanted). When its source looks for ops (in strings), those are probed for a few seconds, on
+    wanted, the feeds between them the probe saw firing programs hold). When its source looks for ops (in strings), those are probed for a few seconds, on
     their own and in pairs, and stand whether they fire or not (a rare form of the pattern, which
     the run's re-plan catches if the pass stays untested); when it names only what it builds, or
     nothing, the whole catalogue is probed (``reach.probe``), and the ops it builds stand only
@@ -227,7 +227,7 @@ def observed_ops(spec, probing: Probing) -> tuple[list[str], str, bool]:
     source = pass_source(*spec.name.split(":", 1))
     wanted, nested = operand_hints(source), pattern_feeds(source)
     if probing.budget <= 0:
-        return (looked_for or built), "source" if (looked_for or built) else "its source names no Relax op", False
+        return (looked_for or built), "source" if (looked_for or built) else "its source names no Relax op", False, ()
     scope = f"{','.join(probing.dtypes)}|{probing.match_cast}|{','.join(probing.allowed())}|{probing.budget:g}"
     key = probe.identity(spec, source, tvm.__version__, __version__, scope)
     result = probe.cached(probing.cache, key) if probing.cache else None
@@ -246,14 +246,14 @@ def observed_ops(spec, probing: Probing) -> tuple[list[str], str, bool]:
     # met in pairs), not the helpers their proposals add (a clip before a take).
     ops = [op for op in result.ops if op in looked_for or result.stage == 2] if looked_for else list(result.ops)
     if ops:
-        return ops, f"probe: {result.line()}", result.constants
+        return ops, f"probe: {result.line()}", result.constants, tuple(f for f in result.feeds if {f[0], f[1]} <= set(ops))
     if result.everything:
-        return [], f"the probe finds it {result.line()}", False
+        return [], f"the probe finds it {result.line()}", False, ()
     if looked_for:  # a rare form of them, or a wrong hint: the re-plan is the safety net
-        return looked_for, f"source; the probe of them {result.line()}", False
+        return looked_for, f"source; the probe of them {result.line()}", False, ()
     if built:
-        return built, f"source; the probe {result.line()}", False
-    return [], f"its source names no Relax op and the probe {result.line()}", False
+        return built, f"source; the probe {result.line()}", False, ()
+    return [], f"its source names no Relax op and the probe {result.line()}", False, ()
 
 
 def meeting(program: Program, a: str, b: str) -> bool:
@@ -302,11 +302,12 @@ def resolve(text: str, passes, pool: Sequence[str] = (), probing: Probing = Prob
             info = CATALOGUE.get(spec.name)
             found, how = (list(info.matches) if info else []), "pass catalogue"
         else:
-            found, how, seen_constants = observed_ops(spec, probing)
+            found, how, seen_constants, seen_feeds = observed_ops(spec, probing)
             if found:
                 source = pass_source(*spec.name.split(":", 1))
                 hints = operand_hints(source)
-                nested = [f for f in pattern_feeds(source) if f not in feeds and {f[0], f[1]} <= set(found)]
+                nested = [f for f in dict.fromkeys(pattern_feeds(source) + seen_feeds)
+                          if f not in feeds and {f[0], f[1]} <= set(found)]
                 constants = constants or hints.constants or seen_constants
                 dtypes += [d for d in hints.dtypes if d not in dtypes]
                 feeds += nested

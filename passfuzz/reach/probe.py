@@ -68,6 +68,8 @@ class ProbeResult:
     ops: tuple[str, ...] = ()
     constants: bool = False  # most firing programs fed a constant to a found op
     twice: bool = False  # most firing programs read one value twice in a found op
+    # (producer, consumer, operand) edges between found ops that most of a firing pair's programs held
+    feeds: tuple[tuple[str, str, int], ...] = ()
     stage: int = 0  # 1: ops on their own; 2: two hinted ops meeting; 3: in larger programs; 0: nothing found
     programs: int = 0
     fired: int = 0
@@ -188,6 +190,7 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
     common = {"match_cast": match_cast, "symbolic": False, **({"dtypes": tuple(dtypes)} if dtypes else {})}
     counts: dict[str, list[int]] = {}
     own: list[tuple[str, frozenset[str], bool]] = []  # stage 1: (the op drawn around, the ops held, fired)
+    paired: list[tuple[tuple[str, str], Program, bool]] = []  # stage 2: (the pair drawn around, program, fired)
     plain = [0, 0]  # [fired, programs] among those not drawn around an op the source names
     programs: list[Program] = []
     fired_programs: list[Program] = []
@@ -206,6 +209,8 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
             op = around[k] if around else None
             if isinstance(op, str):
                 own.append((op, frozenset(_ops(program)), fired))
+            elif isinstance(op, tuple):
+                paired.append((op, program, fired))
             if op is None or isinstance(op, str) and op not in hints:
                 plain[0] += fired
                 plain[1] += 1
@@ -242,7 +247,7 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
                 break  # it changes or fails on whatever it is given (the source's ops aside)
     if pending and not hung:
         run(pending, around)
-    found, stage = _found(own, share), 1
+    found, stage, feeds = _found(own, share), 1, ()
     # Stage 2: two ops meeting, at least one of them named by the source: a pattern of two ops
     # neither of which a one-op program shows (the hinted pairs first, then each hinted op with
     # every other op).
@@ -271,8 +276,10 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
             if left() <= 0:
                 break
         if pending and left() > 0:
-            fired_pairs |= {pair for pair, fired in zip(around, run(pending, around)) if fired}
-        met = {op for pair in fired_pairs for op in pair}
+            run(pending, around)
+        kept = _met(paired)
+        met = {op for pair in kept for op in pair}
+        feeds = _feeds(paired, kept)
         if met:  # the source's ops of the pairs that fired, and their partners (not the helpers they bring)
             found, stage = [op for op in hints if op in met] + sorted(met - set(hints))[:6], 2
     # Stage 3: larger unfocused programs; the ops that firing programs hold clearly more often
@@ -296,7 +303,8 @@ def probe_pass(spec, ops: Sequence[str], budget: float = 30.0, hints: Sequence[s
     return ProbeResult(
         ops=tuple(shown), constants=bool(forms) and sum(c for c, _ in forms) * 2 > len(forms),
         twice=bool(forms) and sum(t for _, t in forms) * 2 > len(forms), stage=stage if shown else 0,
-        programs=len(programs), fired=len(fired_programs), everything=everything, hung=bool(hung),
+        feeds=feeds if shown else (), programs=len(programs), fired=len(fired_programs), everything=everything,
+        hung=bool(hung),
         seconds=round(time.monotonic() - started, 1),
         counts={op: (tally[0], tally[1]) for op, tally in counts.items()})
 
@@ -319,6 +327,45 @@ def _found(drawn: Sequence[tuple[str, frozenset[str], bool]], share: float = 0.5
     found = frozenset(op for op, _, _ in drawn if counts(*rate(op)))
     kept = [op for op in found if counts(*rate(op, found))]
     return sorted(kept, key=lambda op: (-rate(op)[0] / rate(op)[1], op))
+
+
+def _met(paired: Sequence[tuple[tuple[str, str], Program, bool]]) -> set[tuple[str, str]]:
+    """Stage 2's pairs: those drawn around which a program fired, each counted (as ``_found``
+    counts stage 1's ops) only on the programs holding no op of another such pair. A partner
+    whose proposal adds a helper the pass rewrites fires through that helper alone (the ``abs``
+    before an ``acosh`` meeting a ``negative``, for a pass rewriting ``abs(negative(x))``); focusing
+    on it would spend the run's draws on programs that fire for the helper's sake. When that
+    leaves no pair (each pair's programs hold another's ops), every pair that fired counts."""
+    fired = {pair for pair, _, f in paired if f}
+    partners = {op for pair in fired for op in pair}
+    kept = {pair for pair in fired
+            if any(f and not (_ops(program) - set(pair)) & partners for p, program, f in paired if p == pair)}
+    return kept or fired
+
+
+def _feeds(paired: Sequence[tuple[tuple[str, str], Program, bool]],
+           kept: set[tuple[str, str]]) -> tuple[tuple[str, str, int], ...]:
+    """The feeds (producer, consumer, operand position) between the two ops of each pair in
+    ``kept`` that the most of the pair's firing programs hold, and at least half of them: the nesting the pass's pattern
+    wants, seen rather than read from its source (patterns built in a loop over names read as
+    none). The run's focus draws them often, as it draws the feeds a source's patterns nest."""
+    seen: dict[tuple[str, str, int], int] = {}
+    for pair in sorted(kept):
+        programs = [program for p, program, f in paired if p == pair and f]
+        tally: dict[tuple[str, str, int], int] = {}
+        for program in programs:
+            edges = {(program.values[a].op, value.op, k)
+                     for value in program.values if isinstance(value, Node) and value.op in pair
+                     for k, a in enumerate(value.args)
+                     if isinstance(a, int) and isinstance(program.values[a], Node) and program.values[a].op in pair
+                     and {program.values[a].op, value.op} == set(pair)}
+            for edge in edges:
+                tally[edge] = tally.get(edge, 0) + 1
+        most = max(tally.values(), default=0)
+        for edge, count in tally.items():  # the edges the most firing programs held (the pattern's, not a bystander)
+            if count == most and 2 * count >= len(programs):
+                seen[edge] = seen.get(edge, 0) + count
+    return tuple(sorted(seen, key=lambda e: (-seen[e], e)))
 
 
 def enriched(counts: dict[str, list[int]], programs: int, fired_programs: int) -> list[str]:
@@ -345,7 +392,7 @@ def identity(spec, source: str, tvm_version: str, passfuzz_version: str, scope: 
 def cached(directory: Path, key: str) -> ProbeResult | None:
     try:
         doc = json.loads((directory / f"{key}.json").read_text(encoding="utf-8"))
-        return ProbeResult(**{**doc, "ops": tuple(doc["ops"]),
+        return ProbeResult(**{**doc, "ops": tuple(doc["ops"]), "feeds": tuple(tuple(f) for f in doc.get("feeds", ())),
                               "counts": {op: tuple(c) for op, c in doc["counts"].items()}})
     except (OSError, ValueError, TypeError, KeyError):
         return None
