@@ -138,6 +138,58 @@ def test_a_finding_matching_a_faults_signature_is_its_variant_and_only_then():
     assert variant_of(Seen("wrong-result | Q | values differ"), lambda: ["relax.matmul"], known) == "q-fault"
     assert variant_of(Seen("wrong-result | Q | values differ"), lambda: ["relax.add"], known) == ""
     assert variant_of(Seen("wrong-result | P | values differ", "a misuse"), lambda: [], known) == ""
+    conditioned = faults.Match(r"^wrong-result \| ", ("argmax",), "arg-reducer-row-at-dtype-limit")
+    known.add(conditioned.entry("k-fault"))
+    found = Seen("wrong-result | S | values differ")
+    assert variant_of(found, lambda: ["relax.argmax"], known, lambda condition: True) == "k-fault"
+    assert variant_of(found, lambda: ["relax.argmax"], known, lambda condition: False) == ""
+
+
+def test_a_kernel_faults_wrong_result_match_needs_its_trigger_in_the_program():
+    """The argmax kernel's fault accepts any pass's wrong result on a program calling argmax only
+    when an argmax row there holds nothing but its dtype's lowest value: a wrong maximum rewrite
+    upstream of an argmax over ordinary values is a new bug, not that fault."""
+    from passfuzz.campaign.engine import _named
+    from passfuzz.ir.program import Node, Param, Program
+    from passfuzz.judge.conditions import meets
+    from passfuzz.judge.trial import check
+
+    def argmax_after_maximum(row):  # maximum(x, 2) and argmax(x) over int8 rows, with x's values given
+        return Program((Param((2, 3), "int8", -128, 3, row),
+                        Node("const", (), {"shape": [], "dtype": "int8", "value": 2}),
+                        Node("maximum", (0, 1)), Node("argmax", (0,), {"axis": 1, "keepdims": False})), (2, 3))
+
+    ordinary = argmax_after_maximum([[3, -5, 1], [0, 2, -1]])
+    at_limit = argmax_after_maximum([[-128, -128, -128], [0, 2, -1]])
+    assert not meets("arg-reducer-row-at-dtype-limit", ordinary)
+    assert meets("arg-reducer-row-at-dtype-limit", at_limit)
+
+    known = set(known_bugs.known_set(known_bugs.from_corpus(CORPUS)))
+    [planted] = resolve_list("benchmarks.planted_reach.passes:maximum_as_relu")
+    verdict, _ = check(ordinary, [planted], ["llvm"], 60)
+    assert verdict.finding is not None and verdict.finding.kind == "wrong-result", verdict
+    named, known_as = _named(verdict, ordinary, known)
+    assert not known_as and not named.finding.variant_of, named.finding  # new: the planted bug
+    # the same finding on a program meeting the trigger stays the kernel fault's variant
+    named, _ = _named(verdict, at_limit, known)
+    assert named.finding.variant_of == "topi-argmax-returns-minus-one-at-dtype-limit", named.finding
+
+
+def test_a_scatter_elements_trigger_is_indices_differing_from_data_on_two_or_more_trailing_dims():
+    import numpy as np
+
+    from passfuzz.ir.program import Node, Param, Program
+    from passfuzz.judge.conditions import meets
+
+    def scatter(data_shape, index_shape):
+        return Program((Param(data_shape, "float32", -1, 1, np.zeros(data_shape).tolist()),
+                        Param(index_shape, "int64", 0, 0, np.zeros(index_shape, "int64").tolist()),
+                        Param(index_shape, "float32", -1, 1, np.full(index_shape, 0.5).tolist()),
+                        Node("scatter_elements", (0, 1, 2), {"axis": 0, "reduction": "update"})), (3,))
+
+    assert meets("scatter-elements-indices-differ-after-axis", scatter((1, 2, 2), (1, 2, 1)))
+    assert not meets("scatter-elements-indices-differ-after-axis", scatter((1, 2, 2), (1, 2, 2)))
+    assert not meets("scatter-elements-indices-differ-after-axis", scatter((2, 3), (1, 2)))  # one trailing dim
 
 
 def test_every_faults_signatures_compile_and_no_record_matches_another_faults():

@@ -43,7 +43,7 @@ from passfuzz.findings.report import render_report
 from passfuzz.findings.reproducer import render_script
 from passfuzz.ir.catalogue import OPS
 from passfuzz.ir.program import Node, Program
-from passfuzz.judge import gradient, trial
+from passfuzz.judge import conditions, gradient, trial
 from passfuzz.judge.boundaries import BoundaryChecks
 from passfuzz.judge.finding import OBSERVATION_KINDS, Finding, identify, named_as, same_bug, variant_of
 from passfuzz.judge.observations import MISSED_REWRITE, REDUCE_SECONDS, still_observed
@@ -165,7 +165,8 @@ def _named(verdict: Verdict, program: Program, known: set[str]) -> tuple[Verdict
     if verdict.finding is None:
         return verdict, ""
     named, known_as = identify(verdict.finding, lambda: relax_ops(program), known)
-    if not known_as and (fault := variant_of(named, lambda: relax_ops(program), known)):
+    if not known_as and (fault := variant_of(named, lambda: relax_ops(program), known,
+                                             lambda condition: conditions.meets(condition, program))):
         named = dataclasses.replace(named, variant_of=fault)
     return dataclasses.replace(verdict, finding=named), known_as
 

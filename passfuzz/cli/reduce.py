@@ -133,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
     from passfuzz.campaign.engine import FindingError, Fuzzer
     from passfuzz.campaign.plan import PlanError, plan
     from passfuzz.findings.known_bugs import known_set
+    from passfuzz.judge.conditions import meets
     from passfuzz.judge.finding import identify, variant_of
     from passfuzz.judge.trial import check
     from passfuzz.relax.build import relax_ops
@@ -165,8 +166,8 @@ def run(args: argparse.Namespace) -> int:
         if verdict.finding is not None:
             finding, known_as = identify(verdict.finding, lambda: relax_ops(program), set(known_set(baseline)))
             console.note(f"{finding.kind} ({finding.fingerprint}): {finding.message.splitlines()[0][:200]}")
-            fault = baseline.fault_of(known_as or variant_of(finding, lambda: relax_ops(program),
-                                                             known_set(baseline)))
+            fault = baseline.fault_of(known_as or variant_of(finding, lambda: relax_ops(program), known_set(baseline),
+                                                             lambda condition: meets(condition, program)))
             if fault is not None:
                 console.note(f"this is {'' if known_as else 'a variant of '}the known fault {fault.id}: {fault.name}")
             console.note(f"reducing {program.summary()} for up to {config.reduce_seconds:g} s")

@@ -55,20 +55,23 @@ def schema() -> dict:
 @dataclass(frozen=True)
 class Match:
     """A new finding whose signature this regular expression finds (and, for a wrong result, whose
-    program calls one of ``ops``) is a variant of the fault."""
+    program calls one of ``ops`` and meets the condition ``when``, one of
+    passfuzz.judge.conditions.CONDITIONS) is a variant of the fault."""
     signature: str
     ops: tuple[str, ...] = ()
+    when: str = ""
 
     def to_json(self) -> dict:
-        return {"signature": self.signature, **({"ops": list(self.ops)} if self.ops else {})}
+        return {"signature": self.signature, **({"ops": list(self.ops)} if self.ops else {}),
+                **({"when": self.when} if self.when else {})}
 
     @classmethod
     def from_json(cls, doc: dict) -> "Match":
-        return cls(doc["signature"], tuple(doc.get("ops", ())))
+        return cls(doc["signature"], tuple(doc.get("ops", ())), doc.get("when", ""))
 
     def entry(self, fault_id: str) -> str:
         """As a known-set string (passfuzz.judge.finding.variant_of)."""
-        return f"~{fault_id}~{','.join(self.ops)}~{self.signature}"
+        return f"~{fault_id}~{','.join(self.ops)}~{self.when}~{self.signature}"
 
 
 @dataclass(frozen=True)

@@ -287,22 +287,26 @@ def identify(finding: F, ops: Ops, known: set[str]) -> tuple[F, str]:
     return apart, apart.fingerprint if apart.fingerprint in known else ""
 
 
-def variant_of(finding: Identified, ops: Ops, known: Iterable[str]) -> str:
+def variant_of(finding: Identified, ops: Ops, known: Iterable[str],
+               meets: Callable[[str], bool] = lambda condition: True) -> str:
     """The id of the known fault a new ``finding`` is a variant of ("" for none): a fault's entry
-    ``~<fault>~<op>,...~<regex>`` (passfuzz.findings.faults.Match) whose regular expression is found in
-    the finding's signature and, where it names ops, whose program calls one of them. A misuse is
-    never a variant: it is keyed apart from the bugs."""
+    ``~<fault>~<op>,...~<condition>~<regex>`` (passfuzz.findings.faults.Match) whose regular
+    expression is found in the finding's signature, where it names ops, whose program calls one of
+    them, and where it names a condition, whose program ``meets`` it (passfuzz.judge.conditions).
+    A misuse is never a variant: it is keyed apart from the bugs."""
     if finding.outside_contract:
         return ""
     held: frozenset[str] | None = None
     for entry in sorted(e for e in known if e.startswith("~")):
-        fault, wanted, pattern = entry[1:].split("~", 2)
+        fault, wanted, condition, pattern = entry[1:].split("~", 3)
         if not re.search(pattern, finding.signature):
             continue
         if wanted:
             held = frozenset(ops()) if held is None else held
             if not held & {op if op.startswith("relax.") else f"relax.{op}" for op in wanted.split(",")}:
                 continue
+        if condition and not meets(condition):
+            continue
         return fault
     return ""
 
