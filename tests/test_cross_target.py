@@ -46,6 +46,28 @@ def test_disagreeing_original_is_a_target_mismatch_that_blames_no_pass():
     assert again.fingerprint == finding.fingerprint  # keyed on what differs, not by how much
 
 
+def test_a_target_mismatch_of_the_original_is_keyed_on_the_first_op_the_targets_disagree_on():
+    # exp(negative(x)) with x's negation doubled on c, or only the exp off: two faults, two keys.
+    program = Program((Param((3,), "float32", -4, 4, [-4.0, -3.9, -3.5]), Node("negative", (0,)), Node("exp", (1,))),
+                      (2,))
+    negated = -np.array([-4.0, -3.9, -3.5], dtype="float32")
+
+    def flat(**outputs):  # a probe's outcome holds one array per node
+        return Outcome("ok", "done", outputs=outputs)
+
+    at_negative = target_verdict(program, outcome(llvm=RIGHT, c=OFF),
+                                 probe=flat(llvm=[negated, RIGHT], c=[negated * 2, OFF])).finding
+    at_exp = target_verdict(program, outcome(llvm=RIGHT, c=OFF), probe=flat(llvm=[negated, RIGHT], c=[negated, OFF])).finding
+    assert at_negative.signature == "target-mismatch | - | values differ between llvm and c at negative"
+    assert at_exp.signature == "target-mismatch | - | values differ between llvm and c at exp"
+    assert "the first value that differs is node 1 (negative)" in at_negative.message
+    unprobed = target_verdict(program, outcome(llvm=RIGHT, c=OFF)).finding
+    assert unprobed.signature == "target-mismatch | - | values differ between llvm and c"
+    with_pass = target_verdict(program, outcome(llvm=RIGHT, c=OFF), PASSES,
+                               probe=flat(llvm=[negated, RIGHT], c=[negated * 2, OFF])).finding
+    assert with_pass.signature.endswith("between llvm and c")  # an optimized module's nodes are not the Program's
+
+
 def test_gpu_kinds_get_a_wider_tolerance_than_cpu_kinds():
     assert TARGET_SLACK["llvm"] == TARGET_SLACK["c"] == 1.0 and TARGET_SLACK["cuda"] > 1.0
     assert target_verdict(PROGRAM, outcome(llvm=RIGHT, c=OFF)).finding is not None
@@ -112,8 +134,7 @@ def test_planted_c_target_defect_is_found_shrunk_and_reproduced(tmp_path, c_targ
     result = _cli(tmp_path, planted=True, examples=100)  # seed 1 finds it in the second round
     # A bug of the c codegen on the unoptimized module blames no named pass: listed apart, exit 0.
     # No binary op is drawn: c prints a float scalar constant of one with 7 digits, a known fault
-    # (codegen-c-float-constant-printed-with-seven-digits) that would come first, and a plain target
-    # mismatch is keyed on the target pair alone, so the planted defect would be taken for it.
+    # (codegen-c-float-constant-printed-with-seven-digits) that would come first.
     assert result.returncode == 0 and "of TVM's plain build" in result.stdout, result.stderr
     [path] = sorted(tmp_path.glob("target-mismatch-*.json"))
     record = json.loads(path.read_text())

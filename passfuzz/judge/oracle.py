@@ -237,37 +237,55 @@ def target_slack(targets: Sequence[str]) -> float:
 
 
 def target_verdict(program: Program, outcome: Outcome, passes: Sequence[PassSpec] = (),
-                   build: Build = PLAIN_BUILD) -> Verdict:
+                   build: Build = PLAIN_BUILD, probe: Outcome | None = None) -> Verdict:
     """Every target's outputs of one side against the first target's: a ``target-mismatch``
-    finding or nothing. On the original side (no passes, plain build) it blames no pass."""
+    finding or nothing. On the original side (no passes, plain build) it blames no pass, and
+    ``probe``, the run of ``probe_program(program)`` on the same targets when there is one, names
+    the first op whose value the targets disagree on, as a reference mismatch is named."""
     targets = list(outcome.outputs)
     for other in targets[1:]:
-        mismatch = _compare_targets(program, outcome, passes, build, targets[0], other)
+        mismatch = _compare_targets(program, outcome, passes, build, targets[0], other, probe)
         if mismatch is not None:
             return Verdict(mismatch)
     return Verdict()
 
 
-def _compare_targets(program: Program, outcome: Outcome, passes: Sequence[PassSpec], build: Build,
-                     reference: str, other: str) -> Finding | None:
-    expected, got = outcome.outputs[reference], outcome.outputs[other]
-    pair = (reference, other)
-    what, difference = "", ""
+def _first_difference(program: Program, outcomes: tuple[list, list], pair: tuple[str, str],
+                      passes: Sequence[PassSpec] = ()) -> tuple[str, str, int | None]:
+    """(what differs, how, the value index of the output) of the first of ``program``'s output
+    tensors that two targets' ``outcomes`` disagree on; ("", "", None) when none."""
+    expected, got = outcomes
     if len(expected) != len(got):
-        what, difference = "output count", f"{len(expected)} outputs on {reference}, {len(got)} on {other}"
+        return "output count", f"{len(expected)} outputs on {pair[0]}, {len(got)} on {pair[1]}", None
     infos = analyse(program, check_values=False)
     rounding, tensors = rounding_dtypes(program, infos), output_leaves(program, infos)
-    for i, (a, b) in enumerate(zip(expected, got) if not what else ()):
+    for i, (a, b) in enumerate(zip(expected, got)):
         index, info = tensors[i]
         what, difference = compare_arrays(a, b, info, passes, names=pair, slack=target_slack(pair),
                                           rounding=rounding[index])
         if what:
-            difference = f"output {i} ({a.dtype}, shape {a.shape}): {difference}"
-            break
+            return what, f"output {i} ({a.dtype}, shape {a.shape}): {difference}", index
+    return "", "", None
+
+
+def _compare_targets(program: Program, outcome: Outcome, passes: Sequence[PassSpec], build: Build,
+                     reference: str, other: str, probe: Outcome | None = None) -> Finding | None:
+    pair = (reference, other)
+    what, difference, _ = _first_difference(program, (outcome.outputs[reference], outcome.outputs[other]),
+                                            pair, passes)
     if not what:
         return None
     detail = f"{what} differ between {reference} and {other}"
     message = f"{other} disagrees with {reference} on the same module: {difference}"
+    if probe is not None and probe.ok and not passes and reference in probe.outputs and other in probe.outputs:
+        # Keyed on the first node the targets disagree on, not the pair alone: two codegen faults
+        # of one pair are two findings, and one fault met through different consumers stays one.
+        _, _, first = _first_difference(probe_program(program), (probe.outputs[reference], probe.outputs[other]),
+                                        pair)
+        if first is not None:
+            op = program.values[first].op
+            detail += f" at {op}"
+            message += f"; the first value that differs is node {first} ({op})"
     return new_finding("target-mismatch", passes, detail, message, f"run:{other}", build=build, targets=pair)
 
 

@@ -116,7 +116,8 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str],
     if reference.finding is not None or reference.generator_defect:
         return reference, None
     across = target_verdict(program, original)  # a codegen bug of one target, before any pass
-    if across.finding is not None:
+    if across.finding is not None:  # name the op whose value the targets disagree on first
+        across = target_verdict(program, original, probe=run_side(probe_program(program), None, targets, timeout))
         return across, None
     if gradient.involved(passes):  # its own oracle: gradients against finite differences
         return gradient.check(program, passes, targets, timeout, build)
