@@ -6,11 +6,14 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from passfuzz.findings import corpus
+from passfuzz.findings.record import new_record
+from passfuzz.findings.report import render_report
 from passfuzz.ir.program import Node, Param, Program
 from passfuzz.judge.oracle import TARGET_SLACK, judge, target_verdict
 from passfuzz.judge.trial import check
@@ -173,3 +176,24 @@ def test_a_target_mismatch_record_names_two_targets(tmp_path):
     with pytest.raises(corpus.CorpusError, match="targets"):
         corpus.validate(record, "x.json")
     corpus.validate({**record, "targets": ["llvm", "c"]}, "x.json")
+
+
+def test_a_module_only_a_later_target_fails_to_compile_is_that_targets_fault_not_the_generators(c_target):
+    # TVM 0.27's C codegen has no lowering for tirx.fabs (corpus/faults/codegen-c-fabs-unresolved):
+    # llvm builds and runs R.abs, c does not. No pass is named: the finding blames none.
+    absolute = Program((Param((3,), "float32", -4, 4, [0.5, -1.0, 2.0]), Node("abs", (0,))), (1,))
+    verdict, _ = check(absolute, [], ["llvm", "c"], timeout=120)
+    finding = verdict.finding
+    assert finding is not None and not verdict.generator_defect, verdict
+    assert finding.kind == "compile-error" and finding.passes == () and finding.targets == ("c",), finding
+    assert finding.signature.startswith("compile-error | - | ") and finding.signature.endswith(" on c"), finding
+    assert "tirx.fabs" in finding.message and "(llvm builds and runs the same module)" in finding.message
+    record = new_record(finding, absolute, [], build="", targets=finding.targets, seed=None, shrunk=False)
+    corpus.validate(record, Path("compile-error.json"))  # a record with no pass is valid for this kind
+    assert render_report(record, "").startswith("# [Bug][Relax] unoptimized module fails to compile on `c` only: ")
+    # the first target failing, or a dtype the C codegen cannot compute at all, stays the generator's
+    first = check(absolute, [], ["c", "llvm"], timeout=120)[0]
+    assert first.finding is None and "tirx.fabs" in first.generator_defect, first
+    half = Program((Param((3,), "float16", -4, 4, [0.5, 1.0, 2.0]), Node("exp", (0,))), (1,))
+    unsupported = check(half, [], ["llvm", "c"], timeout=120)[0]
+    assert unsupported.finding is None and unsupported.generator_defect, unsupported

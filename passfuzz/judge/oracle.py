@@ -83,13 +83,18 @@ class Verdict:
     observations: tuple[Finding, ...] = field(default=(), compare=False)
 
 
-def pipeline_verdict(original: Outcome, blamed: str) -> Verdict:
+def pipeline_verdict(original: Outcome, blamed: str, targets: Sequence[str] = ()) -> Verdict:
     """The unoptimized module's failed plain build: a ``pipeline-*`` finding blaming the pipeline
-    pass ``blamed`` (without which it runs and matches numpy), or a generator defect when no
-    pipeline pass is to blame (``blamed`` is ""). Keyed like a pass failure: the blamed pass and
-    the normalized error (a crash or hang: where it happened)."""
+    pass ``blamed`` (without which it runs and matches numpy); with no pipeline pass to blame
+    (``blamed`` is ""), a failure on a target after the first of ``targets``, which built and ran
+    it, is that target's own fault (``target_failure``), and any other a generator defect. Keyed
+    like a pass failure: the blamed pass and the normalized error (a crash or hang: where it
+    happened)."""
     failure = f"failed to {original.stage}: {original.status} {original.error}"
     if not blamed:
+        head, _, where = original.stage.partition(":")
+        if head in ("compile", "run") and targets and where in targets[1:]:
+            return Verdict(target_failure(original, targets[0]))
         return Verdict(generator_defect=failure)
     kind = PIPELINE_KINDS.get(original.status, "pipeline-error")
     detail = original.stage if original.status in ("crash", "hang") else normalize_error(original.error)
@@ -100,6 +105,19 @@ def pipeline_verdict(original: Outcome, blamed: str) -> Verdict:
     targets = (where,) if head in ("compile", "run") else ()
     return Verdict(Finding(kind, fp, signature, message, original.stage, original.log, (), targets,
                            pipeline_pass=blamed))
+
+
+def target_failure(original: Outcome, first: str) -> Finding:
+    """The unoptimized module failing on a target after ``first`` had built and run it: a codegen
+    or runtime fault of that target (a C codegen with no lowering for an intrinsic), blaming no
+    pass; keyed on the error and the target, as a reference mismatch on another target is."""
+    kind = _failure_kind(original.stage, original.status)
+    where = original.stage.partition(":")[2]
+    detail = original.stage if kind in ("crash", "hang") else f"{normalize_error(original.error)} on {where}"
+    # "<status> at <stage>: <error>", as a failure of the optimized side reads (the report takes the
+    # error from it); the first target that built it is told after
+    message = f"{original.status} at {original.stage}: {original.error} ({first} builds and runs the same module)"
+    return new_finding(kind, (), detail, message, original.stage, original.log, targets=(where,))
 
 
 def _failure_kind(stage: str, status: str) -> str:
