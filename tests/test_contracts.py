@@ -300,6 +300,18 @@ def test_binding_a_weight_already_bound_is_misuse_and_binding_it_once_is_not():
     assert once.finding is None and optimized.outside_contract == "" and "BindParams" in optimized.fired, once
 
 
+def test_binding_a_symbolic_variable_already_bound_is_misuse_and_binding_it_once_is_not():
+    # The second BindSymbolicVars names n, which the first replaced by 4: TVM refuses a name no
+    # function defines (bind_symbolic_vars.cc:141-149), so the error is passfuzz's sequence.
+    symbolic = Program((Param((4,), "float32", -4, 4, [0.0, 1.0, -2.0, 3.0], dims=("n",)), Node("exp", (0,))), (1,))
+    again, _ = check(symbolic, specs("BindSymbolicVars,BindSymbolicVars"), ["llvm"], timeout=120)
+    assert again.finding is not None and again.finding.kind == "pass-error", again
+    assert again.finding.outside_contract.startswith("BindSymbolicVars binds symbolic variables the module defines")
+    assert "no function defines the symbolic variable n" in again.finding.outside_contract
+    once, optimized = check(symbolic, specs("BindSymbolicVars"), ["llvm"], timeout=120)
+    assert once.finding is None and optimized.outside_contract == "" and "BindSymbolicVars" in optimized.fired, once
+
+
 # float16, which ToMixedPrecision's contract (an fp32-only module) refuses
 HALF_EXP = Program((Param((2, 3), "float16", -4, 4, [[1.0, 2.0, 3.0], [0.0, -1.0, 4.0]]), Node("exp", (0,))), (1,))
 UNPRINTABLE = "tests.planted_boundaries:keyword_result"  # main's result bound to a variable named `class`

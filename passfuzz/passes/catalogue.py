@@ -80,6 +80,7 @@ _ENTRIES = [
              source='py:relax/transform/transform.py:643-671; cc:src/relax/transform/bind_params.cc:48-56 (NormalizeBindings: a name the function has no parameter of is an error); py:relax/frontend/torch/exported_program_translator.py:2342 (frontend output, high-level); cc:src/relax/transform/bind_params.cc:153; unsure: legalized inputs not shown by a pipeline; test_transform_bind_params.py has one call_tir case'),
     PassInfo('BindSymbolicVars',
              phases=('high-level', 'legalized'),
+             preconditions=('binds_its_symbolic_vars',),
              convention="same call; symbolic shapes specialized to the arguments'",
              notes="without arguments: " + PROGRAM_ARGUMENTS["BindSymbolicVars"],
              source='py:relax/transform/transform.py:674-699; cc:src/relax/transform/bind_symbolic_vars.cc:181; unsure: not in any pipeline; tests use high-level dataflow modules'),

@@ -236,6 +236,20 @@ def _binds_its_parameters(mod: tvm.IRModule, spec: PassSpec) -> str:
     return f"{func_name} has no parameter {', '.join(missing)}" if missing else ""
 
 
+def _binds_its_symbolic_vars(mod: tvm.IRModule, spec: PassSpec) -> str:
+    """BindSymbolicVars(binding_map, func_name=None) as called: every name it binds is a symbolic
+    variable some Relax function defines (bind_symbolic_vars.cc:141-149 refuses the rest). A second
+    BindSymbolicVars of the program's variables finds them bound already."""
+    if not spec.args or not isinstance(spec.args[0], dict):
+        return ""  # no arguments: it binds the program's own variables, known once the program is
+    functions = _relax_functions(mod)
+    if len(spec.args) > 1 and spec.args[1]:
+        functions = [(gv, func) for gv, func in functions if gv.name_hint == spec.args[1]]
+    defined = {var.name for _, func in functions for var in relax.analysis.defined_symbolic_vars(func)}
+    missing = [name for name in spec.args[0] if isinstance(name, str) and name not in defined]
+    return f"no function defines the symbolic variable {', '.join(missing)}" if missing else ""
+
+
 def _on_module(check: Callable[[tvm.IRModule], str]) -> Callable[[tvm.IRModule, PassSpec], str]:
     """A precondition that depends on the module alone, whatever the pass's arguments."""
     return lambda mod, _spec: check(mod)
@@ -264,6 +278,8 @@ PRECONDITIONS: dict[str, tuple[str, Callable[[tvm.IRModule, PassSpec], str]]] = 
                                   _on_module(_batch_norm_in_mode(False))),
     "binds_its_parameters": ("binds parameters the function has (a name it lacks is an error)",
                              _binds_its_parameters),
+    "binds_its_symbolic_vars": ("binds symbolic variables the module defines (a name none defines is an error)",
+                                _binds_its_symbolic_vars),
 }
 
 
