@@ -197,3 +197,18 @@ def test_a_module_only_a_later_target_fails_to_compile_is_that_targets_fault_not
     half = Program((Param((3,), "float16", -4, 4, [0.5, 1.0, 2.0]), Node("exp", (0,))), (1,))
     unsupported = check(half, [], ["llvm", "c"], timeout=120)[0]
     assert unsupported.finding is None and unsupported.generator_defect, unsupported
+
+
+def test_a_c_compiler_failure_is_named_by_its_first_diagnostic_not_by_tvms_prefix_alone():
+    from passfuzz.judge.finding import normalize_error
+    from passfuzz.run.execute import headline
+
+    def gcc(diagnostic):
+        return ("RuntimeError: Compilation error:\n/tmp/tmpab12/lib0.c: In function 'int32_t f(void*)':\n"
+                f"/tmp/tmpab12/lib0.c:23:49: {diagnostic}\n   23 |   int64_t* x = ...;\n")
+
+    stack = normalize_error(headline(gcc("error: expected primary-expression before 'stack_2'")))
+    other = normalize_error(headline(gcc("error: 'half' was not declared in this scope")))
+    assert stack == "RuntimeError: Compilation error: error: expected primary-expression before 'stack_N'"
+    assert stack != other and "/tmp" not in other
+    assert headline("ValueError: one line\nand its context") == "ValueError: one line"

@@ -22,6 +22,7 @@ run again without it, so a check that brings its child down never costs the side
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence
@@ -258,6 +259,21 @@ def _check_well_formed(mod) -> None:
         raise IllFormed("check_well_formed returned False")
 
 
+def headline(error: str) -> str:
+    """The line of a child's error that names it: the first, and for a C compiler's failure (TVM's
+    ``Compilation error:`` with the compiler's output after it) the compiler's first diagnostic too,
+    without its file and position; otherwise every malformed C source is one error."""
+    lines = error.strip().splitlines()
+    if not lines:
+        return ""
+    if lines[0].rstrip().endswith("Compilation error:"):
+        diagnostic = next((line for line in lines[1:] if re.search(r"\b(fatal )?error:", line)), "")
+        if diagnostic:
+            where = re.compile(r"^[^:]*:(\d+:)*\s*")  # file:line:column:
+            return f"{lines[0].rstrip()} {where.sub('', diagnostic.strip())}"
+    return lines[0]
+
+
 def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str],
              timeout: float, build: Build = PLAIN_BUILD, disabled: str = "",
              original: Outcome | None = None, variants: Sequence[Program] = (),
@@ -289,7 +305,7 @@ def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Seque
     changes = tuple(child.notes.get("changes", ()))
     contract_at = child.notes.get("outside_contract_at")
     if child.status != "ok":
-        return Outcome(child.status, child.last_mark, child.error.strip().splitlines()[0] if child.error else "",
+        return Outcome(child.status, child.last_mark, headline(child.error),
                        log=child.stderr_tail, adapter=child.notes.get("adapter"), fired=child.notes.get("fired", ()),
                        outside_contract=child.notes.get("outside_contract", ""), outside_contract_at=contract_at,
                        closures=child.notes.get("closures", False), tune_records=child.notes.get("tune_records", ()),
