@@ -121,20 +121,41 @@ RESHAPE = smooth(OpDef("reshape", _reshape_infer, lambda R, args, at: R.op.resha
 # -- expand_dims / squeeze ------------------------------------------------------------------------
 
 
+def _expand_axes(attrs, rank: int) -> list[int]:
+    """expand_dims' axes (an int or a list of distinct ints), normalized in the result's rank,
+    which counts one new dim per axis (as numpy.expand_dims reads a tuple)."""
+    axis = attrs["axis"]
+    axes = axis if isinstance(axis, list) else [axis]
+    require(len(axes) >= 1, "expand_dims needs an axis")
+    out = [normalize_axis(a, rank + len(axes)) for a in axes]
+    require(len(set(out)) == len(out), f"expand_dims axes {axis} repeat a dim")
+    return out
+
+
 def _expand_infer(args, attrs):
     (x,) = args
-    axis = normalize_axis(attrs["axis"], x.rank + 1)
-    return _same(x, x.shape[:axis] + (1,) + x.shape[axis:])
+    axes = _expand_axes(attrs, x.rank)
+    dims = iter(x.shape)
+    return _same(x, [1 if k in axes else next(dims) for k in range(x.rank + len(axes))])
 
 
 def _expand_propose(sketch: Sketch, choose: Chooser) -> None:
     x = pick(sketch, choose, lambda i: i.rank < 4)
     rank = sketch.infos[x].rank
+    if rank < 3 and choose.boolean():  # several new dims at once, as TVM's tests write them
+        new = choose.integer(2, 4 - rank)
+        axes: list[int] = []
+        while len(axes) < new:
+            axes.append(choose.choice([k for k in range(rank + new) if k not in axes]))
+        sketch.add("expand_dims", [x], {"axis": [a - rank - new if choose.boolean() else a for a in axes]})
+        return
     sketch.add("expand_dims", [x], {"axis": choose.integer(-rank - 1, rank)})
 
 
 EXPAND_DIMS = smooth(OpDef("expand_dims", _expand_infer, lambda R, args, at: R.op.expand_dims(args[0], at["axis"]),
-                    lambda args, at: np.expand_dims(args[0], at["axis"]), _expand_propose, lambda i: i.rank < 4))
+                    lambda args, at: np.expand_dims(args[0], tuple(_expand_axes(at, args[0].ndim))),
+                    _expand_propose, lambda i: i.rank < 4,
+                    notes="axis is an int or a list of distinct ints, each counted in the result's rank."))
 
 
 def _squeeze_infer(args, attrs):
