@@ -36,3 +36,37 @@ def test_expand_dims_axes_count_in_the_result_rank_and_must_not_repeat():
         infer("expand_dims", F((2, 3)), axis=[1, -3])  # -3 is 1 in rank 4
     with pytest.raises(OpError):
         infer("expand_dims", F((2, 3)), axis=[4, 0])  # rank 4 has no axis 4
+
+
+# -- full and full_like with a rank-0 fill operand ------------------------------------------------
+
+@I.ir_module
+class FullFromOperands:
+    @R.function
+    def main(v: R.Tensor((), "int32"), x: R.Tensor((2, 3), "int32"), w: R.Tensor((), "float32")):
+        a = R.full((2, 3), v, dtype="float32")
+        b = R.full((2, 3), R.const(3.5, "float32"), dtype="int32")
+        c = R.full_like(x, w)
+        d = R.full_like(x, R.const(1, "int32"), dtype="float16")
+        return (a, b, c, d)
+
+
+def test_full_and_full_like_fill_from_an_operand_cast_to_their_dtype():
+    args = [np.array(-7, "int32"), np.zeros((2, 3), "int32"), np.array(-2.75, "float32")]
+    program = agrees(FullFromOperands, args)
+    fills = [n for n in program.nodes if n.op in ("full", "full_like")]
+    assert [len(n.args) for n in fills] == [1, 1, 2, 2] and all(n.attrs["value"] is None for n in fills)
+    np.testing.assert_array_equal(ref("full", np.array(3.5, "float32"), shape=[2], dtype="int32", value=None), [3, 3])
+    np.testing.assert_array_equal(ref("full_like", np.zeros(2, "int32"), np.array(-2.75, "float32"), dtype=None,
+                                      value=None), [-2, -2])
+
+
+def test_a_fill_operand_is_cast_as_astype_casts_it():
+    assert infer("full", F((), -2.5, 3.5), shape=[2], dtype="int8", value=None).lo == -2  # truncated
+    with pytest.raises(OpError):  # an inexact float could truncate to either side of an integer
+        infer("full", F((), exact=False), shape=[2], dtype="int32", value=None)
+    with pytest.raises(OpError):
+        infer("full", F((2,)), shape=[2], dtype="float32", value=None)  # the fill is a scalar
+    with pytest.raises(OpError):
+        infer("full_like", F((2,)), F(()), dtype=None, value=1.0)  # an attribute and an operand
+    assert infer("full_like", F((2,), dtype="int32"), F((), 0, 300, dtype="int32"), dtype=None, value=None).hi == 300

@@ -142,8 +142,8 @@ def patterns() -> dict[str, list[Pattern]]:
                 found.setdefault(key[0], []).append(Pattern(op, expr, holes, dict(v.attrs), _tree_size(expr)))
             if len(seen) >= 4:
                 break
-    for key in found:
-        found[key].sort(key=lambda p: (-p.size, len(p.attrs)))
+    for key in found:  # of two alike, the one reading a literal as an attribute (fewer holes) first
+        found[key].sort(key=lambda p: (-p.size, len(p.attrs), len(p.holes)))
     return found
 
 
