@@ -70,3 +70,24 @@ def test_a_fill_operand_is_cast_as_astype_casts_it():
     with pytest.raises(OpError):
         infer("full_like", F((2,)), F(()), dtype=None, value=1.0)  # an attribute and an operand
     assert infer("full_like", F((2,), dtype="int32"), F((), 0, 300, dtype="int32"), dtype=None, value=None).hi == 300
+
+
+# -- losses -------------------------------------------------------------------------------------------
+
+@I.ir_module
+class CrossEntropy:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), "float32"), labels: R.Tensor((2, 3, 4), "float32"), y: R.Tensor((3,), "float32")):
+        batched = R.nn.cross_entropy_with_logits(x, labels)
+        single = R.nn.cross_entropy_with_logits(y, y)
+        return (batched, single)
+
+
+def test_cross_entropy_divides_by_the_batch_above_rank_one_and_agrees():
+    rng = np.random.default_rng(0)
+    args = [rng.uniform(-4, 4, (2, 3, 4)).astype("float32"), rng.uniform(0, 1, (2, 3, 4)).astype("float32"),
+            np.array([0.5, -2.0, 1.0], "float32")]
+    program = agrees(CrossEntropy, args)
+    assert [n.op for n in program.nodes] == ["cross_entropy_with_logits"] * 2
+    assert ref("cross_entropy_with_logits", *args[:2]) == pytest.approx(-(args[0] * args[1]).sum() / 2, rel=1e-6)
+    assert ref("cross_entropy_with_logits", args[2], args[2]) == pytest.approx(-5.25)

@@ -37,6 +37,7 @@ from .base import (
     probe,
     representable,
     require,
+    smooth,
     valid,
 )
 from .linalg import OUT_DTYPES, out_dtype_of, product_range
@@ -1309,7 +1310,47 @@ ATTENTION = OpDef(
           "difference in the scores stays within tolerance. float16 with an explicit scale returns float32 "
           "in TVM (declared float16): not drawn.")
 
+# -- losses ----------------------------------------------------------------------------------------
+
+
+def _cross_entropy_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 2 and not attrs, "cross_entropy_with_logits takes (predictions, labels) and no attribute")
+    x, y = args
+    _float_operands(args, "cross_entropy_with_logits")
+    require(x.rank >= 1 and x.shape == y.shape, "predictions and labels share a shape of rank >= 1")
+    lo, hi = product_range(x, y, x.size)
+    checked((), x.dtype, lo, hi, False)  # the sum, in the operands' dtype
+    batch = x.shape[0] if x.rank > 1 else 1
+    return checked((), x.dtype, -hi / batch, -lo / batch, False)
+
+
+def _cross_entropy_ref(args, attrs):
+    x, y = args
+    total = -np.sum(x.astype("float64") * y.astype("float64"))
+    return np.asarray(total / (x.shape[0] if x.ndim > 1 else 1)).astype(x.dtype)
+
+
+def _cross_entropy_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _cross_entropy_accepts)
+    info = sketch.infos[x]
+    y = _weight(sketch, choose, info.shape, info.dtype, *choose.choice([(0.0, 1.0), (-4.0, 4.0)]),
+                lambda i: valid(_cross_entropy_infer, [info, i], {}))
+    sketch.add("cross_entropy_with_logits", [x, y], {})
+
+
+def _cross_entropy_accepts(info: ValueInfo) -> bool:
+    return valid(_cross_entropy_infer, [info, probe(info, 0, 1)], {})
+
+
+CROSS_ENTROPY_WITH_LOGITS = smooth(OpDef(
+    "cross_entropy_with_logits", _cross_entropy_infer,
+    lambda R, args, at: R.op.nn.cross_entropy_with_logits(*args), _cross_entropy_ref, _cross_entropy_propose,
+    _cross_entropy_accepts,
+    notes="-sum(predictions * labels), divided by the batch (the first dim) when the rank is above 1."))
+
 OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, LAYER_NORM, GROUP_NORM, BATCH_NORM,
                     BATCH_NORM_TRAINING, CONV1D, CONV2D, ATTENTION,
                     # what real networks hold besides (benchmarks/model_import.py)
-                    DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D, CONV3D, PRELU, CONV2D_TRANSPOSE]
+                    DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D, CONV3D, PRELU, CONV2D_TRANSPOSE,
+                    # what TVM's own tests hold besides
+                    CROSS_ENTROPY_WITH_LOGITS]
