@@ -91,3 +91,37 @@ def test_cross_entropy_divides_by_the_batch_above_rank_one_and_agrees():
     assert [n.op for n in program.nodes] == ["cross_entropy_with_logits"] * 2
     assert ref("cross_entropy_with_logits", *args[:2]) == pytest.approx(-(args[0] * args[1]).sum() / 2, rel=1e-6)
     assert ref("cross_entropy_with_logits", args[2], args[2]) == pytest.approx(-5.25)
+
+
+@I.ir_module
+class NllLoss:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), "float32"), t: R.Tensor((2, 4), "int64"), w: R.Tensor((3,), "float32")):
+        mean = R.nn.nll_loss(x, t, w, reduction="mean", ignore_index=-1)
+        total = R.nn.nll_loss(x, t, w, reduction="sum", ignore_index=1)
+        each = R.nn.nll_loss(x, t, reduction="none", ignore_index=2)
+        return (mean, total, each)
+
+
+def test_nll_loss_reductions_and_ignored_targets_import_and_agree():
+    rng = np.random.default_rng(0)
+    args = [rng.uniform(-4, 4, (2, 3, 4)).astype("float32"), np.array([[0, 1, 2, 1], [2, 2, 0, 1]], "int64"),
+            np.array([0.5, 2.0, 1.0], "float32")]
+    program = agrees(NllLoss, args)
+    assert [n.op for n in program.nodes] == ["nll_loss"] * 3
+    x, t, w = args[:3]
+    picked = np.take_along_axis(x, t[:, None], 1)[:, 0]
+    assert ref("nll_loss", x, t, w, reduction="sum", ignore_index=1) == \
+        pytest.approx(-(picked * w[t])[t != 1].sum(), rel=1e-6)
+
+
+def test_nll_loss_targets_must_name_classes_and_a_mean_may_not_ignore_them_all():
+    x, w = F((2, 3)), F((3,), 0.5, 2)
+    assert infer("nll_loss", x, F((2,), 0, 2, "int64"), w, reduction="mean", ignore_index=-1).shape == ()
+    with pytest.raises(OpError):  # TVM's kernel reads predictions[n, 3] before selecting on ignore_index
+        infer("nll_loss", x, F((2,), 0, 3, "int64"), w, reduction="sum", ignore_index=3)
+    with pytest.raises(OpError):  # every target may be 1: the mean divides by 0
+        infer("nll_loss", x, F((2,), 0, 2, "int64"), w, reduction="mean", ignore_index=1)
+    with pytest.raises(OpError):  # weights summing to 0
+        infer("nll_loss", x, F((2,), 0, 2, "int64"), F((3,), 0, 2), reduction="mean", ignore_index=-1)
+    assert infer("nll_loss", x, F((2,), 0, 2, "int64"), w, reduction="none", ignore_index=1).shape == (2,)

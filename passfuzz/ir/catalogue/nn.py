@@ -33,6 +33,7 @@ from .base import (
     checked,
     is_int,
     normalize_axis,
+    operand,
     pick,
     probe,
     representable,
@@ -1348,9 +1349,90 @@ CROSS_ENTROPY_WITH_LOGITS = smooth(OpDef(
     _cross_entropy_accepts,
     notes="-sum(predictions * labels), divided by the batch (the first dim) when the rank is above 1."))
 
+NLL_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _nll_loss_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    """predictions (N, C, d...) or (C,), targets (N, d...) or (), weights (C,) or absent (ones).
+    TVM's kernel reads predictions[t] before it selects on ``t != ignore_index``, so every
+    target must be a class, ignored or not; "mean" divides by the weights the targets pick, so
+    there no target may be ignored (ignore_index outside their range) and weights are positive."""
+    require(len(args) in (2, 3) and set(attrs) == {"reduction", "ignore_index"},
+            "nll_loss takes (predictions, targets[, weights]), reduction and ignore_index")
+    x, t = args[:2]
+    _float_operands([x, *args[2:]], "nll_loss")
+    require(x.rank >= 1 and is_int(t.dtype) and t.dtype != "uint8", "nll_loss takes float predictions, int targets")
+    classes = x.shape[1] if x.rank > 1 else x.shape[0]
+    require(t.shape == ((x.shape[0], *x.shape[2:]) if x.rank > 1 else ()), "targets are predictions without C")
+    require(0 <= t.lo and t.hi <= classes - 1, f"operand 1 (targets) must lie in [0, {classes - 1}]")
+    reduction, ignore = attrs["reduction"], attrs["ignore_index"]
+    require(reduction in NLL_REDUCTIONS and isinstance(ignore, int) and not isinstance(ignore, bool),
+            "reduction is mean, sum or none; ignore_index an int")
+    w = args[2] if len(args) == 3 else ValueInfo((classes,), x.dtype, 1.0, 1.0)
+    require(w.shape == (classes,), "weights are (C,)")
+    lo, hi = product_range(x, w, 1)
+    lo, hi = -hi, -lo
+    if reduction == "none":
+        return checked(t.shape, x.dtype, lo, hi, x.exact and len(args) == 2)
+    n = max(t.size, 1)
+    checked((), x.dtype, n * lo, n * hi, False)
+    if reduction == "sum":
+        return checked((), x.dtype, n * lo, n * hi, False)
+    require(not t.lo <= ignore <= t.hi, "operand 1 (targets): a mean over targets that may all be ignored "
+                                        "divides by zero")
+    require(w.lo > 0, "operand 2 (weights): a mean divides by the weights the targets pick, which must be positive")
+    checked((), x.dtype, n * w.lo, n * w.hi, False)
+    bound = max(abs(x.lo), abs(x.hi)) * w.hi / w.lo  # a weighted mean of -p
+    return checked((), x.dtype, max(lo, -bound), min(hi, bound), False)
+
+
+def _nll_loss_ref(args, attrs):
+    x, t = args[0].astype("float64"), args[1].astype("int64")
+    classes = x.shape[1] if x.ndim > 1 else x.shape[0]
+    w = args[2].astype("float64") if len(args) == 3 else np.ones(classes)
+    picked = np.take_along_axis(x, np.expand_dims(t, 1), 1).squeeze(1) if x.ndim > 1 else x[t]
+    kept = t != attrs["ignore_index"]
+    loss = np.where(kept, -picked * w[t], 0.0)
+    if attrs["reduction"] == "sum":
+        loss = loss.sum()
+    elif attrs["reduction"] == "mean":
+        loss = loss.sum() / np.where(kept, w[t], 0.0).sum()
+    return np.asarray(loss).astype(args[0].dtype)
+
+
+def _nll_loss_accepts(info: ValueInfo) -> bool:
+    return info.dtype in FLOATS and 1 <= info.rank <= 4
+
+
+def _nll_loss_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _nll_loss_accepts)
+    info = sketch.infos[x]
+    classes = info.shape[1] if info.rank > 1 else info.shape[0]
+    shape = (info.shape[0], *info.shape[2:]) if info.rank > 1 else ()
+    reduction = choose.choice(NLL_REDUCTIONS)
+    ignore = choose.choice([-100, -1] + ([] if reduction == "mean" else list(range(classes))))
+    attrs = {"reduction": reduction, "ignore_index": ignore}
+    in_range = lambda i: valid(_nll_loss_infer, [info, i], attrs)  # noqa: E731
+    t = operand(sketch, choose, [shape], choose.choice(["int64", "int32"]), 0, classes - 1, in_range)
+    args = [x, t]
+    if choose.boolean():
+        args.append(_weight(sketch, choose, (classes,), info.dtype, 0.5, 2.0,
+                            lambda i: valid(_nll_loss_infer, [info, sketch.infos[t], i], attrs)))
+    if valid(_nll_loss_infer, [sketch.infos[a] for a in args], attrs):
+        sketch.add("nll_loss", args, attrs)
+
+
+NLL_LOSS = OpDef(
+    "nll_loss", _nll_loss_infer,
+    lambda R, args, at: R.op.nn.nll_loss(*args, reduction=at["reduction"], ignore_index=at["ignore_index"]),
+    _nll_loss_ref, _nll_loss_propose, _nll_loss_accepts,
+    notes="-predictions[n, t, ...] * weights[t] (0 where t is ignore_index), summed, averaged over the "
+          "weights picked, or kept per target. Targets always name a class: TVM's kernel reads "
+          "predictions[t] before selecting on ignore_index. With \"mean\", no target is ignored.")
+
 OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, LAYER_NORM, GROUP_NORM, BATCH_NORM,
                     BATCH_NORM_TRAINING, CONV1D, CONV2D, ATTENTION,
                     # what real networks hold besides (benchmarks/model_import.py)
                     DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D, CONV3D, PRELU, CONV2D_TRANSPOSE,
                     # what TVM's own tests hold besides
-                    CROSS_ENTROPY_WITH_LOGITS]
+                    CROSS_ENTROPY_WITH_LOGITS, NLL_LOSS]
