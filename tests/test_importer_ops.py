@@ -125,3 +125,26 @@ def test_nll_loss_targets_must_name_classes_and_a_mean_may_not_ignore_them_all()
     with pytest.raises(OpError):  # weights summing to 0
         infer("nll_loss", x, F((2,), 0, 2, "int64"), F((3,), 0, 2), reduction="mean", ignore_index=-1)
     assert infer("nll_loss", x, F((2,), 0, 2, "int64"), w, reduction="none", ignore_index=1).shape == (2,)
+
+
+# -- dequantize ---------------------------------------------------------------------------------------
+
+@I.ir_module
+class Dequantize:
+    @R.function
+    def main(q: R.Tensor((2, 4), "int8"), scale: R.Tensor((2,), "float32"), zp: R.Tensor((2,), "int8")):
+        back = R.dequantize(q, scale, zp, axis=0, out_dtype="float32")
+        narrow = R.dequantize(q, R.const(0.25, "float16"), R.const(1, "int8"), axis=-1, out_dtype="float16")
+        return (back, narrow)
+
+
+def test_dequantize_per_channel_and_per_tensor_agrees():
+    args = [np.array([[-128, -1, 0, 127], [5, 6, 7, 8]], "int8"), np.array([2.0, 0.5], "float32"),
+            np.array([1, -3], "int8")]
+    program = agrees(Dequantize, args)
+    assert [n.op for n in program.nodes if n.op != "const"] == ["dequantize"] * 2
+    np.testing.assert_array_equal(ref("dequantize", *args, axis=0, out_dtype="float32"),
+                                  [[-258, -4, -2, 252], [4, 4.5, 5, 5.5]])
+    with pytest.raises(OpError):  # one scale per channel of axis 0, which has 2
+        infer("dequantize", F((2, 4), -128, 127, "int8"), F((4,), 0.5, 2), F((), 0, 0, "int8"), axis=0,
+              out_dtype="float32")
