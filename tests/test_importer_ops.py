@@ -148,3 +148,38 @@ def test_dequantize_per_channel_and_per_tensor_agrees():
     with pytest.raises(OpError):  # one scale per channel of axis 0, which has 2
         infer("dequantize", F((2, 4), -128, 127, "int8"), F((4,), 0.5, 2), F((), 0, 0, "int8"), axis=0,
               out_dtype="float32")
+
+
+@I.ir_module
+class Quantize:
+    @R.function
+    def main(data: R.Tensor((2, 4), "float32"), scale: R.Tensor((2,), "float32"), zp: R.Tensor((2,), "int8"),
+             half: R.Tensor((2, 4), "float16")):
+        per_channel = R.quantize(data, scale, zp, axis=0, out_dtype="int8")
+        ties = R.quantize(data, R.const(2.0, "float32"), R.const(1, "int8"), axis=-1, out_dtype="uint8")
+        halves = R.quantize(half, R.const(0.5, "float16"), R.const(0, "int8"), axis=1, out_dtype="int8")
+        return (per_channel, ties, halves)
+
+
+def test_quantize_rounds_half_to_even_and_agrees():
+    # data / 2 lands on every tie from -2.5 to 1.5; half / 0.5 on no tie but on both signs
+    data = np.array([[-5.0, -3.0, -1.0, 1.0], [3.0, 0.0, 2.0, 4.0]], "float32")
+    args = [data, np.array([2.0, 0.5], "float32"), np.array([1, -3], "int8"),
+            np.array([[-1.25, 0.25, 1, 2]] * 2, "float16")]
+    program = agrees(Quantize, args)
+    assert [n.op for n in program.nodes if n.op != "const"] == ["quantize"] * 3
+    ties = ref("quantize", data, np.array(2.0, "float32"), np.array(1, "int8"), axis=-1, out_dtype="uint8")
+    np.testing.assert_array_equal(ties, [[0, 0, 1, 1], [3, 1, 2, 3]])  # round(-2.5) = -2, +1, clipped at 0
+
+
+def test_quantize_refuses_inexact_data_and_scales_that_may_not_be_positive():
+    x, zp = F((2, 4)), F((), 0, 0, "int8")
+    assert infer("quantize", x, F((), 0.5, 2), zp, axis=0, out_dtype="int8").hi == 8
+    with pytest.raises(OpError):
+        infer("quantize", F((2, 4), exact=False), F((), 0.5, 2), zp, axis=0, out_dtype="int8")
+    with pytest.raises(OpError):
+        infer("quantize", x, F((), 0, 2), zp, axis=0, out_dtype="int8")
+    with pytest.raises(OpError):  # one scale per channel of axis 0, which has 2
+        infer("quantize", x, F((4,), 0.5, 2), zp, axis=0, out_dtype="int8")
+    assert infer("dequantize", F((2, 4), -128, 127, "int8"), F((4,), 0.5, 2), zp, axis=1,
+                 out_dtype="float32").hi == pytest.approx(254, rel=1e-5)
