@@ -7,7 +7,7 @@ import pytest
 from tvm.script import ir as I
 from tvm.script import relax as R
 
-from passfuzz.ir.catalogue.base import OpError
+from passfuzz.ir.catalogue.base import OpError, TupleInfo
 
 from .catalogue_support import F, infer, ref
 from .test_importer import agrees
@@ -183,3 +183,25 @@ def test_quantize_refuses_inexact_data_and_scales_that_may_not_be_positive():
         infer("quantize", x, F((4,), 0.5, 2), zp, axis=0, out_dtype="int8")
     assert infer("dequantize", F((2, 4), -128, 127, "int8"), F((4,), 0.5, 2), zp, axis=1,
                  out_dtype="float32").hi == pytest.approx(254, rel=1e-5)
+
+
+# -- concat of one tuple ------------------------------------------------------------------------------
+
+@I.ir_module
+class ConcatOfATuple:
+    @R.function
+    def main(x: R.Tensor((6,), "float32"), y: R.Tensor((2, 3), "float32")):
+        parts = R.split(x, 2)
+        whole = R.concat(parts)
+        pair = (y, y)
+        wide = R.concat(pair, axis=1)
+        return (whole, wide)
+
+
+def test_concat_of_a_split_and_of_a_bound_tuple_reads_one_tuple_operand():
+    args = [np.arange(6, dtype="float32"), np.arange(6, dtype="float32").reshape(2, 3)]
+    program = agrees(ConcatOfATuple, args)
+    assert [n.op for n in program.nodes] == ["split_tuple", "concat", "tuple", "concat"]
+    assert all(len(n.args) == 1 for n in program.nodes if n.op == "concat")
+    with pytest.raises(OpError):  # items that disagree off the axis
+        infer("concat", TupleInfo((F((2, 3)), F((3, 3)))), axis=1)

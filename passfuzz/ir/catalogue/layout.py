@@ -181,8 +181,16 @@ SQUEEZE = OpDef("squeeze", _squeeze_infer, lambda R, args, at: R.op.squeeze(args
 # -- concat / split --------------------------------------------------------------------------------
 
 
+def _concat_parts(args) -> list[ValueInfo]:
+    """concat's tensors: its operands, or the items of its one tuple operand (TVM's tests
+    concatenate a tuple parameter or a split's parts as they are)."""
+    parts = list(args[0].items) if len(args) == 1 and isinstance(args[0], TupleInfo) else list(args)
+    require(bool(parts) and all(isinstance(p, ValueInfo) for p in parts), "concat takes tensors or a tuple of them")
+    return parts
+
+
 def _concat_infer(args, attrs):
-    require(len(args) >= 1, "concat needs operands")
+    args = _concat_parts(args)
     x = args[0]
     require(x.rank >= 1, "concat needs rank >= 1")
     axis = normalize_axis(attrs["axis"], x.rank)
@@ -195,7 +203,25 @@ def _concat_infer(args, attrs):
     return checked(shape, x.dtype, min(a.lo for a in args), max(a.hi for a in args), all(a.exact for a in args))
 
 
+def _concat_axes(info) -> list[int]:
+    """The axes a tuple's items concatenate along."""
+    items = [i for i in info.items if isinstance(i, ValueInfo)]
+    return [a for a in range(items[0].rank if items else 0) if valid(_concat_infer, [info], {"axis": a})]
+
+
 def _concat_propose(sketch: Sketch, choose: Chooser) -> None:
+    if choose.boolean():  # one tuple operand: an existing tuple, or a split's parts put back together
+        tuples = sketch.candidates(lambda i: isinstance(i, TupleInfo) and bool(_concat_axes(i)), tuples=True)
+        if tuples:
+            t = choose.choice(tuples)
+        elif sketch.candidates(_splittable):
+            x = pick(sketch, choose, _splittable)
+            t = sketch.add("split_tuple", [x], _split_attrs(sketch.infos[x].shape, choose))
+        else:
+            t = None
+        if t is not None:
+            sketch.add("concat", [t], {"axis": choose.choice(_concat_axes(sketch.infos[t]))})
+            return
     first = pick(sketch, choose, _rank1)
     x = sketch.infos[first]
     axis = choose.integer(0, x.rank - 1)
@@ -206,8 +232,20 @@ def _concat_propose(sketch: Sketch, choose: Chooser) -> None:
     sketch.add("concat", args, {"axis": axis})
 
 
-CONCAT = smooth(OpDef("concat", _concat_infer, lambda R, args, at: R.op.concat(args, axis=at["axis"]),
-               lambda args, at: np.concatenate(args, axis=at["axis"]), _concat_propose, _rank1))
+def _concat_emit(R, args, at):
+    whole = len(args) == 1 and isinstance(args[0].ty, R.TupleType)
+    return R.op.concat(args[0] if whole else args, axis=at["axis"])
+
+
+def _concat_ref(args, at):
+    parts = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+    return np.concatenate(parts, axis=at["axis"])
+
+
+CONCAT = smooth(OpDef("concat", _concat_infer, _concat_emit, _concat_ref, _concat_propose,
+                      lambda i: bool(_concat_axes(i)) if isinstance(i, TupleInfo) else _rank1(i),
+                      notes="The operands one by one, or one tuple of them (a tuple parameter, a split's parts).",
+                      takes_tuples=True))
 
 
 def _split_parts(x: ValueInfo, attrs) -> tuple[int, list[int]]:
