@@ -205,3 +205,30 @@ def test_concat_of_a_split_and_of_a_bound_tuple_reads_one_tuple_operand():
     assert all(len(n.args) == 1 for n in program.nodes if n.op == "concat")
     with pytest.raises(OpError):  # items that disagree off the axis
         infer("concat", TupleInfo((F((2, 3)), F((3, 3)))), axis=1)
+
+
+# -- conv1d_transpose, conv3d_transpose, out_dtype -------------------------------------------------------
+
+@I.ir_module
+class ConvTransposes:
+    @R.function
+    def main(x1: R.Tensor((2, 3, 5), "float32"), w1: R.Tensor((3, 4, 3), "float32"),
+             x3: R.Tensor((1, 2, 3, 3, 3), "float16"), w3: R.Tensor((2, 2, 2, 2, 2), "float16"),
+             x2: R.Tensor((1, 2, 3, 3), "float16"), w2: R.Tensor((2, 1, 2, 2), "float16")):
+        a = R.nn.conv1d_transpose(x1, w1, strides=2, padding=1, output_padding=1)
+        b = R.nn.conv3d_transpose(x3, w3, out_dtype="float32")
+        c = R.nn.conv2d_transpose(x2, w2, groups=2, dilation=2, out_dtype="float32")
+        return (a, b, c)
+
+
+def test_conv_transposes_over_one_and_three_dims_and_with_out_dtype_agree():
+    rng = np.random.default_rng(0)
+    shapes = [((2, 3, 5), "float32"), ((3, 4, 3), "float32"), ((1, 2, 3, 3, 3), "float16"),
+              ((2, 2, 2, 2, 2), "float16"), ((1, 2, 3, 3), "float16"), ((2, 1, 2, 2), "float16")]
+    program = agrees(ConvTransposes, [rng.uniform(-1, 1, s).astype(d) for s, d in shapes])
+    assert [n.op for n in program.nodes] == ["conv1d_transpose", "conv3d_transpose", "conv2d_transpose"]
+    assert [n.attrs["out_dtype"] for n in program.nodes] == [None, "float32", "float32"]
+    # one channel, stride 1: the transposed convolution is numpy's full convolution
+    x, k = np.array([[[1.0, 2.0, -1.0]]]), np.array([[[0.5, 3.0]]])
+    got = ref("conv1d_transpose", x, k, strides=[1], padding=[0, 0], output_padding=[0], dilation=[1], groups=1)
+    np.testing.assert_allclose(got[0, 0], np.convolve(x[0, 0], k[0, 0]))

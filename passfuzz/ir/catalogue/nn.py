@@ -854,86 +854,106 @@ CONV1D = convolution(1)
 CONV2D = convolution(2)
 CONV3D = convolution(3)
 
-# -- conv2d_transpose -------------------------------------------------------------------------------
-# The gradient of conv2d with respect to its data (PyTorch's ConvTranspose2d): every input element
-# scatters its kernel, scaled, into the output. Layouts NCHW and IOHW (the weight is (C_in,
-# C_out / groups, KH, KW)), float dtypes, as the frontends write it.
+# -- conv1d_transpose / conv2d_transpose / conv3d_transpose -------------------------------------------
+# The gradient of a convolution with respect to its data (PyTorch's ConvTranspose1d/2d/3d): every
+# input element scatters its kernel, scaled, into the output. Layouts NCW/NCHW/NCDHW and IOW/IOHW/
+# IODHW (the weight is (C_in, C_out / groups, K...)), float dtypes, as the frontends write it.
 
 _TRANSPOSE_KEYS = {"strides", "padding", "output_padding", "dilation", "groups"}
+_TRANSPOSE_LAYOUTS = {1: ("NCW", "IOW"), 2: ("NCHW", "IOHW"), 3: ("NCDHW", "IODHW")}
 
 
-def _conv2d_transpose_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
-    require(len(args) == 2 and set(attrs) == _TRANSPOSE_KEYS,
-            f"conv2d_transpose takes (data, weight) and {sorted(_TRANSPOSE_KEYS)}")
-    x, w = args
-    require(x.dtype == w.dtype and x.dtype in FLOATS, "conv2d_transpose takes float operands of one dtype")
-    require(x.rank == 4 and w.rank == 4, "conv2d_transpose needs rank-4 operands (NCHW data, IOHW weight)")
-    strides = _ints(attrs["strides"], 2, "strides", 1)
-    dilation = _ints(attrs["dilation"], 2, "dilation", 1)
-    padding = _ints(attrs["padding"], 4, "padding", 0)
-    extra = _ints(attrs["output_padding"], 2, "output_padding", 0)
-    require(all(e < s for e, s in zip(extra, strides)), "output_padding must be below the stride")
-    groups = attrs["groups"]
-    channels = x.shape[1]
-    require(isinstance(groups, int) and groups >= 1 and channels % groups == 0, "groups must divide the channels")
-    require(w.shape[0] == channels, f"weight has {w.shape[0]} input channels, expected {channels}")
-    sizes = [(x.shape[2 + i] - 1) * strides[i] - padding[i] - padding[i + 2] + dilation[i] * (w.shape[2 + i] - 1)
-             + extra[i] + 1 for i in range(2)]
-    require(all(n >= 1 for n in sizes), "padding leaves no output")
-    lo, hi = product_range(x, w, (channels // groups) * w.shape[2] * w.shape[3])
-    return checked((x.shape[0], w.shape[1] * groups, *sizes), x.dtype, lo, hi, False)
+def conv_transpose(nd: int) -> OpDef:
+    """The transposed convolution over ``nd`` spatial dims. ``out_dtype`` (absent in records
+    written before it, meaning None) casts the operands first and accumulates in it."""
+    name = f"conv{nd}d_transpose"
+    data_layout, kernel_layout = _TRANSPOSE_LAYOUTS[nd]
+
+    def infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+        require(len(args) == 2 and set(attrs) - {"out_dtype"} == _TRANSPOSE_KEYS,
+                f"{name} takes (data, weight), {sorted(_TRANSPOSE_KEYS)} and out_dtype")
+        x, w = args
+        require(x.dtype == w.dtype and x.dtype in FLOATS, f"{name} takes float operands of one dtype")
+        require(x.rank == nd + 2 and w.rank == nd + 2, f"{name} needs rank-{nd + 2} operands "
+                                                       f"({data_layout} data, {kernel_layout} weight)")
+        strides = _ints(attrs["strides"], nd, "strides", 1)
+        dilation = _ints(attrs["dilation"], nd, "dilation", 1)
+        padding = _ints(attrs["padding"], 2 * nd, "padding", 0)
+        extra = _ints(attrs["output_padding"], nd, "output_padding", 0)
+        require(all(e < s for e, s in zip(extra, strides)), "output_padding must be below the stride")
+        groups = attrs["groups"]
+        channels = x.shape[1]
+        require(isinstance(groups, int) and groups >= 1 and channels % groups == 0, "groups must divide the channels")
+        require(w.shape[0] == channels, f"weight has {w.shape[0]} input channels, expected {channels}")
+        sizes = [(x.shape[2 + i] - 1) * strides[i] - padding[i] - padding[i + nd]
+                 + dilation[i] * (w.shape[2 + i] - 1) + extra[i] + 1 for i in range(nd)]
+        require(all(n >= 1 for n in sizes), "padding leaves no output")
+        out = out_dtype_of(x, {"out_dtype": attrs.get("out_dtype")})
+        for a in (x, w):
+            require(representable(out, a.lo, a.hi), f"operands must fit out_dtype {out}")
+        lo, hi = product_range(x, w, (channels // groups) * int(np.prod(w.shape[2:])))
+        return checked((x.shape[0], w.shape[1] * groups, *sizes), out, lo, hi, False)
+
+    def reference(args, attrs):
+        x, w = args
+        out = numpy_dtype(attrs.get("out_dtype") or x.dtype.name)
+        acc = x.astype(out).astype("float64"), w.astype(out).astype("float64")
+        strides, dilation, pad, groups = attrs["strides"], attrs["dilation"], attrs["padding"], attrs["groups"]
+        n, c, *spatial = x.shape
+        cg, og, kernel = c // groups, w.shape[1], w.shape[2:]
+        full = [(spatial[i] - 1) * strides[i] + dilation[i] * (kernel[i] - 1) + 1 + attrs["output_padding"][i]
+                for i in range(nd)]
+        result = np.zeros((n, og * groups, *full))
+        for g in range(groups):
+            for at in itertools.product(*(range(k) for k in kernel)):
+                xs = acc[0][:, g * cg:(g + 1) * cg]
+                ws = acc[1][(slice(g * cg, (g + 1) * cg), slice(None), *at)]  # (cg, og)
+                where = tuple(slice(k * d, k * d + s * (m - 1) + 1, s)
+                              for k, d, s, m in zip(at, dilation, strides, spatial))
+                result[(slice(None), slice(g * og, (g + 1) * og), *where)] += np.einsum("nc...,co->no...", xs, ws)
+        kept = tuple(slice(pad[i], full[i] - pad[i + nd]) for i in range(nd))
+        return result[(slice(None), slice(None), *kept)].astype(out)
+
+    def accepts(info: ValueInfo) -> bool:
+        return info.dtype in FLOATS and _liftable(info, nd + 2)
+
+    def propose(sketch: Sketch, choose: Chooser) -> None:
+        x = _lift(sketch, pick(sketch, choose, accepts), nd + 2)
+        info = sketch.infos[x]
+        channels = info.shape[1]
+        groups = choose.choice([g for g in range(1, channels + 1) if channels % g == 0])
+        kernel = [choose.integer(1, 3) for _ in range(nd)]
+        strides = [choose.integer(1, 2) for _ in range(nd)]
+        dilation = [choose.integer(1, 2) for _ in range(nd)]
+        attrs = {"strides": strides, "dilation": dilation, "groups": groups,
+                 "padding": [choose.integer(0, d * (k - 1)) for d, k in zip(dilation + dilation, kernel + kernel)],
+                 "output_padding": [choose.integer(0, s - 1) for s in strides],
+                 "out_dtype": choose.choice([None, None, *OUT_DTYPES[info.dtype]])}
+        shape = (channels, choose.integer(1, 3), *kernel)
+        if not valid(infer, [info, probe(info, -1, 1, shape)], attrs):
+            attrs["padding"] = [0] * (2 * nd)  # no output left on a small input
+        if not valid(infer, [info, probe(info, -1, 1, shape)], attrs):
+            attrs["out_dtype"] = None  # the operands do not fit it
+        w = _weight(sketch, choose, shape, info.dtype, *choose.choice([(-1.0, 1.0), (0.0, 1.0)]),
+                    accept=lambda i: valid(infer, [info, i], attrs))
+        sketch.add(name, [x, w], attrs)
+
+    def emit(R, args, at):
+        return getattr(R.op.nn, name)(*args, strides=at["strides"], padding=at["padding"],
+                                      output_padding=at["output_padding"], dilation=at["dilation"],
+                                      groups=at["groups"], data_layout=data_layout, kernel_layout=kernel_layout,
+                                      out_dtype=at.get("out_dtype"))
+
+    return OpDef(name, infer, emit, reference, propose, accepts,
+                 notes=f"Data {data_layout}, weight {kernel_layout} ((C_in, C_out / groups, K...)); output size "
+                       "(in - 1) * stride - padding + dilation * (k - 1) + output_padding + 1, padding (before..., "
+                       "after...) cut from the full result, output_padding (< stride) added at the end. Floats "
+                       "only; out_dtype casts the operands first and accumulates in it.")
 
 
-def _conv2d_transpose_ref(args, attrs):
-    x, w = args
-    acc = x.astype("float64"), w.astype("float64")
-    (sh, sw), (dh, dw), pad, groups = attrs["strides"], attrs["dilation"], attrs["padding"], attrs["groups"]
-    n, c, h, wd = x.shape
-    cg, og, kh, kw = c // groups, w.shape[1], w.shape[2], w.shape[3]
-    full = [(h - 1) * sh + dh * (kh - 1) + 1 + attrs["output_padding"][0],
-            (wd - 1) * sw + dw * (kw - 1) + 1 + attrs["output_padding"][1]]
-    out = np.zeros((n, og * groups, *full))
-    for g, i, j in itertools.product(range(groups), range(kh), range(kw)):
-        xs = acc[0][:, g * cg:(g + 1) * cg]
-        ws = acc[1][g * cg:(g + 1) * cg, :, i, j]  # (cg, og)
-        rows = slice(i * dh, i * dh + sh * (h - 1) + 1, sh)
-        cols = slice(j * dw, j * dw + sw * (wd - 1) + 1, sw)
-        out[:, g * og:(g + 1) * og, rows, cols] += np.einsum("nchw,co->nohw", xs, ws)
-    out = out[:, :, pad[0]:full[0] - pad[2], pad[1]:full[1] - pad[3]]
-    return out.astype(x.dtype)
-
-
-_transpose_accepts = lambda info: info.dtype in FLOATS and _liftable(info, 4)  # noqa: E731
-
-
-def _conv2d_transpose_propose(sketch: Sketch, choose: Chooser) -> None:
-    x = _lift(sketch, pick(sketch, choose, _transpose_accepts), 4)
-    info = sketch.infos[x]
-    channels = info.shape[1]
-    groups = choose.choice([g for g in range(1, channels + 1) if channels % g == 0])
-    kernel = [choose.integer(1, 3) for _ in range(2)]
-    strides = [choose.integer(1, 2) for _ in range(2)]
-    dilation = [choose.integer(1, 2) for _ in range(2)]
-    attrs = {"strides": strides, "dilation": dilation, "groups": groups,
-             "padding": [choose.integer(0, d * (k - 1)) for d, k in zip(dilation + dilation, kernel + kernel)],
-             "output_padding": [choose.integer(0, s - 1) for s in strides]}
-    shape = (channels, choose.integer(1, 3), *kernel)
-    if not valid(_conv2d_transpose_infer, [info, probe(info, -1, 1, shape)], attrs):
-        attrs["padding"] = [0, 0, 0, 0]  # no output left on a small input
-    w = _weight(sketch, choose, shape, info.dtype, *choose.choice([(-1.0, 1.0), (0.0, 1.0)]),
-                accept=lambda i: valid(_conv2d_transpose_infer, [info, i], attrs))
-    sketch.add("conv2d_transpose", [x, w], attrs)
-
-
-CONV2D_TRANSPOSE = OpDef(
-    "conv2d_transpose", _conv2d_transpose_infer,
-    lambda R, args, at: R.op.nn.conv2d_transpose(*args, strides=at["strides"], padding=at["padding"],
-                                                 output_padding=at["output_padding"], dilation=at["dilation"],
-                                                 groups=at["groups"], data_layout="NCHW", kernel_layout="IOHW"),
-    _conv2d_transpose_ref, _conv2d_transpose_propose, _transpose_accepts,
-    notes="Data NCHW, weight IOHW ((C_in, C_out / groups, KH, KW)); output size (in - 1) * stride - padding "
-          "+ dilation * (k - 1) + output_padding + 1, padding (top, left, bottom, right) cut from the full "
-          "result, output_padding (< stride) added at the bottom and right. Floats only.")
+CONV1D_TRANSPOSE = conv_transpose(1)
+CONV2D_TRANSPOSE = conv_transpose(2)
+CONV3D_TRANSPOSE = conv_transpose(3)
 
 # -- pooling ----------------------------------------------------------------------------------------
 # max_pool and avg_pool over 1, 2 or 3 spatial dims, one OpDef each (real networks hold all six:
@@ -1435,4 +1455,4 @@ OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, 
                     # what real networks hold besides (benchmarks/model_import.py)
                     DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D, CONV3D, PRELU, CONV2D_TRANSPOSE,
                     # what TVM's own tests hold besides
-                    CROSS_ENTROPY_WITH_LOGITS, NLL_LOSS]
+                    CROSS_ENTROPY_WITH_LOGITS, NLL_LOSS, CONV1D_TRANSPOSE, CONV3D_TRANSPOSE]
