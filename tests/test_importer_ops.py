@@ -232,3 +232,30 @@ def test_conv_transposes_over_one_and_three_dims_and_with_out_dtype_agree():
     x, k = np.array([[[1.0, 2.0, -1.0]]]), np.array([[[0.5, 3.0]]])
     got = ref("conv1d_transpose", x, k, strides=[1], padding=[0, 0], output_padding=[0], dilation=[1], groups=1)
     np.testing.assert_allclose(got[0, 0], np.convolve(x[0, 0], k[0, 0]))
+
+
+# -- image.resize2d -----------------------------------------------------------------------------------
+
+@I.ir_module
+class Resize2D:
+    @R.function
+    def main(x: R.Tensor((2, 3, 5, 4), "float32"), y: R.Tensor((1, 4, 4, 2), "float32")):
+        up = R.image.resize2d(x, (8, 7), layout="NCHW")
+        corners = R.image.resize2d(y, R.shape([3, 6]), layout="NHWC", method="linear",
+                                   coordinate_transformation_mode="align_corners", rounding_method="round")
+        return (up, corners)
+
+
+def test_linear_resize2d_in_both_layouts_imports_and_agrees():
+    rng = np.random.default_rng(0)
+    program = agrees(Resize2D, [rng.uniform(-4, 4, (2, 3, 5, 4)).astype("float32"),
+                                rng.uniform(-4, 4, (1, 4, 4, 2)).astype("float32")])
+    assert [n.attrs["layout"] for n in program.nodes] == ["NCHW", "NHWC"]
+    # align_corners keeps the corners and puts the middle of 4 at 1.5: halfway between rows 1 and 2
+    x = np.arange(16, dtype="float32").reshape(1, 1, 4, 4)
+    got = ref("resize2d", x, size=[3, 2], layout="NCHW", coordinate_transformation_mode="align_corners",
+              rounding_method="round")
+    np.testing.assert_allclose(got[0, 0], [[0, 3], [6, 9], [12, 15]])
+    with pytest.raises(OpError):  # TVM interpolates in float32 whatever the dtype
+        infer("resize2d", F((1, 1, 2, 2), dtype="float64"), size=[4, 4], layout="NCHW",
+              coordinate_transformation_mode="half_pixel", rounding_method="round")

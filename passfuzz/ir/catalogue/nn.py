@@ -1331,6 +1331,82 @@ ATTENTION = OpDef(
           "difference in the scores stays within tolerance. float16 with an explicit scale returns float32 "
           "in TVM (declared float16): not drawn.")
 
+# -- image.resize2d -------------------------------------------------------------------------------------
+# Linear interpolation only: it is continuous in the source coordinate, so a coordinate computed
+# with another rounding (TVM's float32, an FMA) moves the result by a rounding. Nearest neighbour
+# and cubic are left out (excluded.py).
+
+RESIZE_LAYOUTS = {"NCHW": (2, 3), "NHWC": (1, 2)}
+RESIZE_MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn")
+RESIZE_KEYS = {"size", "layout", "coordinate_transformation_mode", "rounding_method"}
+# topi computes the coordinates and weights in float32, so a float64 result carries float32's error
+RESIZE_DTYPES = ("float32", "float16", "bfloat16")
+
+
+def _resize_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and set(attrs) == RESIZE_KEYS, f"resize2d takes one operand and {sorted(RESIZE_KEYS)}")
+    (x,) = args
+    require(x.dtype in RESIZE_DTYPES and x.rank == 4, f"resize2d takes a rank-4 {'/'.join(RESIZE_DTYPES)} tensor")
+    require(attrs["layout"] in RESIZE_LAYOUTS and attrs["coordinate_transformation_mode"] in RESIZE_MODES,
+            f"layout {'/'.join(RESIZE_LAYOUTS)}, a mode of {', '.join(RESIZE_MODES)}")
+    require(isinstance(attrs["rounding_method"], str), "rounding_method is a name (unused by linear)")
+    size = _ints(attrs["size"], 2, "size", 1)
+    if attrs["coordinate_transformation_mode"] == "align_corners":
+        require(min(size) >= 2, "align_corners divides by the output size - 1")
+    shape = list(x.shape)
+    for axis, n in zip(RESIZE_LAYOUTS[attrs["layout"]], size):
+        shape[axis] = n
+    return checked(shape, x.dtype, x.lo, x.hi, False)  # each output is a convex combination
+
+
+def _resize_source(n_in: int, n_out: int, mode: str) -> np.ndarray:
+    """topi's source coordinate of each output position (topi/image/resize.py, get_inx)."""
+    x, scale = np.arange(n_out, dtype="float64"), n_in / n_out
+    if mode == "align_corners":
+        return (n_in - 1) / (n_out - 1) * x
+    if mode == "asymmetric":
+        return scale * x
+    if mode == "tf_half_pixel_for_nn":
+        return (x + 0.5) * scale
+    if mode == "pytorch_half_pixel" and n_out == 1:
+        return np.zeros(1)
+    return (x + 0.5) * scale - 0.5
+
+
+def _resize_ref(args, attrs):
+    (x,) = args
+    out = x.astype("float64")
+    for axis, n in zip(RESIZE_LAYOUTS[attrs["layout"]], attrs["size"]):
+        source = _resize_source(x.shape[axis], n, attrs["coordinate_transformation_mode"])
+        low = np.floor(source)
+        t = (source - low).reshape([-1 if a == axis else 1 for a in range(4)])
+        at = lambda k: np.take(out, np.clip(k, 0, x.shape[axis] - 1).astype(int), axis)  # noqa: E731
+        out = at(low) * (1 - t) + at(low + 1) * t
+    return out.astype(x.dtype)
+
+
+def _resize_accepts(info: ValueInfo) -> bool:
+    return info.dtype in RESIZE_DTYPES and _liftable(info, 4)
+
+
+def _resize_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = _lift(sketch, pick(sketch, choose, _resize_accepts), 4)
+    mode = choose.choice(RESIZE_MODES)
+    low = 2 if mode == "align_corners" else 1
+    sketch.add("resize2d", [x], {"size": [choose.integer(low, 6), choose.integer(low, 6)],
+                                 "layout": choose.choice(list(RESIZE_LAYOUTS)),
+                                 "coordinate_transformation_mode": mode, "rounding_method": "round"})
+
+
+RESIZE2D = OpDef(
+    "resize2d", _resize_infer,
+    lambda R, args, at: R.op.image.resize2d(args[0], size=tuple(at["size"]), layout=at["layout"], method="linear",
+                                            coordinate_transformation_mode=at["coordinate_transformation_mode"],
+                                            rounding_method=at["rounding_method"]),
+    _resize_ref, _resize_propose, _resize_accepts,
+    notes="R.image.resize2d with method linear: each output interpolates the two nearest source pixels per "
+          "axis (clamped at the edges) at topi's source coordinate for the mode.")
+
 # -- losses ----------------------------------------------------------------------------------------
 
 
@@ -1455,4 +1531,5 @@ OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, 
                     # what real networks hold besides (benchmarks/model_import.py)
                     DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D, CONV3D, PRELU, CONV2D_TRANSPOSE,
                     # what TVM's own tests hold besides
-                    CROSS_ENTROPY_WITH_LOGITS, NLL_LOSS, CONV1D_TRANSPOSE, CONV3D_TRANSPOSE]
+                    CROSS_ENTROPY_WITH_LOGITS, NLL_LOSS, CONV1D_TRANSPOSE, CONV3D_TRANSPOSE,
+                    RESIZE2D]
