@@ -259,3 +259,22 @@ def test_linear_resize2d_in_both_layouts_imports_and_agrees():
     with pytest.raises(OpError):  # TVM interpolates in float32 whatever the dtype
         infer("resize2d", F((1, 1, 2, 2), dtype="float64"), size=[4, 4], layout="NCHW",
               coordinate_transformation_mode="half_pixel", rounding_method="round")
+
+
+# -- strided_slice without strides -------------------------------------------------------------------
+
+@I.ir_module
+class StridedSliceNoStrides:
+    @R.function
+    def main(x: R.Tensor((8, 9, 10, 10), "float32")):
+        a = R.strided_slice(x, axes=[0, 1, 3], begin=[1, 0, 2], end=[8, 9, 4])
+        b = R.strided_slice(x, axes=[-1], begin=[2], end=[5], strides=[2])
+        return (a, b)
+
+
+def test_a_strided_slice_written_without_strides_keeps_that_form():
+    x = np.arange(7200, dtype="float32").reshape(8, 9, 10, 10)
+    program = agrees(StridedSliceNoStrides, [x])
+    assert [n.attrs["strides"] for n in program.nodes] == [None, [2]]
+    assert infer("strided_slice", F((8, 9, 10, 10)), axes=[0, 1, 3], begin=[1, 0, 2], end=[8, 9, 4],
+                 strides=None).shape == (7, 9, 10, 2)

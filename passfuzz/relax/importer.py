@@ -135,7 +135,8 @@ def patterns() -> dict[str, list[Pattern]]:
                     expr = op.emit(relax, list(holes), v.attrs)
                 except Exception:  # noqa: BLE001 - a sample the emit refuses teaches nothing
                     continue
-                key = (_root_key(expr), len(holes), tuple(sorted(v.attrs)))
+                # a call's arity too: an optional argument left out (strided_slice's strides) is another form
+                key = (_root_key(expr), len(holes), tuple(sorted(v.attrs)), len(getattr(expr, "args", ())))
                 if key in seen:
                     continue
                 seen.add(key)

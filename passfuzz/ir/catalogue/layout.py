@@ -353,9 +353,14 @@ def _slice_length(dim: int, b, e, s) -> int:
     return -(-(b - last) // -s)
 
 
+def _strides(attrs) -> list:
+    """strided_slice's strides: None (TVMScript's form without them) is a stride of 1 per axis."""
+    return [1] * len(attrs["axes"]) if attrs["strides"] is None else attrs["strides"]
+
+
 def _slice_infer(args, attrs):
     (x,) = args
-    axes, begin, end, strides = attrs["axes"], attrs["begin"], attrs["end"], attrs["strides"]
+    axes, begin, end, strides = attrs["axes"], attrs["begin"], attrs["end"], _strides(attrs)
     require(len(axes) == len(begin) == len(end) == len(strides) >= 1, "axes, begin, end, strides must match")
     normalized = [normalize_axis(a, x.rank) for a in axes]
     require(len(set(normalized)) == len(normalized), "repeated axis")
@@ -385,12 +390,14 @@ def _slice_propose(sketch: Sketch, choose: Chooser) -> None:
         attrs["begin"].append(begin)
         attrs["end"].append(end)
         attrs["strides"].append(stride)
+    if set(attrs["strides"]) == {1} and choose.boolean():
+        attrs["strides"] = None
     sketch.add("strided_slice", [x], attrs)
 
 
 def _slice_reference(args, attrs):
     index = [slice(None)] * args[0].ndim
-    for a, b, e, s in zip(attrs["axes"], attrs["begin"], attrs["end"], attrs["strides"]):
+    for a, b, e, s in zip(attrs["axes"], attrs["begin"], attrs["end"], _strides(attrs)):
         index[a] = slice(b, e, s)
     return args[0][tuple(index)]
 
@@ -399,7 +406,7 @@ STRIDED_SLICE = OpDef(
     "strided_slice", _slice_infer,
     lambda R, args, at: R.op.strided_slice(args[0], at["axes"], at["begin"], at["end"], at["strides"]),
     _slice_reference, _slice_propose, _rank1,
-    notes="begin >= end with a positive stride fails in LegalizeOps instead of giving an empty tensor; never "
+    notes="strides None is a stride of 1 on every axis. begin >= end with a positive stride fails in LegalizeOps instead of giving an empty tensor; never "
           "drawn. A negative end counts from the back (-1 is dim - 1) in both Relax and numpy, so a "
           "negative-stride slice through index 0 ends at -(dim + 1).")
 
