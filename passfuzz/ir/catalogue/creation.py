@@ -132,7 +132,10 @@ def _fill_operand(sketch: Sketch, choose: Chooser, dtype: str) -> int | None:
     this or another dtype), or None to fill with a constant attribute."""
     if choose.boolean():
         return None
-    existing = sketch.candidates(lambda i: i.rank == 0 and valid(_astype_infer, [i], {"dtype": dtype}))
+    # not a constant of the result's dtype (one value, up to the rounding slack of its bounds): the
+    # module would read it back as the attribute form
+    existing = sketch.candidates(lambda i: i.rank == 0 and not (i.dtype == dtype and math.isclose(i.lo, i.hi, rel_tol=1e-2))
+                                 and valid(_astype_infer, [i], {"dtype": dtype}))
     if existing and choose.boolean():
         return choose.choice(existing)
     sources = [d for d in DTYPES if valid(_astype_infer, [probe(ValueInfo((), d, 0, 1))], {"dtype": dtype})]
