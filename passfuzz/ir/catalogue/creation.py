@@ -34,7 +34,7 @@ from .base import (
     smooth,
     valid,
 )
-from .elementwise import _astype_infer, _astype_reference
+from .elementwise import ASTYPE
 
 MAX_RANK = 4  # of a shape attribute
 
@@ -117,14 +117,14 @@ def _fill(args, dtype: str, attrs: dict, rank: int = 0) -> tuple[float, float, b
         v = _scalar(attrs["value"], dtype)
         return v, v, True
     require(len(args) == rank + 1 and args[rank].rank == 0, "the fill operand is a rank-0 tensor")
-    cast = _astype_infer([args[rank]], {"dtype": dtype})
+    cast = ASTYPE.infer([args[rank]], {"dtype": dtype})
     return cast.lo, cast.hi, cast.exact
 
 
 def _fill_array(args, dtype: str, attrs: dict, rank: int = 0):
     if attrs["value"] is not None:
         return np.array(attrs["value"], dtype=numpy_dtype(dtype))
-    return _astype_reference([args[rank]], {"dtype": dtype})
+    return ASTYPE.reference([args[rank]], {"dtype": dtype})
 
 
 def _fill_operand(sketch: Sketch, choose: Chooser, dtype: str) -> int | None:
@@ -134,11 +134,14 @@ def _fill_operand(sketch: Sketch, choose: Chooser, dtype: str) -> int | None:
         return None
     # not a constant of the result's dtype (one value, up to the rounding slack of its bounds): the
     # module would read it back as the attribute form
-    existing = sketch.candidates(lambda i: i.rank == 0 and not (i.dtype == dtype and math.isclose(i.lo, i.hi, rel_tol=1e-2))
-                                 and valid(_astype_infer, [i], {"dtype": dtype}))
+    def castable(i: ValueInfo) -> bool:
+        constant = i.dtype == dtype and math.isclose(i.lo, i.hi, rel_tol=1e-2)
+        return i.rank == 0 and not constant and valid(ASTYPE.infer, [i], {"dtype": dtype})
+
+    existing = sketch.candidates(castable)
     if existing and choose.boolean():
         return choose.choice(existing)
-    sources = [d for d in DTYPES if valid(_astype_infer, [probe(ValueInfo((), d, 0, 1))], {"dtype": dtype})]
+    sources = [d for d in DTYPES if valid(ASTYPE.infer, [probe(ValueInfo((), d, 0, 1))], {"dtype": dtype})]
     source = dtype if choose.boolean() else choose.choice(sources)
     lo, hi = (0, 1) if source == "bool" else fit(source, -4, 4)
     return sketch.add_param((), source, lo, hi, choose.choice(["input", "weight"]))

@@ -1380,8 +1380,8 @@ def _resize_ref(args, attrs):
         source = _resize_source(x.shape[axis], n, attrs["coordinate_transformation_mode"])
         low = np.floor(source)
         t = (source - low).reshape([-1 if a == axis else 1 for a in range(4)])
-        at = lambda k: np.take(out, np.clip(k, 0, x.shape[axis] - 1).astype(int), axis)  # noqa: E731
-        out = at(low) * (1 - t) + at(low + 1) * t
+        below, above = (np.take(out, np.clip(k, 0, x.shape[axis] - 1).astype(int), axis) for k in (low, low + 1))
+        out = below * (1 - t) + above * t
     return out.astype(x.dtype)
 
 
@@ -1508,8 +1508,8 @@ def _nll_loss_propose(sketch: Sketch, choose: Chooser) -> None:
     reduction = choose.choice(NLL_REDUCTIONS)
     ignore = choose.choice([-100, -1] + ([] if reduction == "mean" else list(range(classes))))
     attrs = {"reduction": reduction, "ignore_index": ignore}
-    in_range = lambda i: valid(_nll_loss_infer, [info, i], attrs)  # noqa: E731
-    t = operand(sketch, choose, [shape], choose.choice(["int64", "int32"]), 0, classes - 1, in_range)
+    t = operand(sketch, choose, [shape], choose.choice(["int64", "int32"]), 0, classes - 1,
+                lambda i: valid(_nll_loss_infer, [info, i], attrs))
     args = [x, t]
     if choose.boolean():
         args.append(_weight(sketch, choose, (classes,), info.dtype, 0.5, 2.0,
