@@ -135,15 +135,16 @@ def patterns() -> dict[str, list[Pattern]]:
                     expr = op.emit(relax, list(holes), v.attrs)
                 except Exception:  # noqa: BLE001 - a sample the emit refuses teaches nothing
                     continue
-                key = (_root_key(expr), len(holes), tuple(sorted(v.attrs)))
+                # a call's arity too: an optional argument left out (strided_slice's strides) is another form
+                key = (_root_key(expr), len(holes), tuple(sorted(v.attrs)), len(getattr(expr, "args", ())))
                 if key in seen:
                     continue
                 seen.add(key)
                 found.setdefault(key[0], []).append(Pattern(op, expr, holes, dict(v.attrs), _tree_size(expr)))
             if len(seen) >= 4:
                 break
-    for key in found:
-        found[key].sort(key=lambda p: (-p.size, len(p.attrs)))
+    for key in found:  # of two alike, the one reading a literal as an attribute (fewer holes) first
+        found[key].sort(key=lambda p: (-p.size, len(p.attrs), len(p.holes)))
     return found
 
 
@@ -313,7 +314,9 @@ def _match(pattern, actual, holes: dict, absorbed: list, body) -> bool:
                 return e.same_as(actual)
         holes[pattern] = actual
         return True
-    if isinstance(actual, relax.Var) and body.absorbable(actual):
+    # a tuple of operands bound to a var of its own is a tuple node (relax_build writes an op's
+    # operand tuple inline), which an op taking a tuple reads as one operand
+    if isinstance(actual, relax.Var) and body.absorbable(actual) and not _operand_tuple(pattern):
         absorbed.append(actual)
         return _match(pattern, body.bound[actual], holes, absorbed, body)
     if isinstance(pattern, relax.Call):
@@ -326,7 +329,7 @@ def _match(pattern, actual, holes: dict, absorbed: list, body) -> bool:
     if isinstance(pattern, relax.Tuple):
         if not isinstance(actual, relax.Tuple):
             return False
-        if pattern.fields and all(isinstance(f, relax.Var) for f in pattern.fields):
+        if _operand_tuple(pattern):
             return _variadic(pattern, actual, holes)
         if all(_literal(f) for f in pattern.fields) and all(_literal(f) for f in actual.fields):
             return True  # a tuple of literals (strided_slice's begin, end, ...) of any length
@@ -334,6 +337,10 @@ def _match(pattern, actual, holes: dict, absorbed: list, body) -> bool:
             all(_match(p, a, holes, absorbed, body) for p, a in zip(pattern.fields, actual.fields))
     # a literal (attribute values are searched afterwards): any literal, of any dtype
     return not isinstance(actual, (relax.Call, relax.Tuple, relax.TupleGetItem, relax.Var))
+
+
+def _operand_tuple(pattern) -> bool:
+    return isinstance(pattern, relax.Tuple) and bool(pattern.fields) and all(isinstance(f, relax.Var) for f in pattern.fields)
 
 
 def _literal(expr) -> bool:

@@ -17,6 +17,7 @@ from . import (
     layout,
     linalg,
     nn,
+    quantize,
     reduction,
     scan,
     shapes,
@@ -40,7 +41,7 @@ from .base import (
 )
 
 OPS: list[OpDef] = [*elementwise.OPS, *functions.OPS, *layout.OPS, *creation.OPS, *reduction.OPS, *scan.OPS,
-                    *linalg.OPS, *nn.OPS, *indexing.OPS, *shapes.OPS, *structure.OPS,
+                    *linalg.OPS, *nn.OPS, *quantize.OPS, *indexing.OPS, *shapes.OPS, *structure.OPS,
                     *kernels.OPS]
 BY_NAME: dict[str, OpDef] = {op.name: op for op in OPS}
 assert len(BY_NAME) == len(OPS), "an op is defined twice"

@@ -3,7 +3,8 @@
 zeros, ones, full, arange and eye take no operand. When drawn they copy their dtype and (a
 shape that broadcasts to) the shape of an existing value, which ``accepts`` selects: the new
 tensor then fits the program around it, and a dtype restriction on the program holds for it too.
-Created values are exact: every correct compilation must produce them bit for bit.
+Created values are exact: every correct compilation must produce them bit for bit; a fill
+read from a rank-0 operand (full, full_like) is as exact as that operand cast to the result.
 """
 
 from __future__ import annotations
@@ -23,14 +24,17 @@ from .base import (
     ValueInfo,
     broadcastable_shapes,
     checked,
+    fit,
     is_float,
     is_int,
     pick,
+    probe,
     representable,
     require,
     smooth,
+    valid,
 )
-
+from .elementwise import ASTYPE
 
 MAX_RANK = 4  # of a shape attribute
 
@@ -104,24 +108,68 @@ ZEROS = _constant("zeros", 0)
 ONES = _constant("ones", 1)
 
 
+def _fill(args, dtype: str, attrs: dict, rank: int = 0) -> tuple[float, float, bool]:
+    """The range and exactness of a fill: ``value`` (an attribute, as ``dtype`` stores it), or
+    else a rank-0 operand after the operands of rank ``rank`` (TVM's tests pass a parameter or a
+    constant of another dtype there), cast to ``dtype`` as astype casts it."""
+    if attrs["value"] is not None:
+        require(len(args) == rank, "a fill value is an attribute or an operand, not both")
+        v = _scalar(attrs["value"], dtype)
+        return v, v, True
+    require(len(args) == rank + 1 and args[rank].rank == 0, "the fill operand is a rank-0 tensor")
+    cast = ASTYPE.infer([args[rank]], {"dtype": dtype})
+    return cast.lo, cast.hi, cast.exact
+
+
+def _fill_array(args, dtype: str, attrs: dict, rank: int = 0):
+    if attrs["value"] is not None:
+        return np.array(attrs["value"], dtype=numpy_dtype(dtype))
+    return ASTYPE.reference([args[rank]], {"dtype": dtype})
+
+
+def _fill_operand(sketch: Sketch, choose: Chooser, dtype: str) -> int | None:
+    """A rank-0 value that a fill of ``dtype`` may cast (an existing one, or a new parameter of
+    this or another dtype), or None to fill with a constant attribute."""
+    if choose.boolean():
+        return None
+    # not a constant of the result's dtype (one value, up to the rounding slack of its bounds): the
+    # module would read it back as the attribute form
+    def castable(i: ValueInfo) -> bool:
+        constant = i.dtype == dtype and math.isclose(i.lo, i.hi, rel_tol=1e-2)
+        return i.rank == 0 and not constant and valid(ASTYPE.infer, [i], {"dtype": dtype})
+
+    existing = sketch.candidates(castable)
+    if existing and choose.boolean():
+        return choose.choice(existing)
+    sources = [d for d in DTYPES if valid(ASTYPE.infer, [probe(ValueInfo((), d, 0, 1))], {"dtype": dtype})]
+    source = dtype if choose.boolean() else choose.choice(sources)
+    lo, hi = (0, 1) if source == "bool" else fit(source, -4, 4)
+    return sketch.add_param((), source, lo, hi, choose.choice(["input", "weight"]))
+
+
 def _full_infer(args, attrs):
-    require(not args and set(attrs) == {"shape", "dtype", "value"}, "full takes no operand, shape, dtype, value")
+    require(set(attrs) == {"shape", "dtype", "value"}, "full takes shape, dtype, value (None: an operand)")
     dtype = _dtype(attrs["dtype"])
-    v = _scalar(attrs["value"], dtype)
-    return checked(_shape(attrs["shape"]), dtype, v, v, True)
+    return checked(_shape(attrs["shape"]), dtype, *_fill(args, dtype, attrs))
 
 
 def _full_propose(sketch: Sketch, choose: Chooser) -> None:
     like, shape = _like_shape(sketch, choose)
-    sketch.add("full", [], {"shape": list(shape), "dtype": like.dtype, "value": choose.choice(_fill_values(like.dtype))})
+    fill = _fill_operand(sketch, choose, like.dtype)
+    value = choose.choice(_fill_values(like.dtype)) if fill is None else None
+    sketch.add("full", [] if fill is None else [fill], {"shape": list(shape), "dtype": like.dtype, "value": value})
 
 
-FULL = OpDef("full", _full_infer,
-             lambda R, args, at: R.op.full(at["shape"], R.const(at["value"], at["dtype"]), at["dtype"]),
-             lambda args, at: np.full(at["shape"], at["value"], dtype=numpy_dtype(at["dtype"])), _full_propose,
-             lambda i: True,
+def _full_emit(R, args, at):
+    fill = R.const(at["value"], at["dtype"]) if at["value"] is not None else args[0]
+    return R.op.full(at["shape"], fill, at["dtype"])
+
+
+FULL = OpDef("full", _full_infer, _full_emit,
+             lambda args, at: np.full(at["shape"], _fill_array(args, at["dtype"], at), dtype=numpy_dtype(at["dtype"])),
+             _full_propose, lambda i: True,
              notes="The fill value is a relax.const of the result dtype (a float fill of an int tensor would "
-                   "truncate).")
+                   "truncate), or else a rank-0 operand, cast to the result dtype as astype casts.")
 
 # -- arange -----------------------------------------------------------------------------------------
 
@@ -251,29 +299,37 @@ ONES_LIKE = _constant_like("ones_like", 1)
 
 
 def _full_like_infer(args, attrs):
-    require(len(args) == 1 and set(attrs) == {"value", "dtype"}, "full_like takes one operand, value and dtype")
-    (x,) = args
+    require(len(args) in (1, 2) and set(attrs) == {"value", "dtype"},
+            "full_like takes one operand (and a rank-0 fill), value (None: the fill operand) and dtype")
+    x = args[0]
     dtype = _out_dtype(x, attrs["dtype"])
-    v = _scalar(attrs["value"], dtype)
-    return checked(x.shape, dtype, v, v, True)
+    return checked(x.shape, dtype, *_fill(args, dtype, attrs, rank=1))
 
 
 def _full_like_propose(sketch: Sketch, choose: Chooser) -> None:
     x = pick(sketch, choose, lambda i: True)
     dtype = choose.choice([None, *DTYPES]) if choose.boolean() else None
-    value = choose.choice(_fill_values(dtype or sketch.infos[x].dtype))
-    sketch.add("full_like", [x], {"value": value, "dtype": dtype})
+    fill = _fill_operand(sketch, choose, dtype or sketch.infos[x].dtype)
+    value = choose.choice(_fill_values(dtype or sketch.infos[x].dtype)) if fill is None else None
+    sketch.add("full_like", [x] if fill is None else [x, fill], {"value": value, "dtype": dtype})
 
 
 def _full_like_emit(R, args, at):
+    if at["value"] is None:
+        return R.op.full_like(args[0], args[1], at["dtype"])
     dtype = at["dtype"] or args[0].ty.dtype
     return R.op.full_like(args[0], R.const(at["value"], str(dtype)), at["dtype"])
 
 
-FULL_LIKE = OpDef("full_like", _full_like_infer, _full_like_emit,
-                  lambda args, at: np.full(args[0].shape, at["value"], dtype=_like_dtype(args[0], at)),
+def _full_like_reference(args, at):
+    dtype = at["dtype"] or str(args[0].dtype)
+    return np.full(args[0].shape, _fill_array(args, dtype, at, rank=1), dtype=_like_dtype(args[0], at))
+
+
+FULL_LIKE = OpDef("full_like", _full_like_infer, _full_like_emit, _full_like_reference,
                   _full_like_propose, lambda i: True,
-                  notes="The fill value is a relax.const of the result dtype; dtype None keeps the operand's.")
+                  notes="The fill value is a relax.const of the result dtype, or else a rank-0 operand cast to it "
+                        "as astype casts; dtype None keeps the operand's.")
 
 # -- tril / triu ------------------------------------------------------------------------------------
 

@@ -121,20 +121,41 @@ RESHAPE = smooth(OpDef("reshape", _reshape_infer, lambda R, args, at: R.op.resha
 # -- expand_dims / squeeze ------------------------------------------------------------------------
 
 
+def _expand_axes(attrs, rank: int) -> list[int]:
+    """expand_dims' axes (an int or a list of distinct ints), normalized in the result's rank,
+    which counts one new dim per axis (as numpy.expand_dims reads a tuple)."""
+    axis = attrs["axis"]
+    axes = axis if isinstance(axis, list) else [axis]
+    require(len(axes) >= 1, "expand_dims needs an axis")
+    out = [normalize_axis(a, rank + len(axes)) for a in axes]
+    require(len(set(out)) == len(out), f"expand_dims axes {axis} repeat a dim")
+    return out
+
+
 def _expand_infer(args, attrs):
     (x,) = args
-    axis = normalize_axis(attrs["axis"], x.rank + 1)
-    return _same(x, x.shape[:axis] + (1,) + x.shape[axis:])
+    axes = _expand_axes(attrs, x.rank)
+    dims = iter(x.shape)
+    return _same(x, [1 if k in axes else next(dims) for k in range(x.rank + len(axes))])
 
 
 def _expand_propose(sketch: Sketch, choose: Chooser) -> None:
     x = pick(sketch, choose, lambda i: i.rank < 4)
     rank = sketch.infos[x].rank
+    if rank < 3 and choose.boolean():  # several new dims at once, as TVM's tests write them
+        new = choose.integer(2, 4 - rank)
+        axes: list[int] = []
+        while len(axes) < new:
+            axes.append(choose.choice([k for k in range(rank + new) if k not in axes]))
+        sketch.add("expand_dims", [x], {"axis": [a - rank - new if choose.boolean() else a for a in axes]})
+        return
     sketch.add("expand_dims", [x], {"axis": choose.integer(-rank - 1, rank)})
 
 
 EXPAND_DIMS = smooth(OpDef("expand_dims", _expand_infer, lambda R, args, at: R.op.expand_dims(args[0], at["axis"]),
-                    lambda args, at: np.expand_dims(args[0], at["axis"]), _expand_propose, lambda i: i.rank < 4))
+                    lambda args, at: np.expand_dims(args[0], tuple(_expand_axes(at, args[0].ndim))),
+                    _expand_propose, lambda i: i.rank < 4,
+                    notes="axis is an int or a list of distinct ints, each counted in the result's rank."))
 
 
 def _squeeze_infer(args, attrs):
@@ -160,8 +181,16 @@ SQUEEZE = OpDef("squeeze", _squeeze_infer, lambda R, args, at: R.op.squeeze(args
 # -- concat / split --------------------------------------------------------------------------------
 
 
+def _concat_parts(args) -> list[ValueInfo]:
+    """concat's tensors: its operands, or the items of its one tuple operand (TVM's tests
+    concatenate a tuple parameter or a split's parts as they are)."""
+    parts = list(args[0].items) if len(args) == 1 and isinstance(args[0], TupleInfo) else list(args)
+    require(bool(parts) and all(isinstance(p, ValueInfo) for p in parts), "concat takes tensors or a tuple of them")
+    return parts
+
+
 def _concat_infer(args, attrs):
-    require(len(args) >= 1, "concat needs operands")
+    args = _concat_parts(args)
     x = args[0]
     require(x.rank >= 1, "concat needs rank >= 1")
     axis = normalize_axis(attrs["axis"], x.rank)
@@ -174,7 +203,25 @@ def _concat_infer(args, attrs):
     return checked(shape, x.dtype, min(a.lo for a in args), max(a.hi for a in args), all(a.exact for a in args))
 
 
+def _concat_axes(info) -> list[int]:
+    """The axes a tuple's items concatenate along."""
+    items = [i for i in info.items if isinstance(i, ValueInfo)]
+    return [a for a in range(items[0].rank if items else 0) if valid(_concat_infer, [info], {"axis": a})]
+
+
 def _concat_propose(sketch: Sketch, choose: Chooser) -> None:
+    if choose.boolean():  # one tuple operand: an existing tuple, or a split's parts put back together
+        tuples = sketch.candidates(lambda i: isinstance(i, TupleInfo) and bool(_concat_axes(i)), tuples=True)
+        if tuples:
+            t = choose.choice(tuples)
+        elif sketch.candidates(_splittable):
+            x = pick(sketch, choose, _splittable)
+            t = sketch.add("split_tuple", [x], _split_attrs(sketch.infos[x].shape, choose))
+        else:
+            t = None
+        if t is not None:
+            sketch.add("concat", [t], {"axis": choose.choice(_concat_axes(sketch.infos[t]))})
+            return
     first = pick(sketch, choose, _rank1)
     x = sketch.infos[first]
     axis = choose.integer(0, x.rank - 1)
@@ -185,8 +232,20 @@ def _concat_propose(sketch: Sketch, choose: Chooser) -> None:
     sketch.add("concat", args, {"axis": axis})
 
 
-CONCAT = smooth(OpDef("concat", _concat_infer, lambda R, args, at: R.op.concat(args, axis=at["axis"]),
-               lambda args, at: np.concatenate(args, axis=at["axis"]), _concat_propose, _rank1))
+def _concat_emit(R, args, at):
+    whole = len(args) == 1 and isinstance(args[0].ty, R.TupleType)
+    return R.op.concat(args[0] if whole else args, axis=at["axis"])
+
+
+def _concat_ref(args, at):
+    parts = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+    return np.concatenate(parts, axis=at["axis"])
+
+
+CONCAT = smooth(OpDef("concat", _concat_infer, _concat_emit, _concat_ref, _concat_propose,
+                      lambda i: bool(_concat_axes(i)) if isinstance(i, TupleInfo) else _rank1(i),
+                      notes="The operands one by one, or one tuple of them (a tuple parameter, a split's parts).",
+                      takes_tuples=True))
 
 
 def _split_parts(x: ValueInfo, attrs) -> tuple[int, list[int]]:
@@ -294,9 +353,14 @@ def _slice_length(dim: int, b, e, s) -> int:
     return -(-(b - last) // -s)
 
 
+def _strides(attrs) -> list:
+    """strided_slice's strides: None (TVMScript's form without them) is a stride of 1 per axis."""
+    return [1] * len(attrs["axes"]) if attrs["strides"] is None else attrs["strides"]
+
+
 def _slice_infer(args, attrs):
     (x,) = args
-    axes, begin, end, strides = attrs["axes"], attrs["begin"], attrs["end"], attrs["strides"]
+    axes, begin, end, strides = attrs["axes"], attrs["begin"], attrs["end"], _strides(attrs)
     require(len(axes) == len(begin) == len(end) == len(strides) >= 1, "axes, begin, end, strides must match")
     normalized = [normalize_axis(a, x.rank) for a in axes]
     require(len(set(normalized)) == len(normalized), "repeated axis")
@@ -326,12 +390,14 @@ def _slice_propose(sketch: Sketch, choose: Chooser) -> None:
         attrs["begin"].append(begin)
         attrs["end"].append(end)
         attrs["strides"].append(stride)
+    if set(attrs["strides"]) == {1} and choose.boolean():
+        attrs["strides"] = None
     sketch.add("strided_slice", [x], attrs)
 
 
 def _slice_reference(args, attrs):
     index = [slice(None)] * args[0].ndim
-    for a, b, e, s in zip(attrs["axes"], attrs["begin"], attrs["end"], attrs["strides"]):
+    for a, b, e, s in zip(attrs["axes"], attrs["begin"], attrs["end"], _strides(attrs)):
         index[a] = slice(b, e, s)
     return args[0][tuple(index)]
 
@@ -340,7 +406,7 @@ STRIDED_SLICE = OpDef(
     "strided_slice", _slice_infer,
     lambda R, args, at: R.op.strided_slice(args[0], at["axes"], at["begin"], at["end"], at["strides"]),
     _slice_reference, _slice_propose, _rank1,
-    notes="begin >= end with a positive stride fails in LegalizeOps instead of giving an empty tensor; never "
+    notes="strides None is a stride of 1 on every axis. begin >= end with a positive stride fails in LegalizeOps instead of giving an empty tensor; never "
           "drawn. A negative end counts from the back (-1 is dim - 1) in both Relax and numpy, so a "
           "negative-stride slice through index 0 ends at -(dim + 1).")
 

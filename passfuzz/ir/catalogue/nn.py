@@ -33,10 +33,12 @@ from .base import (
     checked,
     is_int,
     normalize_axis,
+    operand,
     pick,
     probe,
     representable,
     require,
+    smooth,
     valid,
 )
 from .linalg import OUT_DTYPES, out_dtype_of, product_range
@@ -852,86 +854,106 @@ CONV1D = convolution(1)
 CONV2D = convolution(2)
 CONV3D = convolution(3)
 
-# -- conv2d_transpose -------------------------------------------------------------------------------
-# The gradient of conv2d with respect to its data (PyTorch's ConvTranspose2d): every input element
-# scatters its kernel, scaled, into the output. Layouts NCHW and IOHW (the weight is (C_in,
-# C_out / groups, KH, KW)), float dtypes, as the frontends write it.
+# -- conv1d_transpose / conv2d_transpose / conv3d_transpose -------------------------------------------
+# The gradient of a convolution with respect to its data (PyTorch's ConvTranspose1d/2d/3d): every
+# input element scatters its kernel, scaled, into the output. Layouts NCW/NCHW/NCDHW and IOW/IOHW/
+# IODHW (the weight is (C_in, C_out / groups, K...)), float dtypes, as the frontends write it.
 
 _TRANSPOSE_KEYS = {"strides", "padding", "output_padding", "dilation", "groups"}
+_TRANSPOSE_LAYOUTS = {1: ("NCW", "IOW"), 2: ("NCHW", "IOHW"), 3: ("NCDHW", "IODHW")}
 
 
-def _conv2d_transpose_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
-    require(len(args) == 2 and set(attrs) == _TRANSPOSE_KEYS,
-            f"conv2d_transpose takes (data, weight) and {sorted(_TRANSPOSE_KEYS)}")
-    x, w = args
-    require(x.dtype == w.dtype and x.dtype in FLOATS, "conv2d_transpose takes float operands of one dtype")
-    require(x.rank == 4 and w.rank == 4, "conv2d_transpose needs rank-4 operands (NCHW data, IOHW weight)")
-    strides = _ints(attrs["strides"], 2, "strides", 1)
-    dilation = _ints(attrs["dilation"], 2, "dilation", 1)
-    padding = _ints(attrs["padding"], 4, "padding", 0)
-    extra = _ints(attrs["output_padding"], 2, "output_padding", 0)
-    require(all(e < s for e, s in zip(extra, strides)), "output_padding must be below the stride")
-    groups = attrs["groups"]
-    channels = x.shape[1]
-    require(isinstance(groups, int) and groups >= 1 and channels % groups == 0, "groups must divide the channels")
-    require(w.shape[0] == channels, f"weight has {w.shape[0]} input channels, expected {channels}")
-    sizes = [(x.shape[2 + i] - 1) * strides[i] - padding[i] - padding[i + 2] + dilation[i] * (w.shape[2 + i] - 1)
-             + extra[i] + 1 for i in range(2)]
-    require(all(n >= 1 for n in sizes), "padding leaves no output")
-    lo, hi = product_range(x, w, (channels // groups) * w.shape[2] * w.shape[3])
-    return checked((x.shape[0], w.shape[1] * groups, *sizes), x.dtype, lo, hi, False)
+def conv_transpose(nd: int) -> OpDef:
+    """The transposed convolution over ``nd`` spatial dims. ``out_dtype`` (absent in records
+    written before it, meaning None) casts the operands first and accumulates in it."""
+    name = f"conv{nd}d_transpose"
+    data_layout, kernel_layout = _TRANSPOSE_LAYOUTS[nd]
+
+    def infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+        require(len(args) == 2 and set(attrs) - {"out_dtype"} == _TRANSPOSE_KEYS,
+                f"{name} takes (data, weight), {sorted(_TRANSPOSE_KEYS)} and out_dtype")
+        x, w = args
+        require(x.dtype == w.dtype and x.dtype in FLOATS, f"{name} takes float operands of one dtype")
+        require(x.rank == nd + 2 and w.rank == nd + 2, f"{name} needs rank-{nd + 2} operands "
+                                                       f"({data_layout} data, {kernel_layout} weight)")
+        strides = _ints(attrs["strides"], nd, "strides", 1)
+        dilation = _ints(attrs["dilation"], nd, "dilation", 1)
+        padding = _ints(attrs["padding"], 2 * nd, "padding", 0)
+        extra = _ints(attrs["output_padding"], nd, "output_padding", 0)
+        require(all(e < s for e, s in zip(extra, strides)), "output_padding must be below the stride")
+        groups = attrs["groups"]
+        channels = x.shape[1]
+        require(isinstance(groups, int) and groups >= 1 and channels % groups == 0, "groups must divide the channels")
+        require(w.shape[0] == channels, f"weight has {w.shape[0]} input channels, expected {channels}")
+        sizes = [(x.shape[2 + i] - 1) * strides[i] - padding[i] - padding[i + nd]
+                 + dilation[i] * (w.shape[2 + i] - 1) + extra[i] + 1 for i in range(nd)]
+        require(all(n >= 1 for n in sizes), "padding leaves no output")
+        out = out_dtype_of(x, {"out_dtype": attrs.get("out_dtype")})
+        for a in (x, w):
+            require(representable(out, a.lo, a.hi), f"operands must fit out_dtype {out}")
+        lo, hi = product_range(x, w, (channels // groups) * int(np.prod(w.shape[2:])))
+        return checked((x.shape[0], w.shape[1] * groups, *sizes), out, lo, hi, False)
+
+    def reference(args, attrs):
+        x, w = args
+        out = numpy_dtype(attrs.get("out_dtype") or x.dtype.name)
+        acc = x.astype(out).astype("float64"), w.astype(out).astype("float64")
+        strides, dilation, pad, groups = attrs["strides"], attrs["dilation"], attrs["padding"], attrs["groups"]
+        n, c, *spatial = x.shape
+        cg, og, kernel = c // groups, w.shape[1], w.shape[2:]
+        full = [(spatial[i] - 1) * strides[i] + dilation[i] * (kernel[i] - 1) + 1 + attrs["output_padding"][i]
+                for i in range(nd)]
+        result = np.zeros((n, og * groups, *full))
+        for g in range(groups):
+            for at in itertools.product(*(range(k) for k in kernel)):
+                xs = acc[0][:, g * cg:(g + 1) * cg]
+                ws = acc[1][(slice(g * cg, (g + 1) * cg), slice(None), *at)]  # (cg, og)
+                where = tuple(slice(k * d, k * d + s * (m - 1) + 1, s)
+                              for k, d, s, m in zip(at, dilation, strides, spatial))
+                result[(slice(None), slice(g * og, (g + 1) * og), *where)] += np.einsum("nc...,co->no...", xs, ws)
+        kept = tuple(slice(pad[i], full[i] - pad[i + nd]) for i in range(nd))
+        return result[(slice(None), slice(None), *kept)].astype(out)
+
+    def accepts(info: ValueInfo) -> bool:
+        return info.dtype in FLOATS and _liftable(info, nd + 2)
+
+    def propose(sketch: Sketch, choose: Chooser) -> None:
+        x = _lift(sketch, pick(sketch, choose, accepts), nd + 2)
+        info = sketch.infos[x]
+        channels = info.shape[1]
+        groups = choose.choice([g for g in range(1, channels + 1) if channels % g == 0])
+        kernel = [choose.integer(1, 3) for _ in range(nd)]
+        strides = [choose.integer(1, 2) for _ in range(nd)]
+        dilation = [choose.integer(1, 2) for _ in range(nd)]
+        attrs = {"strides": strides, "dilation": dilation, "groups": groups,
+                 "padding": [choose.integer(0, d * (k - 1)) for d, k in zip(dilation + dilation, kernel + kernel)],
+                 "output_padding": [choose.integer(0, s - 1) for s in strides],
+                 "out_dtype": choose.choice([None, None, *OUT_DTYPES[info.dtype]])}
+        shape = (channels, choose.integer(1, 3), *kernel)
+        if not valid(infer, [info, probe(info, -1, 1, shape)], attrs):
+            attrs["padding"] = [0] * (2 * nd)  # no output left on a small input
+        if not valid(infer, [info, probe(info, -1, 1, shape)], attrs):
+            attrs["out_dtype"] = None  # the operands do not fit it
+        w = _weight(sketch, choose, shape, info.dtype, *choose.choice([(-1.0, 1.0), (0.0, 1.0)]),
+                    accept=lambda i: valid(infer, [info, i], attrs))
+        sketch.add(name, [x, w], attrs)
+
+    def emit(R, args, at):
+        return getattr(R.op.nn, name)(*args, strides=at["strides"], padding=at["padding"],
+                                      output_padding=at["output_padding"], dilation=at["dilation"],
+                                      groups=at["groups"], data_layout=data_layout, kernel_layout=kernel_layout,
+                                      out_dtype=at.get("out_dtype"))
+
+    return OpDef(name, infer, emit, reference, propose, accepts,
+                 notes=f"Data {data_layout}, weight {kernel_layout} ((C_in, C_out / groups, K...)); output size "
+                       "(in - 1) * stride - padding + dilation * (k - 1) + output_padding + 1, padding (before..., "
+                       "after...) cut from the full result, output_padding (< stride) added at the end. Floats "
+                       "only; out_dtype casts the operands first and accumulates in it.")
 
 
-def _conv2d_transpose_ref(args, attrs):
-    x, w = args
-    acc = x.astype("float64"), w.astype("float64")
-    (sh, sw), (dh, dw), pad, groups = attrs["strides"], attrs["dilation"], attrs["padding"], attrs["groups"]
-    n, c, h, wd = x.shape
-    cg, og, kh, kw = c // groups, w.shape[1], w.shape[2], w.shape[3]
-    full = [(h - 1) * sh + dh * (kh - 1) + 1 + attrs["output_padding"][0],
-            (wd - 1) * sw + dw * (kw - 1) + 1 + attrs["output_padding"][1]]
-    out = np.zeros((n, og * groups, *full))
-    for g, i, j in itertools.product(range(groups), range(kh), range(kw)):
-        xs = acc[0][:, g * cg:(g + 1) * cg]
-        ws = acc[1][g * cg:(g + 1) * cg, :, i, j]  # (cg, og)
-        rows = slice(i * dh, i * dh + sh * (h - 1) + 1, sh)
-        cols = slice(j * dw, j * dw + sw * (wd - 1) + 1, sw)
-        out[:, g * og:(g + 1) * og, rows, cols] += np.einsum("nchw,co->nohw", xs, ws)
-    out = out[:, :, pad[0]:full[0] - pad[2], pad[1]:full[1] - pad[3]]
-    return out.astype(x.dtype)
-
-
-_transpose_accepts = lambda info: info.dtype in FLOATS and _liftable(info, 4)  # noqa: E731
-
-
-def _conv2d_transpose_propose(sketch: Sketch, choose: Chooser) -> None:
-    x = _lift(sketch, pick(sketch, choose, _transpose_accepts), 4)
-    info = sketch.infos[x]
-    channels = info.shape[1]
-    groups = choose.choice([g for g in range(1, channels + 1) if channels % g == 0])
-    kernel = [choose.integer(1, 3) for _ in range(2)]
-    strides = [choose.integer(1, 2) for _ in range(2)]
-    dilation = [choose.integer(1, 2) for _ in range(2)]
-    attrs = {"strides": strides, "dilation": dilation, "groups": groups,
-             "padding": [choose.integer(0, d * (k - 1)) for d, k in zip(dilation + dilation, kernel + kernel)],
-             "output_padding": [choose.integer(0, s - 1) for s in strides]}
-    shape = (channels, choose.integer(1, 3), *kernel)
-    if not valid(_conv2d_transpose_infer, [info, probe(info, -1, 1, shape)], attrs):
-        attrs["padding"] = [0, 0, 0, 0]  # no output left on a small input
-    w = _weight(sketch, choose, shape, info.dtype, *choose.choice([(-1.0, 1.0), (0.0, 1.0)]),
-                accept=lambda i: valid(_conv2d_transpose_infer, [info, i], attrs))
-    sketch.add("conv2d_transpose", [x, w], attrs)
-
-
-CONV2D_TRANSPOSE = OpDef(
-    "conv2d_transpose", _conv2d_transpose_infer,
-    lambda R, args, at: R.op.nn.conv2d_transpose(*args, strides=at["strides"], padding=at["padding"],
-                                                 output_padding=at["output_padding"], dilation=at["dilation"],
-                                                 groups=at["groups"], data_layout="NCHW", kernel_layout="IOHW"),
-    _conv2d_transpose_ref, _conv2d_transpose_propose, _transpose_accepts,
-    notes="Data NCHW, weight IOHW ((C_in, C_out / groups, KH, KW)); output size (in - 1) * stride - padding "
-          "+ dilation * (k - 1) + output_padding + 1, padding (top, left, bottom, right) cut from the full "
-          "result, output_padding (< stride) added at the bottom and right. Floats only.")
+CONV1D_TRANSPOSE = conv_transpose(1)
+CONV2D_TRANSPOSE = conv_transpose(2)
+CONV3D_TRANSPOSE = conv_transpose(3)
 
 # -- pooling ----------------------------------------------------------------------------------------
 # max_pool and avg_pool over 1, 2 or 3 spatial dims, one OpDef each (real networks hold all six:
@@ -1309,7 +1331,205 @@ ATTENTION = OpDef(
           "difference in the scores stays within tolerance. float16 with an explicit scale returns float32 "
           "in TVM (declared float16): not drawn.")
 
+# -- image.resize2d -------------------------------------------------------------------------------------
+# Linear interpolation only: it is continuous in the source coordinate, so a coordinate computed
+# with another rounding (TVM's float32, an FMA) moves the result by a rounding. Nearest neighbour
+# and cubic are left out (excluded.py).
+
+RESIZE_LAYOUTS = {"NCHW": (2, 3), "NHWC": (1, 2)}
+RESIZE_MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn")
+RESIZE_KEYS = {"size", "layout", "coordinate_transformation_mode", "rounding_method"}
+# topi computes the coordinates and weights in float32, so a float64 result carries float32's error
+RESIZE_DTYPES = ("float32", "float16", "bfloat16")
+
+
+def _resize_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and set(attrs) == RESIZE_KEYS, f"resize2d takes one operand and {sorted(RESIZE_KEYS)}")
+    (x,) = args
+    require(x.dtype in RESIZE_DTYPES and x.rank == 4, f"resize2d takes a rank-4 {'/'.join(RESIZE_DTYPES)} tensor")
+    require(attrs["layout"] in RESIZE_LAYOUTS and attrs["coordinate_transformation_mode"] in RESIZE_MODES,
+            f"layout {'/'.join(RESIZE_LAYOUTS)}, a mode of {', '.join(RESIZE_MODES)}")
+    require(isinstance(attrs["rounding_method"], str), "rounding_method is a name (unused by linear)")
+    size = _ints(attrs["size"], 2, "size", 1)
+    if attrs["coordinate_transformation_mode"] == "align_corners":
+        require(min(size) >= 2, "align_corners divides by the output size - 1")
+    shape = list(x.shape)
+    for axis, n in zip(RESIZE_LAYOUTS[attrs["layout"]], size):
+        shape[axis] = n
+    return checked(shape, x.dtype, x.lo, x.hi, False)  # each output is a convex combination
+
+
+def _resize_source(n_in: int, n_out: int, mode: str) -> np.ndarray:
+    """topi's source coordinate of each output position (topi/image/resize.py, get_inx)."""
+    x, scale = np.arange(n_out, dtype="float64"), n_in / n_out
+    if mode == "align_corners":
+        return (n_in - 1) / (n_out - 1) * x
+    if mode == "asymmetric":
+        return scale * x
+    if mode == "tf_half_pixel_for_nn":
+        return (x + 0.5) * scale
+    if mode == "pytorch_half_pixel" and n_out == 1:
+        return np.zeros(1)
+    return (x + 0.5) * scale - 0.5
+
+
+def _resize_ref(args, attrs):
+    (x,) = args
+    out = x.astype("float64")
+    for axis, n in zip(RESIZE_LAYOUTS[attrs["layout"]], attrs["size"]):
+        source = _resize_source(x.shape[axis], n, attrs["coordinate_transformation_mode"])
+        low = np.floor(source)
+        t = (source - low).reshape([-1 if a == axis else 1 for a in range(4)])
+        below, above = (np.take(out, np.clip(k, 0, x.shape[axis] - 1).astype(int), axis) for k in (low, low + 1))
+        out = below * (1 - t) + above * t
+    return out.astype(x.dtype)
+
+
+def _resize_accepts(info: ValueInfo) -> bool:
+    return info.dtype in RESIZE_DTYPES and _liftable(info, 4)
+
+
+def _resize_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = _lift(sketch, pick(sketch, choose, _resize_accepts), 4)
+    mode = choose.choice(RESIZE_MODES)
+    low = 2 if mode == "align_corners" else 1
+    sketch.add("resize2d", [x], {"size": [choose.integer(low, 6), choose.integer(low, 6)],
+                                 "layout": choose.choice(list(RESIZE_LAYOUTS)),
+                                 "coordinate_transformation_mode": mode, "rounding_method": "round"})
+
+
+RESIZE2D = OpDef(
+    "resize2d", _resize_infer,
+    lambda R, args, at: R.op.image.resize2d(args[0], size=tuple(at["size"]), layout=at["layout"], method="linear",
+                                            coordinate_transformation_mode=at["coordinate_transformation_mode"],
+                                            rounding_method=at["rounding_method"]),
+    _resize_ref, _resize_propose, _resize_accepts,
+    notes="R.image.resize2d with method linear: each output interpolates the two nearest source pixels per "
+          "axis (clamped at the edges) at topi's source coordinate for the mode.")
+
+# -- losses ----------------------------------------------------------------------------------------
+
+
+def _cross_entropy_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 2 and not attrs, "cross_entropy_with_logits takes (predictions, labels) and no attribute")
+    x, y = args
+    _float_operands(args, "cross_entropy_with_logits")
+    require(x.rank >= 1 and x.shape == y.shape, "predictions and labels share a shape of rank >= 1")
+    lo, hi = product_range(x, y, x.size)
+    checked((), x.dtype, lo, hi, False)  # the sum, in the operands' dtype
+    batch = x.shape[0] if x.rank > 1 else 1
+    return checked((), x.dtype, -hi / batch, -lo / batch, False)
+
+
+def _cross_entropy_ref(args, attrs):
+    x, y = args
+    total = -np.sum(x.astype("float64") * y.astype("float64"))
+    return np.asarray(total / (x.shape[0] if x.ndim > 1 else 1)).astype(x.dtype)
+
+
+def _cross_entropy_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _cross_entropy_accepts)
+    info = sketch.infos[x]
+    y = _weight(sketch, choose, info.shape, info.dtype, *choose.choice([(0.0, 1.0), (-4.0, 4.0)]),
+                lambda i: valid(_cross_entropy_infer, [info, i], {}))
+    sketch.add("cross_entropy_with_logits", [x, y], {})
+
+
+def _cross_entropy_accepts(info: ValueInfo) -> bool:
+    return valid(_cross_entropy_infer, [info, probe(info, 0, 1)], {})
+
+
+CROSS_ENTROPY_WITH_LOGITS = smooth(OpDef(
+    "cross_entropy_with_logits", _cross_entropy_infer,
+    lambda R, args, at: R.op.nn.cross_entropy_with_logits(*args), _cross_entropy_ref, _cross_entropy_propose,
+    _cross_entropy_accepts,
+    notes="-sum(predictions * labels), divided by the batch (the first dim) when the rank is above 1."))
+
+NLL_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _nll_loss_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    """predictions (N, C, d...) or (C,), targets (N, d...) or (), weights (C,) or absent (ones).
+    TVM's kernel reads predictions[t] before it selects on ``t != ignore_index``, so every
+    target must be a class, ignored or not; "mean" divides by the weights the targets pick, so
+    there no target may be ignored (ignore_index outside their range) and weights are positive."""
+    require(len(args) in (2, 3) and set(attrs) == {"reduction", "ignore_index"},
+            "nll_loss takes (predictions, targets[, weights]), reduction and ignore_index")
+    x, t = args[:2]
+    _float_operands([x, *args[2:]], "nll_loss")
+    require(x.rank >= 1 and is_int(t.dtype) and t.dtype != "uint8", "nll_loss takes float predictions, int targets")
+    classes = x.shape[1] if x.rank > 1 else x.shape[0]
+    require(t.shape == ((x.shape[0], *x.shape[2:]) if x.rank > 1 else ()), "targets are predictions without C")
+    require(0 <= t.lo and t.hi <= classes - 1, f"operand 1 (targets) must lie in [0, {classes - 1}]")
+    reduction, ignore = attrs["reduction"], attrs["ignore_index"]
+    require(reduction in NLL_REDUCTIONS and isinstance(ignore, int) and not isinstance(ignore, bool),
+            "reduction is mean, sum or none; ignore_index an int")
+    w = args[2] if len(args) == 3 else ValueInfo((classes,), x.dtype, 1.0, 1.0)
+    require(w.shape == (classes,), "weights are (C,)")
+    lo, hi = product_range(x, w, 1)
+    lo, hi = -hi, -lo
+    if reduction == "none":
+        return checked(t.shape, x.dtype, lo, hi, x.exact and len(args) == 2)
+    n = max(t.size, 1)
+    checked((), x.dtype, n * lo, n * hi, False)
+    if reduction == "sum":
+        return checked((), x.dtype, n * lo, n * hi, False)
+    require(not t.lo <= ignore <= t.hi, "operand 1 (targets): a mean over targets that may all be ignored "
+                                        "divides by zero")
+    require(w.lo > 0, "operand 2 (weights): a mean divides by the weights the targets pick, which must be positive")
+    checked((), x.dtype, n * w.lo, n * w.hi, False)
+    bound = max(abs(x.lo), abs(x.hi)) * w.hi / w.lo  # a weighted mean of -p
+    return checked((), x.dtype, max(lo, -bound), min(hi, bound), False)
+
+
+def _nll_loss_ref(args, attrs):
+    x, t = args[0].astype("float64"), args[1].astype("int64")
+    classes = x.shape[1] if x.ndim > 1 else x.shape[0]
+    w = args[2].astype("float64") if len(args) == 3 else np.ones(classes)
+    picked = np.take_along_axis(x, np.expand_dims(t, 1), 1).squeeze(1) if x.ndim > 1 else x[t]
+    kept = t != attrs["ignore_index"]
+    loss = np.where(kept, -picked * w[t], 0.0)
+    if attrs["reduction"] == "sum":
+        loss = loss.sum()
+    elif attrs["reduction"] == "mean":
+        loss = loss.sum() / np.where(kept, w[t], 0.0).sum()
+    return np.asarray(loss).astype(args[0].dtype)
+
+
+def _nll_loss_accepts(info: ValueInfo) -> bool:
+    return info.dtype in FLOATS and 1 <= info.rank <= 4
+
+
+def _nll_loss_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _nll_loss_accepts)
+    info = sketch.infos[x]
+    classes = info.shape[1] if info.rank > 1 else info.shape[0]
+    shape = (info.shape[0], *info.shape[2:]) if info.rank > 1 else ()
+    reduction = choose.choice(NLL_REDUCTIONS)
+    ignore = choose.choice([-100, -1] + ([] if reduction == "mean" else list(range(classes))))
+    attrs = {"reduction": reduction, "ignore_index": ignore}
+    t = operand(sketch, choose, [shape], choose.choice(["int64", "int32"]), 0, classes - 1,
+                lambda i: valid(_nll_loss_infer, [info, i], attrs))
+    args = [x, t]
+    if choose.boolean():
+        args.append(_weight(sketch, choose, (classes,), info.dtype, 0.5, 2.0,
+                            lambda i: valid(_nll_loss_infer, [info, sketch.infos[t], i], attrs)))
+    if valid(_nll_loss_infer, [sketch.infos[a] for a in args], attrs):
+        sketch.add("nll_loss", args, attrs)
+
+
+NLL_LOSS = OpDef(
+    "nll_loss", _nll_loss_infer,
+    lambda R, args, at: R.op.nn.nll_loss(*args, reduction=at["reduction"], ignore_index=at["ignore_index"]),
+    _nll_loss_ref, _nll_loss_propose, _nll_loss_accepts,
+    notes="-predictions[n, t, ...] * weights[t] (0 where t is ignore_index), summed, averaged over the "
+          "weights picked, or kept per target. Targets always name a class: TVM's kernel reads "
+          "predictions[t] before selecting on ignore_index. With \"mean\", no target is ignored.")
+
 OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, LAYER_NORM, GROUP_NORM, BATCH_NORM,
                     BATCH_NORM_TRAINING, CONV1D, CONV2D, ATTENTION,
                     # what real networks hold besides (benchmarks/model_import.py)
-                    DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D, CONV3D, PRELU, CONV2D_TRANSPOSE]
+                    DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D, CONV3D, PRELU, CONV2D_TRANSPOSE,
+                    # what TVM's own tests hold besides
+                    CROSS_ENTROPY_WITH_LOGITS, NLL_LOSS, CONV1D_TRANSPOSE, CONV3D_TRANSPOSE,
+                    RESIZE2D]
