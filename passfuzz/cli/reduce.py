@@ -76,10 +76,11 @@ def _run_options(args: argparse.Namespace, passes: str | None, build: str, recor
     command's options (and no focus: nothing is drawn); a slowdown record is timed again at its
     own threshold, on its own targets unless --targets says otherwise."""
     from passfuzz.campaign.plan import RunOptions
+    from passfuzz.findings.record import recheck_targets
 
     options = RunOptions(passes=passes, build=build, pipeline=args.pipeline, corpus=args.corpus,
                          known_bugs=args.known_bugs, timeout=args.timeout, reduce_time=args.reduce_time, focus="none",
-                         targets=args.targets if args.targets is not None or not record else ",".join(record["targets"]))
+                         targets=args.targets if args.targets is not None or not record else ",".join(recheck_targets(record)))
     slowdown = record is not None and record["kind"] == "slowdown"
     options.check_speed = args.check_speed or slowdown
     # a record's own boundary check, where the defaults leave it off
