@@ -212,3 +212,20 @@ def test_a_c_compiler_failure_is_named_by_its_first_diagnostic_not_by_tvms_prefi
     assert stack == "RuntimeError: Compilation error: error: expected primary-expression before 'stack_N'"
     assert stack != other and "/tmp" not in other
     assert headline("ValueError: one line\nand its context") == "ValueError: one line"
+
+
+def test_a_later_targets_failure_of_the_unoptimized_module_replays_after_a_target_that_runs_it(c_target, tmp_path):
+    # The record names only the failing target; replayed there alone, the unoptimized module's
+    # failure read as a generator defect ("the original module no longer runs"), not the finding.
+    from passfuzz.cli.replay import replay_one
+    from passfuzz.findings.record import recheck_targets
+
+    absolute = Program((Param((3,), "float32", -4, 4, [0.5, -1.0, 2.0]), Node("abs", (0,))), (1,))
+    finding = check(absolute, [], ["llvm", "c"], timeout=120)[0].finding
+    record = new_record(finding, absolute, [], build="", targets=finding.targets, seed=None, shrunk=False)
+    path = corpus.save(tmp_path, record, "", render_report(record, ""))
+    status, detail = replay_one(path, 120)
+    assert status == "REPRODUCES" and "tirx.fabs" in detail, (status, detail)
+    assert record["targets"] == ["c"] and recheck_targets(record) == ["llvm", "c"]
+    wrong = {**record, "kind": "target-mismatch", "targets": ["llvm", "c"]}
+    assert recheck_targets(wrong) == ["llvm", "c"]  # other records keep their own targets

@@ -43,8 +43,8 @@ def parser() -> argparse.ArgumentParser:
                         "is a corpus record, whose passes are the default (a record of a build alone, a schedule "
                         "say, has none: its build, with the steps its example drew, is checked)")
     p.add_argument("--targets", metavar="T[,T...]",
-                   help="targets to compile and run on, as for fuzzing (default: a record's targets, else every "
-                        "target this machine can run)")
+                   help="targets to compile and run on, as for fuzzing (default: a record's targets, after llvm for "
+                        "a later target's failure of the unoptimized module; else every target this machine can run)")
     p.add_argument("--build", default=None, metavar="SPEC",
                    help="how the optimized side is compiled, as for fuzzing (default: a record's build, else plain)")
     p.add_argument("--pipeline", choices=["default", "target", "llvm"],
@@ -76,10 +76,12 @@ def _run_options(args: argparse.Namespace, passes: str | None, build: str, recor
     command's options (and no focus: nothing is drawn); a slowdown record is timed again at its
     own threshold, on its own targets unless --targets says otherwise."""
     from passfuzz.campaign.plan import RunOptions
+    from passfuzz.findings.record import recheck_targets
 
+    targets = args.targets if args.targets is not None or not record else ",".join(recheck_targets(record))
     options = RunOptions(passes=passes, build=build, pipeline=args.pipeline, corpus=args.corpus,
                          known_bugs=args.known_bugs, timeout=args.timeout, reduce_time=args.reduce_time, focus="none",
-                         targets=args.targets if args.targets is not None or not record else ",".join(record["targets"]))
+                         targets=targets)
     slowdown = record is not None and record["kind"] == "slowdown"
     options.check_speed = args.check_speed or slowdown
     # a record's own boundary check, where the defaults leave it off

@@ -40,6 +40,7 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
     finding that REPRODUCES has its files regenerated from this run (atomically), after being
     reduced again for ``reduce_seconds`` when that is given."""
     from passfuzz.findings.corpus import CorpusError, load, problem
+    from passfuzz.findings.record import recheck_targets
     from passfuzz.judge.boundaries import BoundaryChecks
     from passfuzz.judge.emi import EMI_MISMATCH
     from passfuzz.judge.finding import OBSERVATION_KINDS, named_as, same_bug
@@ -56,9 +57,9 @@ def replay_one(path: Path, timeout: float, rewrite: bool = False,
         build = recorded_build(entry.record)
     except (CorpusError, PassSpecError, BuildError) as exc:
         return "ERROR", str(exc)
-    targets = [t for t in entry.record["targets"] if unavailable_reason(t) is None]
-    if not targets:
+    if all(unavailable_reason(t) is not None for t in entry.record["targets"]):
         return "ERROR", f"{path}: none of its targets ({', '.join(entry.record['targets'])}) can run here"
+    targets = [t for t in recheck_targets(entry.record) if unavailable_reason(t) is None]
     if entry.record["kind"] == "target-mismatch" and targets != entry.record["targets"]:
         skipped = [f"{t} ({unavailable_reason(t)})" for t in entry.record["targets"] if t not in targets]
         return "ERROR", f"{path}: compares targets, and these cannot run here: {'; '.join(skipped)}"

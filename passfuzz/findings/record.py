@@ -14,6 +14,7 @@ from passfuzz import __version__
 from passfuzz.ir.program import Program
 from passfuzz.judge.finding import Finding
 from passfuzz.passes.names import PassSpec
+from passfuzz.run.targets import default_targets
 
 from .corpus import FORMAT_VERSION, finding_id
 from .environment import environment
@@ -66,3 +67,22 @@ def new_record(finding: Finding, program: Program, passes: Sequence[PassSpec], *
 def rewritten(record: dict, finding: Finding, program: Program, passes: Sequence[PassSpec]) -> dict:
     """``record`` with what the run that just reproduced it saw."""
     return {**record, **observed(finding, program, passes)}
+
+
+def unoptimized_on_target(record: dict) -> bool:
+    """A failure of the unoptimized module on a target after the first, which built and ran it
+    (``judge.oracle.target_failure``): no pass, no pipeline pass, no build of its own."""
+    return (record["kind"] in ("compile-error", "runtime-error", "crash", "hang") and not record["passes"]
+            and not record.get("pipeline_pass") and not record.get("build")
+            and record.get("stage", "").startswith(("compile:", "run:")))
+
+
+def recheck_targets(record: dict) -> list[str]:
+    """The targets a record is checked on again (by replay and reduce): its own, and before the one
+    target of a failure of the unoptimized module there (``unoptimized_on_target``) a target that
+    builds and runs modules here; on its target alone that failure reads as a generator defect."""
+    targets = list(record["targets"])
+    if not unoptimized_on_target(record):
+        return targets
+    reference = next((target for target in [*default_targets(), "c"] if target not in targets), None)
+    return [reference, *targets] if reference else targets

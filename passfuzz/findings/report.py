@@ -12,6 +12,7 @@ from passfuzz.passes.names import PassSpec
 from passfuzz.run.builds import parse_build
 
 from .environment import environment_lines
+from .record import unoptimized_on_target
 from .reproducer import describe, requirements
 
 
@@ -59,7 +60,7 @@ def _title(record: dict) -> str:
     error = _error_of(record)
     error = error if len(error) <= 90 else error[:87] + "..."
     last = f"`{passes[-1]}`" if passes else "the build"
-    if _unoptimized_on_target(record):
+    if unoptimized_on_target(record):
         what = {"compile-error": "fails to compile", "runtime-error": "fails to run", "crash": "crashes",
                 "hang": "hangs"}[kind]
         return f"unoptimized module {what} on `{record['targets'][0]}` only: {error}"
@@ -101,14 +102,6 @@ def _title(record: dict) -> str:
     return f"wrong result {how}"
 
 
-def _unoptimized_on_target(record: dict) -> bool:
-    """A failure of the unoptimized module on a target after the first, which built and ran it
-    (``judge.oracle.target_failure``): no pass, no pipeline pass, no build of its own."""
-    return (record["kind"] in ("compile-error", "runtime-error", "crash", "hang") and not record["passes"]
-            and not record.get("pipeline_pass") and not record.get("build")
-            and record.get("stage", "").startswith(("compile:", "run:")))
-
-
 def _tolerance_note() -> str:
     return " or ".join(f"{rtol:g} ({dtype})" for dtype, rtol in RTOL.items())
 
@@ -139,7 +132,7 @@ def _expected(record: dict) -> str:
         return (f"The same outputs on `{first}` and `{second}`: integers and bools exactly, floats within the\n"
                 f"script's `assert_allclose` tolerance (a relative tolerance of {_tolerance_note()}, widened\n"
                 f"{target_slack((first, second)):g} times between these target kinds).")
-    if _unoptimized_on_target(record):
+    if unoptimized_on_target(record):
         return (f"The module compiles and runs on `{record['targets'][0]}` as it does on the run's first target, with\n"
                 "no pass applied: a codegen or runtime fault of that target, not of any Relax pass.")
     if kind == "hang":
