@@ -573,3 +573,35 @@ class TestSplitReturnedWhole:
         program = agrees(module, [x])
         assert program.node_ops()[-1] == "split_tuple" and "split" not in program.node_ops()
         assert len(evaluate(program)) == (3 if module is self.ByIndices else 2)
+
+
+class TestCheckpointMarkers:
+    """test_transform_gradient_checkpoint's modules: start_checkpoint and end_checkpoint are
+    catalogue ops computing the identity (catalogue/markers.py)."""
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((3, 3), "float32")) -> R.Tensor((), "float32"):
+            with R.dataflow():
+                x_scp = R.grad.start_checkpoint(x)
+                lv1 = R.multiply(x_scp, x_scp)
+                lv1_ecp = R.grad.end_checkpoint(lv1)
+                lv2 = R.exp(lv1_ecp)
+                gv = R.sum(lv2, axis=None, keepdims=False)
+                R.output(gv)
+            return gv
+
+    def test_imports_builds_back_runs_and_agrees(self):
+        x = np.random.default_rng(0).uniform(-1, 1, (3, 3)).astype("float32")
+        program = agrees(self.Before, [x])
+        assert program.node_ops() == ["start_checkpoint", "multiply", "end_checkpoint", "exp", "sum"]
+
+    def test_a_constant_marked_is_bound_to_a_variable_first_and_comes_back(self):
+        """The markers' type rules take a variable only; relax_build writes other constants inline."""
+        program = Program((param((3,), "float32", [1.0, 2.0, 3.0]),
+                           Node("const", (), {"shape": [3], "dtype": "float32", "value": [0.5, 1.0, 2.0]}),
+                           Node("start_checkpoint", (1,), {}), Node("add", (0, 2), {}),
+                           Node("end_checkpoint", (3,), {})), (4,))
+        comes_back_exactly(program)
+        np.testing.assert_array_equal(run(build_module(program), program.arguments())[0], [1.5, 3.0, 5.0])

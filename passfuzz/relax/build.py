@@ -325,6 +325,8 @@ def _op_expr(bb, i: int, node: dict, exprs, casts, name: str):
 def _make(bb, op, operands: list, attrs: dict, name: str):
     if op.emit_in is not None:  # it binds values of its own (a match_cast)
         return op.emit_in(bb, relax, operands, attrs, name)
+    if op.var_operands:
+        operands = [e if isinstance(e, relax.Var) else bb.emit(e) for e in operands]
     return bb.normalize(op.emit(relax, operands, attrs))
 
 

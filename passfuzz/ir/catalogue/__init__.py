@@ -16,6 +16,7 @@ from . import (
     kernels,
     layout,
     linalg,
+    markers,
     nn,
     reduction,
     scan,
@@ -41,7 +42,7 @@ from .base import (
 
 OPS: list[OpDef] = [*elementwise.OPS, *functions.OPS, *layout.OPS, *creation.OPS, *reduction.OPS, *scan.OPS,
                     *linalg.OPS, *nn.OPS, *indexing.OPS, *shapes.OPS, *structure.OPS,
-                    *kernels.OPS]
+                    *markers.OPS, *kernels.OPS]
 BY_NAME: dict[str, OpDef] = {op.name: op for op in OPS}
 assert len(BY_NAME) == len(OPS), "an op is defined twice"
 
