@@ -605,3 +605,47 @@ class TestCheckpointMarkers:
                            Node("end_checkpoint", (3,), {})), (4,))
         comes_back_exactly(program)
         np.testing.assert_array_equal(run(build_module(program), program.arguments())[0], [1.5, 3.0, 5.0])
+
+
+class TestPrint:
+    """test_transform_convert_dataflow's modules: a print between two runs of ops is an effect
+    (catalogue/markers.py), kept in main between two dataflow blocks of an impure function."""
+
+    @I.ir_module
+    class Before:
+        @R.function(pure=False)
+        def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+            z = R.add(x, y)
+            w = R.multiply(z, y)
+            R.print(w, format=R.str("w: {}"))
+            a = R.multiply(w, w)
+            b = R.add(a, a)
+            return b
+
+    def test_imports_builds_back_between_dataflow_blocks_runs_and_agrees(self):
+        rng = np.random.default_rng(0)
+        program = agrees(self.Before, [rng.uniform(-1, 1, (2, 3)).astype("float32") for _ in range(2)])
+        assert program.node_ops() == ["add", "multiply", "print", "multiply", "add"]
+        main = build_module(program)["main"]
+        assert not main.is_pure
+        blocks = main.body.blocks
+        assert [type(block).__name__ for block in blocks] == ["DataflowBlock", "BindingBlock", "DataflowBlock"]
+        assert blocks[1].bindings[0].value.op.name == "relax.print"
+        comes_back_exactly(program)
+
+    def test_a_print_in_a_function_body_is_rejected_in_one_line(self):
+        @I.ir_module
+        class Extra:
+            @R.function(private=True, pure=False)
+            def extra(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+                R.print(format=R.str("Whoa"))
+                return x
+
+            @R.function(pure=False)
+            def main(x: R.Tensor((2,), "float32")):
+                cls = Extra
+                y = cls.extra(x)
+                return y
+
+        with pytest.raises(ImportRejected, match=r"^cannot import main -> extra: binding .*: a print inside a function body"):
+            import_module(Extra)

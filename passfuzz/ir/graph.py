@@ -24,7 +24,7 @@ from passfuzz.ir.catalogue.base import (
 from passfuzz.ir.catalogue.structure import reference_value
 
 from .catalogue import BY_NAME, Chooser, OpError, ValueInfo, infer_application
-from .program import Node, Param, Program, ProgramError, numpy_dtype
+from .program import EFFECTS, Node, Param, Program, ProgramError, numpy_dtype
 
 
 def param_info(param: Param) -> ValueInfo:
@@ -67,7 +67,18 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
     program.signature()  # raises ProgramError for tuple parameters that do not nest
     check_symbols(program)
     check_prims(program)
+    check_effects(program)
     return infos
+
+
+def check_effects(program: Program) -> None:
+    """An effect (``program.EFFECTS``: a print) sits in main, where relax_build keeps it outside
+    dataflow blocks of an impure function, and is no output (its value is none; nothing reads it:
+    ``infer_application``)."""
+    if sum(op in EFFECTS for op in program.node_ops()) != sum(n.op in EFFECTS for n in program.nodes):
+        raise ProgramError("an effect (print) inside a function body or branch")
+    if any(isinstance(program.values[o], Node) and program.values[o].op in EFFECTS for o in program.outputs):
+        raise ProgramError("outputs: a print, whose value is none")
 
 
 def check_prims(program: Program) -> None:

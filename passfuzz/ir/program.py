@@ -50,6 +50,11 @@ class ProgramError(ValueError):
     """A Program that is not well formed: a bad reference, a type error, an invalid range."""
 
 
+# Ops whose call is its effect (``print``): nothing reads their value, yet they stay, in main only,
+# outside dataflow blocks of a function built impure (passfuzz.relax.build).
+EFFECTS = frozenset({"print"})
+
+
 @dataclass(frozen=True)
 class Param:
     shape: tuple[int, ...]
@@ -260,8 +265,8 @@ class Program:
 
     # -- editing (used by the reducer) -----------------------------------------------------
     def without_unused(self) -> "Program":
-        """Drop every value that no output depends on, renumbering the rest."""
-        live = set(self.outputs)
+        """Drop every value that no output nor effect (``EFFECTS``) depends on, renumbering the rest."""
+        live = set(self.outputs) | {i for i, v in enumerate(self.values) if isinstance(v, Node) and v.op in EFFECTS}
         for i in range(len(self.values) - 1, -1, -1):
             v = self.values[i]
             if i in live and isinstance(v, Node):

@@ -34,7 +34,7 @@ from passfuzz.ir.catalogue import BY_NAME
 from passfuzz.ir.catalogue.base import TupleInfo, ValueInfo
 from passfuzz.ir.catalogue.structure import analyse_region
 from passfuzz.ir.graph import analyse
-from passfuzz.ir.program import Node, Param, Program
+from passfuzz.ir.program import EFFECTS, Node, Param, Program
 from passfuzz.portable.standalone import to_tvm  # noqa: F401 - passfuzz converts arguments as its scripts do
 
 
@@ -64,7 +64,7 @@ def build_module(program: Program) -> tvm.IRModule:
         else:
             params.append(relax.Var(program.param_name(what), param_type(program.values[what], symbols)))
             exprs[what] = params[-1]
-    with bb.function("main", params):
+    with bb.function("main", params, pure=not any(n.op in EFFECTS for n in program.nodes)):
         result = _emit_body(bb, nodes, exprs, list(program.outputs), functions, "f", dataflow=True)
         bb.emit_func_output(result)
     mod = bb.get()
@@ -184,8 +184,8 @@ def _bind_leaves(expr, entry, exprs) -> None:
 
 
 def _outside_dataflow(node: dict) -> bool:
-    """Relax binds If and local functions outside dataflow blocks."""
-    return node["op"] == "if" or (node["op"] == "call" and node["attrs"].get("local", False))
+    """Relax binds If, local functions and effects (an impure call) outside dataflow blocks."""
+    return node["op"] in ("if", *EFFECTS) or (node["op"] == "call" and node["attrs"].get("local", False))
 
 
 def _private_functions(bb, nodes, prefix: str) -> dict[str, relax.GlobalVar]:

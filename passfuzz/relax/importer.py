@@ -492,6 +492,11 @@ class _Body:
             return ("closure", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.call_tir":
             return ("kernel", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.print":
+            if isinstance(self.values, _Offset):  # build.py keeps effects in main (graph.check_effects)
+                self.fail(b, "a print inside a function body or branch")
+            text, *printed = value.args
+            return ("op", ("print", printed, {"format": str(text.value)}))
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and \
                 value.op.name == "relax.layout_transform":
             found = self.layout_transform(b)

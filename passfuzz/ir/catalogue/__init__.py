@@ -56,6 +56,8 @@ def infer_application(name: str, args: Sequence[int], infos: Sequence, attrs: di
     if any(not 0 <= a < len(infos) for a in args):
         raise OpError("operand refers to a later or missing value")
     operands = [infos[a] for a in args]
+    if any(isinstance(i, TupleInfo) and not i.items for i in operands):
+        raise OpError("reads a print's value, which is none")
     if not op.takes_tuples and any(isinstance(i, TupleInfo) for i in operands):
         raise OpError("takes no tuple operand")
     try:
