@@ -649,3 +649,30 @@ class TestPrint:
 
         with pytest.raises(ImportRejected, match=r"^cannot import main -> extra: binding .*: a print inside a function body"):
             import_module(Extra)
+
+
+class TestWeightsInATupleParameter:
+    """test_transform_bundle_model_params' Expected and the nn frontend's ``packed_params``: the
+    weights as one tuple parameter after the inputs."""
+
+    @I.ir_module
+    class Bundled:
+        @R.function
+        def main(a: R.Tensor((16,), "float32"), params: R.Tuple(R.Tensor((16,), "float32"), R.Tensor((16,), "float32"))):
+            R.func_attr({"num_input": 1})
+            with R.dataflow():
+                b = params[0]
+                c = params[1]
+                d = R.add(a, b)
+                e = R.multiply(d, c)
+                R.output(e)
+            return e
+
+    def test_imports_builds_back_runs_and_agrees(self):
+        rng = np.random.default_rng(0)
+        a, b, c = (rng.uniform(-1, 1, (16,)).astype("float32") for _ in range(3))
+        program = agrees(self.Bundled, [a, (b, c)])
+        assert [(p.role, p.pack) for _, p in program.params] == [("input", ()), ("weight", (0, 0)), ("weight", (0, 1))]
+        assert program.num_input == 1
+        assert isinstance(build_module(program)["main"].params[1].ty, relax.TupleType)
+        comes_back_exactly(program)

@@ -91,3 +91,4 @@ def test_a_print_inside_a_function_body_is_refused():
     x = Param((2,), "float32", -1, 1, [0.5, -0.5])
     with pytest.raises(ProgramError, match="inside a function body or branch"):
         analyse(Program((x, Node("call", (0,), {"local": False, "body": body})), (1,)))
+

@@ -46,8 +46,8 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
         if isinstance(value, Param):
             if value.dtype not in DTYPES or value.role not in ("input", "weight"):
                 raise ProgramError(f"{where}: unsupported dtype or role")
-            if value.pack and (value.role != "input" or len(value.pack) < 2):
-                raise ProgramError(f"{where}.pack: only inputs sit in tuple parameters, at (group, item, ...)")
+            if value.pack and len(value.pack) < 2:
+                raise ProgramError(f"{where}.pack: a tuple parameter's item sits at (group, item, ...)")
             if any(not isinstance(d, int) or d < 1 for d in value.shape) or not value.lo <= value.hi \
                     or not representable(value.dtype, value.lo, value.hi):
                 raise ProgramError(f"{where}: bad shape or range")

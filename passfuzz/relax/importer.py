@@ -887,9 +887,7 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
                 for v, d in zip(ty.values, given[k]):
                     sizes.setdefault(v.name, int(d))
         elif isinstance(ty, relax.TupleType):
-            if role != "input":
-                raise ImportRejected(f"{where}: a tuple parameter among the weights")
-            entry = _tuple_params(ty, values, (groups,), given[k] if given is not None else None, where)
+            entry = _tuple_params(ty, values, (groups,), given[k] if given is not None else None, where, role)
             importer.leaves[p] = entry
             groups += 1
         elif isinstance(ty, relax.TensorType):
@@ -1013,14 +1011,14 @@ def _global_refs(expr, out: list) -> None:
     out.extend(_references(expr, tvm.ir.GlobalVar))
 
 
-def _tuple_params(ty, values, path, given, where):
+def _tuple_params(ty, values, path, given, where, role):
     entries = []
     for k, item in enumerate(ty.fields):
         arg = given[k] if given is not None else None
         if isinstance(item, relax.TupleType):
-            entries.append(_tuple_params(item, values, path + (k,), arg, where))
+            entries.append(_tuple_params(item, values, path + (k,), arg, where, role))
         elif isinstance(item, relax.TensorType):
-            param = _tensor_param(item, "input", path + (k,), arg, where, None, None)
+            param = _tensor_param(item, role, path + (k,), arg, where, None, None)
             if param.symbolic:
                 raise ImportRejected(f"{where}: a tuple parameter holding a tensor not typed statically")
             values.append(param)
