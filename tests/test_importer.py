@@ -676,3 +676,26 @@ class TestWeightsInATupleParameter:
         assert program.num_input == 1
         assert isinstance(build_module(program)["main"].params[1].ty, relax.TupleType)
         comes_back_exactly(program)
+
+
+class TestTupleWrittenInline:
+    """test_transform_cse's and test_transform_gradient's modules: a tuple written inside another
+    (``((x, x), (x, (x, x)))``) is a tuple node of its own, before the one that holds it."""
+
+    @I.ir_module
+    class Nested:
+        @R.function
+        def main(x: R.Tensor((2,), "int32")):
+            with R.dataflow():
+                tup = ((x, x), (x, (x, x)))
+                lv1 = tup[1]
+                lv2 = lv1[1]
+                gv = lv2[0]
+                y = R.add(gv, x)
+                R.output(y)
+            return y
+
+    def test_imports_builds_back_runs_and_agrees(self):
+        program = agrees(self.Nested, [np.array([1, -2], "int32")])
+        assert program.node_ops().count("tuple") == 4
+        comes_back_exactly(program)

@@ -454,6 +454,10 @@ class _Body:
                 if self.leaf_map is not None and leaf not in self.leaf_map:
                     self.fail(binding, "reads an item of a tuple parameter the branch does not take")
                 return leaf if self.leaf_map is None else self.leaf_map[leaf]
+        if isinstance(expr, relax.Tuple) and expr.fields:  # written inline (``f((a, b))``): a tuple node
+            items = tuple(self.operand(e, binding) for e in expr.fields)
+            self.values.append(Node("tuple", items, {}))
+            return self.importer.index(self.values)
         self.fail(binding, f"operand {_brief(expr)} is not a value passfuzz can name")
 
     def run(self) -> None:
