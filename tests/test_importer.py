@@ -699,3 +699,27 @@ class TestTupleWrittenInline:
         program = agrees(self.Nested, [np.array([1, -2], "int32")])
         assert program.node_ops().count("tuple") == 4
         comes_back_exactly(program)
+
+
+class TestSymbolicDimsInATupleParameter:
+    """test_transform_canonicalize_bindings' ``x: R.Tuple(R.Tensor((m, n)))``: an item of a tuple
+    parameter typed with symbolic dims, as main takes it back."""
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tuple(R.Tensor(("m", "n"), "float32"), R.Tensor(("n",), "float32"))):
+            with R.dataflow():
+                a = x[0]
+                b = x[1]
+                c = R.add(a, b)
+                R.output(c)
+            return c
+
+    def test_imports_builds_back_runs_and_agrees(self):
+        rng = np.random.default_rng(0)
+        a, b = rng.uniform(-1, 1, (2, 3)).astype("float32"), rng.uniform(-1, 1, (3,)).astype("float32")
+        program = agrees(self.Before, [(a, b)])
+        assert [p.dims for _, p in program.params] == [("m", "n"), ("n",)]
+        assert "m" in build_module(program)["main"].params[0].ty.fields[0].__str__()
+        comes_back_exactly(program)

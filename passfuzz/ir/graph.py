@@ -153,8 +153,8 @@ def check_symbols(program: Program) -> None:
         where = f"values[{i}].dims"
         if param.dims and (len(param.dims) != len(param.shape) or param.unknown_rank):
             raise ProgramError(f"{where}: one entry per dimension, and none with an unknown rank")
-        if param.symbolic and param.pack:
-            raise ProgramError(f"values[{i}]: a parameter inside a tuple is typed statically")
+        if param.unknown_rank and param.pack:
+            raise ProgramError(f"values[{i}]: a parameter inside a tuple has a known rank")
         if param.unknown_rank and param.role != "input":
             # TVM 0.27's VMShapeLower segfaults on a function with num_input whose weight has an
             # unknown shape, so such a program would not even compile unoptimized.

@@ -59,7 +59,7 @@ def build_module(program: Program) -> tvm.IRModule:
             shapes = sum(isinstance(q.ty, relax.ShapeType) for q in params)
             params.append(relax.Var(f"s{shapes}", relax.ShapeType([symbols[n] for n in what])))
         elif isinstance(what, tuple):
-            params.append(relax.Var(program.tuple_param_name(what), _type(_leaf_types(infos, what))))
+            params.append(relax.Var(program.tuple_param_name(what), _tuple_param_type(program, what, symbols)))
             _bind_leaves(params[-1], what, exprs)
         else:
             params.append(relax.Var(program.param_name(what), param_type(program.values[what], symbols)))
@@ -167,9 +167,11 @@ def _type(info):
     return relax.TensorType(info.shape, info.dtype)
 
 
-def _leaf_types(infos, entry) -> TupleInfo:
-    """The facts of a tuple parameter, from those of its inputs."""
-    return TupleInfo(tuple(_leaf_types(infos, e) if isinstance(e, tuple) else infos[e] for e in entry))
+def _tuple_param_type(program: Program, entry, symbols: dict):
+    """A tuple parameter's type: each item typed as ``main`` types a tensor parameter (symbolic
+    dims included)."""
+    return relax.TupleType([_tuple_param_type(program, e, symbols) if isinstance(e, tuple)
+                            else param_type(program.values[e], symbols) for e in entry])
 
 
 def _bind_leaves(expr, entry, exprs) -> None:

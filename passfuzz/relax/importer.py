@@ -732,6 +732,7 @@ class _Importer:
         self.reading = reading  # a pattern read without itself, to tell whether it is composite
         self.leaves: dict = {}  # tuple parameter var -> nested tuple of value indices
         self.kernels: dict = {}  # a PrimFunc's GlobalVar -> its TVMScript (kernel_text)
+        self.fixed: dict = {}  # symbolic variable -> the size a kernel's buffer gives the dim it types
         self.depth = 0
 
     @staticmethod
@@ -788,6 +789,15 @@ class _Importer:
         outputs = [_static_type(t) for t in (ty.fields if isinstance(ty, relax.TupleType) else [ty])]
         if not outputs or any(t is None for t in outputs):
             body.fail(binding, "a call_tir whose result is not a tensor of passfuzz's dtypes, its dims sizes or variables")
+        for (shape, _), param in zip(inputs + outputs, function.params):
+            buffer = getattr(param, "shape", None)  # a buffer parameter's shape (a scalar has none)
+            if buffer is None or len(buffer) != len(shape):
+                continue
+            for d, b in zip(shape, buffer):  # a size the kernel's buffer fixes
+                if isinstance(b, tvm.tirx.IntImm) and isinstance(d, int) and d != int(b.value):
+                    body.fail(binding, f"a call_tir operand or result of dim {d} where the kernel's buffer has {b.value}")
+                if isinstance(b, tvm.tirx.IntImm) and isinstance(d, str):
+                    self.fixed.setdefault(d, int(b.value))
         name, text = self.kernel_text(call.args[0], function)
         if text is None:
             body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
@@ -905,6 +915,10 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     body = _Body(importer, function, values, scope, func.body)
     body.run()
     outputs = body.finish()
+    for name, size in importer.fixed.items():
+        if sizes.setdefault(name, size) != size:
+            raise ImportRejected(f"cannot import {function}: a kernel's buffer gives {name} = {size}, "
+                                 f"the arguments {sizes[name]}")
     program = Program(tuple(values), tuple(outputs), tuple(shape_params), tuple(prim_params))
     shapeless = [i for i, v in enumerate(values) if isinstance(v, Param) and v.shape is None]
     typeless = [i for i, v in enumerate(values) if isinstance(v, Param) and v.dtype is None]
@@ -1023,8 +1037,8 @@ def _tuple_params(ty, values, path, given, where, role):
             entries.append(_tuple_params(item, values, path + (k,), arg, where, role))
         elif isinstance(item, relax.TensorType):
             param = _tensor_param(item, role, path + (k,), arg, where, None, None)
-            if param.symbolic:
-                raise ImportRejected(f"{where}: a tuple parameter holding a tensor not typed statically")
+            if param.unknown_rank:
+                raise ImportRejected(f"{where}: a tuple parameter holding a tensor of unknown rank")
             values.append(param)
             entries.append(len(values) - 1)
         else:
