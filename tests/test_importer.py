@@ -723,3 +723,42 @@ class TestSymbolicDimsInATupleParameter:
         assert [p.dims for _, p in program.params] == [("m", "n"), ("n",)]
         assert "m" in build_module(program)["main"].params[0].ty.fields[0].__str__()
         comes_back_exactly(program)
+
+
+class TestLocalFunctionNothingCalls:
+    """test_transform_bundle_model_params' and test_utils' modules: a local function nothing calls
+    is dead code, left out; one called twice is rejected (a Program's closure is its one call)."""
+
+    @I.ir_module
+    class Unused:
+        @R.function
+        def main(x: R.Tensor((16,), "float32"), weight: R.Tensor((16,), "float32")):
+            R.func_attr({"num_input": 1})
+
+            @R.function
+            def inner(inner_x: R.Tensor((16,), "float32")) -> R.Tensor((16,), "float32"):
+                gv = R.negative(inner_x)
+                return gv
+
+            gv1 = R.add(x, weight)
+            return gv1
+
+    @I.ir_module
+    class CalledTwice:
+        @R.function
+        def main(x: R.Tensor((2,), "float32")):
+            @R.function
+            def inner(y: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+                z = R.negative(y)
+                return z
+
+            a = inner(x)
+            b = inner(a)
+            return b
+
+    def test_an_unused_one_is_left_out_and_one_called_twice_is_rejected(self):
+        rng = np.random.default_rng(0)
+        program = agrees(self.Unused, [rng.uniform(-1, 1, (16,)).astype("float32") for _ in range(2)])
+        assert program.node_ops() == ["add"]
+        with pytest.raises(ImportRejected, match="binding inner = Function: a local function called more than once"):
+            import_module(self.CalledTwice)
