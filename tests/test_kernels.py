@@ -315,3 +315,41 @@ def test_a_finding_on_a_program_holding_a_kernel_is_saved_and_its_script_reprodu
     bug, fixed = run_scripts(script, twin)
     assert_reproduces(bug, "wrong-result")
     assert_fixed(fixed)
+
+
+@I.ir_module
+class PurePacked:
+    # test_transform's use_call_pure_packed: a pure call of one of TVM's global functions by name
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")):
+        with R.dataflow():
+            y = R.add(x, x)
+            z = R.call_pure_packed("vm.builtin.copy", y, ty_args=(R.Tensor((2, 3), "float32"),))
+            w = R.multiply(z, y)
+            R.output(w)
+        return w
+
+
+def test_a_pure_packed_call_of_tvms_function_imports_opaque_builds_back_and_computes_the_same():
+    program = import_module(PurePacked)
+    assert program.node_ops() == ["add", "call_pure_packed", "multiply"]
+    assert evaluate(program) == [NO_REFERENCE]  # what the function computes is not numpy's to say
+    arguments = program.arguments()
+    np.testing.assert_array_equal(run(build_module(program), arguments)[0], run(PurePacked, arguments)[0])
+
+
+def test_a_packed_function_the_test_registers_itself_is_rejected():
+    """The function must exist where the Program is built and run, not only in the process that
+    executed the test file: one registered after TVM's own is not taken."""
+    name = "passfuzz_test.registered_by_a_test"
+    tvm.register_global_func(name, lambda x: x, override=True)
+
+    @I.ir_module
+    class Registered:
+        @R.function
+        def main(x: R.Tensor((2,), "float32")):
+            y = R.call_pure_packed(name, x, ty_args=(R.Tensor((2,), "float32"),))
+            return y
+
+    with pytest.raises(ImportRejected, match=f"a call_pure_packed of {name}, which TVM does not register"):
+        import_module(Registered)

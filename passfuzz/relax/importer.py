@@ -65,6 +65,12 @@ UNKNOWN_RANK_SHAPES = [(2, 3), (3,), (2, 3, 4), ()]
 UNKNOWN_DTYPES = ["float32", "int32", "int64", "bool", "float16"]
 
 
+# The global functions registered when this module is first imported: TVM's own, which every
+# process that builds and runs a Program has, and not those a test file registers for itself
+# (campaign/seeds.py imports this module before it executes a file).
+TVM_FUNCTIONS = frozenset(tvm_ffi.registry.list_global_func_names())
+
+
 class ImportRejected(ValueError):
     """The module holds something passfuzz's Program cannot express; the message is one line."""
 
@@ -496,6 +502,8 @@ class _Body:
             return ("closure", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.call_tir":
             return ("kernel", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.call_pure_packed":
+            return ("packed", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.print":
             if isinstance(self.values, _Offset):  # build.py keeps effects in main (graph.check_effects)
                 self.fail(b, "a print inside a function body or branch")
@@ -626,6 +634,9 @@ class _Body:
         elif kind == "kernel":
             operands, attrs = self.importer.kernel(what, self, b)
             self.values.append(Node("call_tir", tuple(self.operand(e, b) for e in operands), attrs))
+        elif kind == "packed":
+            operands, attrs = self.importer.packed(what, self, b)
+            self.values.append(Node("call_pure_packed", tuple(self.operand(e, b) for e in operands), attrs))
         elif kind == "call":
             function = self.importer.function(what.op, b)
             args = tuple(self.operand(e, b) for e in what.args)
@@ -803,6 +814,22 @@ class _Importer:
             body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
         return operands, {"name": name, "kernel": text, "inputs": inputs, "outputs": outputs,
                           "tuple": isinstance(ty, relax.TupleType), **({"prims": prims} if prims else {})}
+
+    def packed(self, call, body, binding) -> tuple[list, dict]:
+        """The operands and attributes of an opaque ``call_pure_packed`` node (catalogue/kernels.py)
+        for ``R.call_pure_packed(name, operands..., ty_args=...)``."""
+        callee, *operands = call.args
+        name = callee.global_symbol
+        if name not in TVM_FUNCTIONS:
+            body.fail(binding, f"a call_pure_packed of {name}, which TVM does not register")
+        inputs = [_static_type(getattr(e, "ty", None)) for e in operands]
+        if any(t is None for t in inputs):
+            body.fail(binding, "a call_pure_packed operand not a tensor of one of passfuzz's dtypes, its dims sizes or variables")
+        ty = call.ty_args[0] if len(call.ty_args) == 1 else None
+        outputs = [_static_type(t) for t in (ty.fields if isinstance(ty, relax.TupleType) else [ty])]
+        if not outputs or any(t is None for t in outputs):
+            body.fail(binding, "a call_pure_packed whose result is not a tensor of passfuzz's dtypes, its dims sizes or variables")
+        return operands, {"name": name, "inputs": inputs, "outputs": outputs, "tuple": isinstance(ty, relax.TupleType)}
 
     def kernel_text(self, gvar, function) -> tuple[str, str | None]:
         """A kernel's name and TVMScript (an IRModule holding only it), or None where the text does
@@ -1000,7 +1027,7 @@ def _kernels_sized(node: Node, sizes: dict, where: str) -> Node:
         return [[[size(d) for d in shape], dtype] for shape, dtype in types]
 
     def walk(op: str, attrs: dict) -> dict:
-        if op == "call_tir":
+        if op in ("call_tir", "call_pure_packed"):
             return {**attrs, "inputs": sized(attrs["inputs"]), "outputs": sized(attrs["outputs"])}
         regions = {key: {**attrs[key], "values": [{**v, "attrs": walk(v["op"], v["attrs"])} for v in attrs[key]["values"]]}
                    for key in ("body", "then", "else") if isinstance(attrs.get(key), dict) and "values" in attrs[key]}
