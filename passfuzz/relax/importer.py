@@ -794,12 +794,7 @@ class _Importer:
                  and str(e.ty.dtype) in DTYPES and str(e.ty.dtype) != "int64"]
         for k in prims:  # a scalar the kernel takes (an R.Prim parameter: graph.check_prims)
             inputs[k] = [[], str(operands[k].ty.dtype)]
-        if any(t is None for t in inputs):
-            body.fail(binding, "a call_tir operand not a tensor of one of passfuzz's dtypes, its dims sizes or variables")
-        ty = call.ty_args[0] if len(call.ty_args) == 1 else None
-        outputs = [_static_type(t) for t in (ty.fields if isinstance(ty, relax.TupleType) else [ty])]
-        if not outputs or any(t is None for t in outputs):
-            body.fail(binding, "a call_tir whose result is not a tensor of passfuzz's dtypes, its dims sizes or variables")
+        outputs, is_tuple = _opaque_types("call_tir", inputs, call, body, binding)
         for (shape, _), param in zip(inputs + outputs, function.params):
             buffer = getattr(param, "shape", None)  # a buffer parameter's shape (a scalar has none)
             if buffer is None or len(buffer) != len(shape):
@@ -813,7 +808,7 @@ class _Importer:
         if text is None:
             body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
         return operands, {"name": name, "kernel": text, "inputs": inputs, "outputs": outputs,
-                          "tuple": isinstance(ty, relax.TupleType), **({"prims": prims} if prims else {})}
+                          "tuple": is_tuple, **({"prims": prims} if prims else {})}
 
     def packed(self, call, body, binding) -> tuple[list, dict]:
         """The operands and attributes of an opaque ``call_pure_packed`` node (catalogue/kernels.py)
@@ -823,13 +818,8 @@ class _Importer:
         if name not in TVM_FUNCTIONS:
             body.fail(binding, f"a call_pure_packed of {name}, which TVM does not register")
         inputs = [_static_type(getattr(e, "ty", None)) for e in operands]
-        if any(t is None for t in inputs):
-            body.fail(binding, "a call_pure_packed operand not a tensor of one of passfuzz's dtypes, its dims sizes or variables")
-        ty = call.ty_args[0] if len(call.ty_args) == 1 else None
-        outputs = [_static_type(t) for t in (ty.fields if isinstance(ty, relax.TupleType) else [ty])]
-        if not outputs or any(t is None for t in outputs):
-            body.fail(binding, "a call_pure_packed whose result is not a tensor of passfuzz's dtypes, its dims sizes or variables")
-        return operands, {"name": name, "inputs": inputs, "outputs": outputs, "tuple": isinstance(ty, relax.TupleType)}
+        outputs, is_tuple = _opaque_types("call_pure_packed", inputs, call, body, binding)
+        return operands, {"name": name, "inputs": inputs, "outputs": outputs, "tuple": is_tuple}
 
     def kernel_text(self, gvar, function) -> tuple[str, str | None]:
         """A kernel's name and TVMScript (an IRModule holding only it), or None where the text does
@@ -859,6 +849,19 @@ class _Importer:
             raise ImportRejected(f"cannot import {where}: a function body returns one value here")
         return {"values": [{"op": n.op, "args": list(n.args), "attrs": n.attrs} for n in values],
                 "outputs": outputs}
+
+
+def _opaque_types(what: str, inputs: list, call, body, binding) -> tuple[list, bool]:
+    """The result types of an opaque call (``call_tir``, ``call_pure_packed``), from its
+    ``ty_args``, once its operands' (``inputs``) are known to be ones a Program holds; and whether
+    it returns a tuple."""
+    if any(t is None for t in inputs):
+        body.fail(binding, f"a {what} operand not a tensor of one of passfuzz's dtypes, its dims sizes or variables")
+    ty = call.ty_args[0] if len(call.ty_args) == 1 else None
+    outputs = [_static_type(t) for t in (ty.fields if isinstance(ty, relax.TupleType) else [ty])]
+    if not outputs or any(t is None for t in outputs):
+        body.fail(binding, f"a {what} whose result is not a tensor of passfuzz's dtypes, its dims sizes or variables")
+    return outputs, isinstance(ty, relax.TupleType)
 
 
 class _Offset(list):

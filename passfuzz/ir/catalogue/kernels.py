@@ -80,6 +80,7 @@ CALL_TIR = OpDef(
     "call_tir", _call_tir_infer, None, None, None, lambda info: False,
     notes="an imported module's TIR kernel, kept opaque: no numpy reference, its floats unbounded")
 
+
 def _call_pure_packed_emit(R, args, attrs):
     outputs = [R.TensorType(shape, dtype) for shape, dtype in attrs["outputs"]]
     return R.op.call_pure_packed(attrs["name"], *args, ty_args=R.TupleType(outputs) if attrs["tuple"] else outputs[0])

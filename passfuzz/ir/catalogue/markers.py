@@ -47,7 +47,6 @@ END_CHECKPOINT = marker("end_checkpoint", "grad.end_checkpoint",
                         "R.grad.end_checkpoint: the identity, marking the output of a stage Gradient recomputes")
 
 
-
 def _print_infer(args: list, attrs: dict) -> TupleInfo:
     text = attrs.get("format")
     require(isinstance(text, str) and set(attrs) == {"format"}, "print takes a format string")
