@@ -1,5 +1,7 @@
 """Calling conventions: LiftTransformParams must be compared through its adapter (apache/tvm#17207)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import tvm
@@ -71,6 +73,28 @@ def test_each_calling_convention_is_compared_through_its_adapter(passes, adapter
     verdict, optimized = check(LIFTABLE, with_prerequisites(resolve_list(passes)), ["llvm"], timeout=120)
     assert optimized is not None and optimized.changed, verdict
     assert verdict.finding is None and not verdict.incomparable and not verdict.generator_defect, verdict
+    assert optimized.adapter.name == adapter
+
+
+# main(x, (w, b)) = x @ permute_dims(w) + b, its weights one tuple parameter (packed_params, as
+# TVM's nn frontend and BundleModelParams write them): bundled once more, that tuple is the one
+# field of a tuple, which is no BundleModelParams wrap of a flat weight list.
+PACKED = Program((X, replace(W, pack=(0, 0)), Param((4,), "float32", -4, 4, [0.5, -1.0, 2.0, 0.0], role="weight",
+                                                    pack=(0, 1)),
+                  Node("permute_dims", (1,), {"axes": None}), Node("matmul", (0, 3)), Node("add", (4, 2))), (5,))
+
+
+@pytest.mark.parametrize("passes, adapter", [
+    ("LiftTransformParams", "main_transform_params"),
+    ("BundleModelParams", "main(inputs, tuple)"),
+    ("LiftTransformParams,BundleModelParams", "main_transform_params (bundled); main(inputs, tuple)"),
+    ("BundleModelParams,BundleModelParams", "main(inputs, tuple) (bundled)"),
+])
+def test_weights_in_one_tuple_parameter_are_compared_through_the_adapter(passes, adapter):
+    assert PACKED.num_input == 1 and len(PACKED.signature()) == 2
+    verdict, optimized = check(PACKED, with_prerequisites(resolve_list(passes)), ["llvm"], timeout=120)
+    assert optimized is not None and optimized.changed, verdict
+    assert verdict == Verdict(), verdict
     assert optimized.adapter.name == adapter
 
 

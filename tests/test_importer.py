@@ -573,3 +573,192 @@ class TestSplitReturnedWhole:
         program = agrees(module, [x])
         assert program.node_ops()[-1] == "split_tuple" and "split" not in program.node_ops()
         assert len(evaluate(program)) == (3 if module is self.ByIndices else 2)
+
+
+class TestCheckpointMarkers:
+    """test_transform_gradient_checkpoint's modules: start_checkpoint and end_checkpoint are
+    catalogue ops computing the identity (catalogue/markers.py)."""
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((3, 3), "float32")) -> R.Tensor((), "float32"):
+            with R.dataflow():
+                x_scp = R.grad.start_checkpoint(x)
+                lv1 = R.multiply(x_scp, x_scp)
+                lv1_ecp = R.grad.end_checkpoint(lv1)
+                lv2 = R.exp(lv1_ecp)
+                gv = R.sum(lv2, axis=None, keepdims=False)
+                R.output(gv)
+            return gv
+
+    def test_imports_builds_back_runs_and_agrees(self):
+        x = np.random.default_rng(0).uniform(-1, 1, (3, 3)).astype("float32")
+        program = agrees(self.Before, [x])
+        assert program.node_ops() == ["start_checkpoint", "multiply", "end_checkpoint", "exp", "sum"]
+
+    def test_a_constant_marked_is_bound_to_a_variable_first_and_comes_back(self):
+        """The markers' type rules take a variable only; relax_build writes other constants inline."""
+        program = Program((param((3,), "float32", [1.0, 2.0, 3.0]),
+                           Node("const", (), {"shape": [3], "dtype": "float32", "value": [0.5, 1.0, 2.0]}),
+                           Node("start_checkpoint", (1,), {}), Node("add", (0, 2), {}),
+                           Node("end_checkpoint", (3,), {})), (4,))
+        comes_back_exactly(program)
+        np.testing.assert_array_equal(run(build_module(program), program.arguments())[0], [1.5, 3.0, 5.0])
+
+
+class TestPrint:
+    """test_transform_convert_dataflow's modules: a print between two runs of ops is an effect
+    (catalogue/markers.py), kept in main between two dataflow blocks of an impure function."""
+
+    @I.ir_module
+    class Before:
+        @R.function(pure=False)
+        def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+            z = R.add(x, y)
+            w = R.multiply(z, y)
+            R.print(w, format=R.str("w: {}"))
+            a = R.multiply(w, w)
+            b = R.add(a, a)
+            return b
+
+    def test_imports_builds_back_between_dataflow_blocks_runs_and_agrees(self):
+        rng = np.random.default_rng(0)
+        program = agrees(self.Before, [rng.uniform(-1, 1, (2, 3)).astype("float32") for _ in range(2)])
+        assert program.node_ops() == ["add", "multiply", "print", "multiply", "add"]
+        main = build_module(program)["main"]
+        assert not main.is_pure
+        blocks = main.body.blocks
+        assert [type(block).__name__ for block in blocks] == ["DataflowBlock", "BindingBlock", "DataflowBlock"]
+        assert blocks[1].bindings[0].value.op.name == "relax.print"
+        comes_back_exactly(program)
+
+    def test_a_print_in_a_function_body_is_rejected_in_one_line(self):
+        @I.ir_module
+        class Extra:
+            @R.function(private=True, pure=False)
+            def extra(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+                R.print(format=R.str("Whoa"))
+                return x
+
+            @R.function(pure=False)
+            def main(x: R.Tensor((2,), "float32")):
+                cls = Extra
+                y = cls.extra(x)
+                return y
+
+        with pytest.raises(ImportRejected, match=r"^cannot import main -> extra: binding .*: a print inside a function body"):
+            import_module(Extra)
+
+
+class TestWeightsInATupleParameter:
+    """test_transform_bundle_model_params' Expected and the nn frontend's ``packed_params``: the
+    weights as one tuple parameter after the inputs."""
+
+    @I.ir_module
+    class Bundled:
+        @R.function
+        def main(a: R.Tensor((16,), "float32"), params: R.Tuple(R.Tensor((16,), "float32"), R.Tensor((16,), "float32"))):
+            R.func_attr({"num_input": 1})
+            with R.dataflow():
+                b = params[0]
+                c = params[1]
+                d = R.add(a, b)
+                e = R.multiply(d, c)
+                R.output(e)
+            return e
+
+    def test_imports_builds_back_runs_and_agrees(self):
+        rng = np.random.default_rng(0)
+        a, b, c = (rng.uniform(-1, 1, (16,)).astype("float32") for _ in range(3))
+        program = agrees(self.Bundled, [a, (b, c)])
+        assert [(p.role, p.pack) for _, p in program.params] == [("input", ()), ("weight", (0, 0)), ("weight", (0, 1))]
+        assert program.num_input == 1
+        assert isinstance(build_module(program)["main"].params[1].ty, relax.TupleType)
+        comes_back_exactly(program)
+
+
+class TestTupleWrittenInline:
+    """test_transform_cse's and test_transform_gradient's modules: a tuple written inside another
+    (``((x, x), (x, (x, x)))``) is a tuple node of its own, before the one that holds it."""
+
+    @I.ir_module
+    class Nested:
+        @R.function
+        def main(x: R.Tensor((2,), "int32")):
+            with R.dataflow():
+                tup = ((x, x), (x, (x, x)))
+                lv1 = tup[1]
+                lv2 = lv1[1]
+                gv = lv2[0]
+                y = R.add(gv, x)
+                R.output(y)
+            return y
+
+    def test_imports_builds_back_runs_and_agrees(self):
+        program = agrees(self.Nested, [np.array([1, -2], "int32")])
+        assert program.node_ops().count("tuple") == 4
+        comes_back_exactly(program)
+
+
+class TestSymbolicDimsInATupleParameter:
+    """test_transform_canonicalize_bindings' ``x: R.Tuple(R.Tensor((m, n)))``: an item of a tuple
+    parameter typed with symbolic dims, as main takes it back."""
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tuple(R.Tensor(("m", "n"), "float32"), R.Tensor(("n",), "float32"))):
+            with R.dataflow():
+                a = x[0]
+                b = x[1]
+                c = R.add(a, b)
+                R.output(c)
+            return c
+
+    def test_imports_builds_back_runs_and_agrees(self):
+        rng = np.random.default_rng(0)
+        a, b = rng.uniform(-1, 1, (2, 3)).astype("float32"), rng.uniform(-1, 1, (3,)).astype("float32")
+        program = agrees(self.Before, [(a, b)])
+        assert [p.dims for _, p in program.params] == [("m", "n"), ("n",)]
+        assert "m" in build_module(program)["main"].params[0].ty.fields[0].__str__()
+        comes_back_exactly(program)
+
+
+class TestLocalFunctionNothingCalls:
+    """test_transform_bundle_model_params' and test_utils' modules: a local function nothing calls
+    is dead code, left out; one called twice is rejected (a Program's closure is its one call)."""
+
+    @I.ir_module
+    class Unused:
+        @R.function
+        def main(x: R.Tensor((16,), "float32"), weight: R.Tensor((16,), "float32")):
+            R.func_attr({"num_input": 1})
+
+            @R.function
+            def inner(inner_x: R.Tensor((16,), "float32")) -> R.Tensor((16,), "float32"):
+                gv = R.negative(inner_x)
+                return gv
+
+            gv1 = R.add(x, weight)
+            return gv1
+
+    @I.ir_module
+    class CalledTwice:
+        @R.function
+        def main(x: R.Tensor((2,), "float32")):
+            @R.function
+            def inner(y: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+                z = R.negative(y)
+                return z
+
+            a = inner(x)
+            b = inner(a)
+            return b
+
+    def test_an_unused_one_is_left_out_and_one_called_twice_is_rejected(self):
+        rng = np.random.default_rng(0)
+        program = agrees(self.Unused, [rng.uniform(-1, 1, (16,)).astype("float32") for _ in range(2)])
+        assert program.node_ops() == ["add"]
+        with pytest.raises(ImportRejected, match="binding inner = Function: a local function called more than once"):
+            import_module(self.CalledTwice)

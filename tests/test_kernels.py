@@ -237,6 +237,39 @@ def test_a_kernel_on_symbolically_typed_tensors_takes_the_sizes_the_importer_cho
         np.testing.assert_array_equal(got, want)
 
 
+# test_transform_lazy_transform_params' test_param_shape_symbolic: a kernel whose buffer has a
+# static dim where the Relax call types a symbolic one (the module runs for that size only).
+@I.ir_module(s_tir=True)
+class FixedByTheKernel:
+    @T.prim_func(private=True, s_tir=True)
+    def transpose(a: T.handle, b: T.handle):
+        m = T.int32()  # its own variable, not the module's: TVM cannot check the call's out_ty
+        w = T.match_buffer(a, (m, 16), "float32")
+        out = T.match_buffer(b, (16, m), "float32")
+        for i, j in T.grid(16, m):
+            with T.sblock("compute"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                out[vi, vj] = w[vj, vi]
+
+    @R.function
+    def main(x: R.Tensor((2, "ic"), "float32")):
+        ic = T.int64()
+        cls = FixedByTheKernel
+        with R.dataflow():
+            y = R.call_tir(cls.transpose, (x,), out_ty=R.Tensor((ic, 2), "float32"))
+            R.output(y)
+        return y
+
+
+def test_a_symbolic_dim_a_kernels_buffer_fixes_takes_that_size_and_a_contrary_argument_is_rejected():
+    program = import_module(FixedByTheKernel)
+    assert [p.shape for _, p in program.params] == [(2, 16)]
+    (x,) = program.arguments()
+    np.testing.assert_array_equal(run(build_module(program), [x])[0], x.T)
+    with pytest.raises(ImportRejected, match="a kernel's buffer gives ic = 16, the arguments 4"):
+        import_module(FixedByTheKernel, arguments=[np.zeros((2, 4), "float32")])
+
+
 def test_a_kernel_call_the_importer_cannot_keep_is_rejected_in_one_line():
     @I.ir_module(s_tir=True)
     class Doubled:
@@ -282,3 +315,41 @@ def test_a_finding_on_a_program_holding_a_kernel_is_saved_and_its_script_reprodu
     bug, fixed = run_scripts(script, twin)
     assert_reproduces(bug, "wrong-result")
     assert_fixed(fixed)
+
+
+@I.ir_module
+class PurePacked:
+    # test_transform's use_call_pure_packed: a pure call of one of TVM's global functions by name
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")):
+        with R.dataflow():
+            y = R.add(x, x)
+            z = R.call_pure_packed("vm.builtin.copy", y, ty_args=(R.Tensor((2, 3), "float32"),))
+            w = R.multiply(z, y)
+            R.output(w)
+        return w
+
+
+def test_a_pure_packed_call_of_tvms_function_imports_opaque_builds_back_and_computes_the_same():
+    program = import_module(PurePacked)
+    assert program.node_ops() == ["add", "call_pure_packed", "multiply"]
+    assert evaluate(program) == [NO_REFERENCE]  # what the function computes is not numpy's to say
+    arguments = program.arguments()
+    np.testing.assert_array_equal(run(build_module(program), arguments)[0], run(PurePacked, arguments)[0])
+
+
+def test_a_packed_function_the_test_registers_itself_is_rejected():
+    """The function must exist where the Program is built and run, not only in the process that
+    executed the test file: one registered after TVM's own is not taken."""
+    name = "passfuzz_test.registered_by_a_test"
+    tvm.register_global_func(name, lambda x: x, override=True)
+
+    @I.ir_module
+    class Registered:
+        @R.function
+        def main(x: R.Tensor((2,), "float32")):
+            y = R.call_pure_packed(name, x, ty_args=(R.Tensor((2,), "float32"),))
+            return y
+
+    with pytest.raises(ImportRejected, match=f"a call_pure_packed of {name}, which TVM does not register"):
+        import_module(Registered)

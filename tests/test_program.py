@@ -1,6 +1,7 @@
 """The Program data model: exact JSON round trips and the structural helpers the reducer uses."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -63,3 +64,31 @@ def test_bfloat16_survives_json_bit_for_bit():
     again = Program.from_json(json.loads(json.dumps(program.to_json())))
     assert again.values[0].array().dtype == value.dtype
     assert again.values[0].array().tobytes() == value.tobytes()
+
+
+def _printing(*nodes, outputs=(2,)):
+    x = Param((2,), "float32", -1, 1, [0.5, -0.5])
+    return Program((x, Node("print", (0,), {"format": "x: {}"}), Node("negative", (0,)), *nodes), outputs)
+
+
+def test_a_print_nothing_reads_is_kept_and_nothing_may_read_it_nor_return_it():
+    """A print is an effect (program.EFFECTS): kept though no output needs it, and its value is none."""
+    program = _printing(Node("abs", (0,)))
+    assert [n.op for n in program.without_unused().nodes] == ["print", "negative"]
+    analyse(program)
+    with pytest.raises(ProgramError, match="print's value"):
+        analyse(_printing(Node("tuple", (1,)), outputs=(3,)))
+    with pytest.raises(ProgramError, match="a print, whose value is none"):
+        analyse(_printing(outputs=(1, 2)))
+    with pytest.raises(ProgramError, match="does not take 1 values"):
+        analyse(replace(program, values=(program.values[0], Node("print", (0,), {"format": "{} {}"}),
+                                         *program.values[2:])))
+
+
+def test_a_print_inside_a_function_body_is_refused():
+    body = {"values": [{"op": "print", "args": [0], "attrs": {"format": ""}}, {"op": "negative", "args": [0], "attrs": {}}],
+            "outputs": [2]}
+    x = Param((2,), "float32", -1, 1, [0.5, -0.5])
+    with pytest.raises(ProgramError, match="inside a function body or branch"):
+        analyse(Program((x, Node("call", (0,), {"local": False, "body": body})), (1,)))
+

@@ -114,8 +114,10 @@ def test_tuple_parameters_must_nest():
     with pytest.raises(ProgramError, match="tensor and a tuple"):
         analyse(Program((a, b, Node("add", (0, 1))), (2,)))
     w = Param((1,), "float32", 0, 1, [0.0], "weight", pack=(0, 0))
-    with pytest.raises(ProgramError, match="only inputs"):
-        analyse(Program((w, Node("abs", (0,))), (1,)))
+    analyse(Program((w, Node("abs", (0,))), (1,)))  # weights in one tuple parameter (packed_params)
+    x = Param((1,), "float32", 0, 1, [0.0], pack=(0, 1))
+    with pytest.raises(ProgramError, match="holds inputs and weights"):
+        analyse(Program((w, x, Node("add", (0, 1))), (2,)))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)

@@ -498,6 +498,8 @@ def modules_in(path: Path, on_pass: Callable[[tuple[str, ...], str, str], None] 
             setattr(tvm.ir, moved, getattr(tvm.relax, moved))  # the same class, named in tvm.ir too
     made = _recording_pass_constructors(tvm.relax.transform)  # before the file imports them
     expecting = _counting_expected_failures()  # likewise pytest.raises
+    # the importer's list of TVM's global functions, taken before the file registers its own
+    from passfuzz.relax import importer  # noqa: F401
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(path.parent))  # sibling helpers the file imports

@@ -24,7 +24,7 @@ from passfuzz.ir.catalogue.base import (
 from passfuzz.ir.catalogue.structure import reference_value
 
 from .catalogue import BY_NAME, Chooser, OpError, ValueInfo, infer_application
-from .program import Node, Param, Program, ProgramError, numpy_dtype
+from .program import EFFECTS, Node, Param, Program, ProgramError, numpy_dtype
 
 
 def param_info(param: Param) -> ValueInfo:
@@ -46,8 +46,8 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
         if isinstance(value, Param):
             if value.dtype not in DTYPES or value.role not in ("input", "weight"):
                 raise ProgramError(f"{where}: unsupported dtype or role")
-            if value.pack and (value.role != "input" or len(value.pack) < 2):
-                raise ProgramError(f"{where}.pack: only inputs sit in tuple parameters, at (group, item, ...)")
+            if value.pack and len(value.pack) < 2:
+                raise ProgramError(f"{where}.pack: a tuple parameter's item sits at (group, item, ...)")
             if any(not isinstance(d, int) or d < 1 for d in value.shape) or not value.lo <= value.hi \
                     or not representable(value.dtype, value.lo, value.hi):
                 raise ProgramError(f"{where}: bad shape or range")
@@ -67,7 +67,18 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
     program.signature()  # raises ProgramError for tuple parameters that do not nest
     check_symbols(program)
     check_prims(program)
+    check_effects(program)
     return infos
+
+
+def check_effects(program: Program) -> None:
+    """An effect (``program.EFFECTS``: a print) sits in main, where relax_build keeps it outside
+    dataflow blocks of an impure function, and is no output (its value is none; nothing reads it:
+    ``infer_application``)."""
+    if sum(op in EFFECTS for op in program.node_ops()) != sum(n.op in EFFECTS for n in program.nodes):
+        raise ProgramError("an effect (print) inside a function body or branch")
+    if any(isinstance(program.values[o], Node) and program.values[o].op in EFFECTS for o in program.outputs):
+        raise ProgramError("outputs: a print, whose value is none")
 
 
 def check_prims(program: Program) -> None:
@@ -142,8 +153,8 @@ def check_symbols(program: Program) -> None:
         where = f"values[{i}].dims"
         if param.dims and (len(param.dims) != len(param.shape) or param.unknown_rank):
             raise ProgramError(f"{where}: one entry per dimension, and none with an unknown rank")
-        if param.symbolic and param.pack:
-            raise ProgramError(f"values[{i}]: a parameter inside a tuple is typed statically")
+        if param.unknown_rank and param.pack:
+            raise ProgramError(f"values[{i}]: a parameter inside a tuple has a known rank")
         if param.unknown_rank and param.role != "input":
             # TVM 0.27's VMShapeLower segfaults on a function with num_input whose weight has an
             # unknown shape, so such a program would not even compile unoptimized.

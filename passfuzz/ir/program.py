@@ -6,9 +6,10 @@ by index. It holds no TVM object; the Relax module, the numpy reference and the 
 all derived from it. ``to_json``/``from_json`` round-trip it exactly (float32, float16,
 bfloat16 and float64 values survive a trip through a Python float unchanged).
 
-An input may sit inside a tuple parameter of ``main``: its ``pack`` is (group, item, ...), and
-the inputs of one group form one (nested) tuple parameter, items ordered by their paths (so
-dropping an unused input never leaves a gap). The body reads each through TupleGetItem.
+An input or a weight may sit inside a tuple parameter of ``main``: its ``pack`` is (group, item,
+...), and the parameters of one group (all inputs, or all weights: ``packed_params``) form one
+(nested) tuple parameter, items ordered by their paths (so dropping an unused one never leaves a
+gap). The body reads each through TupleGetItem.
 
 Parameters are of two roles. ``input`` parameters are runtime inputs; ``weight`` parameters
 are model weights. The built ``main`` lists inputs first, then weights, and carries the
@@ -48,6 +49,11 @@ def numpy_dtype(name: str) -> np.dtype:
 
 class ProgramError(ValueError):
     """A Program that is not well formed: a bad reference, a type error, an invalid range."""
+
+
+# Ops whose call is its effect (``print``): nothing reads their value, yet they stay, in main only,
+# outside dataflow blocks of a function built impure (passfuzz.relax.build).
+EFFECTS = frozenset({"print"})
 
 
 @dataclass(frozen=True)
@@ -124,9 +130,11 @@ class Program:
                 if isinstance(v, Param) and v.role == role:
                     if not v.pack:
                         entries.append(i)
-                    elif v.pack[0] not in groups:  # the tuple sits where its first input is
+                    elif v.pack[0] not in groups:  # the tuple sits where its first item is
                         groups[v.pack[0]] = [(v.pack[1:], i)]
                         entries.append(groups[v.pack[0]])
+                    elif self.values[groups[v.pack[0]][0][1]].role != role:
+                        raise ProgramError(f"values[{i}].pack: a tuple parameter holds inputs and weights")
                     else:
                         groups[v.pack[0]].append((v.pack[1:], i))
         return [_nest(e) if isinstance(e, list) else e for e in entries]
@@ -165,7 +173,7 @@ class Program:
         return ordered
 
     def entry_role(self, entry) -> str:
-        """"input" or "weight": the role of an entry of ``signature()`` (a tuple holds inputs)."""
+        """"input" or "weight": the role of an entry of ``signature()`` (a tuple's items share one)."""
         return self.values[_flat([entry])[0]].role
 
     def param_name(self, index: int) -> str:
@@ -260,8 +268,8 @@ class Program:
 
     # -- editing (used by the reducer) -----------------------------------------------------
     def without_unused(self) -> "Program":
-        """Drop every value that no output depends on, renumbering the rest."""
-        live = set(self.outputs)
+        """Drop every value that no output nor effect (``EFFECTS``) depends on, renumbering the rest."""
+        live = set(self.outputs) | {i for i, v in enumerate(self.values) if isinstance(v, Node) and v.op in EFFECTS}
         for i in range(len(self.values) - 1, -1, -1):
             v = self.values[i]
             if i in live and isinstance(v, Node):

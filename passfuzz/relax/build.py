@@ -34,7 +34,7 @@ from passfuzz.ir.catalogue import BY_NAME
 from passfuzz.ir.catalogue.base import TupleInfo, ValueInfo
 from passfuzz.ir.catalogue.structure import analyse_region
 from passfuzz.ir.graph import analyse
-from passfuzz.ir.program import Node, Param, Program
+from passfuzz.ir.program import EFFECTS, Node, Param, Program
 from passfuzz.portable.standalone import to_tvm  # noqa: F401 - passfuzz converts arguments as its scripts do
 
 
@@ -59,12 +59,12 @@ def build_module(program: Program) -> tvm.IRModule:
             shapes = sum(isinstance(q.ty, relax.ShapeType) for q in params)
             params.append(relax.Var(f"s{shapes}", relax.ShapeType([symbols[n] for n in what])))
         elif isinstance(what, tuple):
-            params.append(relax.Var(program.tuple_param_name(what), _type(_leaf_types(infos, what))))
+            params.append(relax.Var(program.tuple_param_name(what), _tuple_param_type(program, what, symbols)))
             _bind_leaves(params[-1], what, exprs)
         else:
             params.append(relax.Var(program.param_name(what), param_type(program.values[what], symbols)))
             exprs[what] = params[-1]
-    with bb.function("main", params):
+    with bb.function("main", params, pure=not any(n.op in EFFECTS for n in program.nodes)):
         result = _emit_body(bb, nodes, exprs, list(program.outputs), functions, "f", dataflow=True)
         bb.emit_func_output(result)
     mod = bb.get()
@@ -167,9 +167,11 @@ def _type(info):
     return relax.TensorType(info.shape, info.dtype)
 
 
-def _leaf_types(infos, entry) -> TupleInfo:
-    """The facts of a tuple parameter, from those of its inputs."""
-    return TupleInfo(tuple(_leaf_types(infos, e) if isinstance(e, tuple) else infos[e] for e in entry))
+def _tuple_param_type(program: Program, entry, symbols: dict):
+    """A tuple parameter's type: each item typed as ``main`` types a tensor parameter (symbolic
+    dims included)."""
+    return relax.TupleType([_tuple_param_type(program, e, symbols) if isinstance(e, tuple)
+                            else param_type(program.values[e], symbols) for e in entry])
 
 
 def _bind_leaves(expr, entry, exprs) -> None:
@@ -184,8 +186,8 @@ def _bind_leaves(expr, entry, exprs) -> None:
 
 
 def _outside_dataflow(node: dict) -> bool:
-    """Relax binds If and local functions outside dataflow blocks."""
-    return node["op"] == "if" or (node["op"] == "call" and node["attrs"].get("local", False))
+    """Relax binds If, local functions and effects (an impure call) outside dataflow blocks."""
+    return node["op"] in ("if", *EFFECTS) or (node["op"] == "call" and node["attrs"].get("local", False))
 
 
 def _private_functions(bb, nodes, prefix: str) -> dict[str, relax.GlobalVar]:
@@ -325,6 +327,8 @@ def _op_expr(bb, i: int, node: dict, exprs, casts, name: str):
 def _make(bb, op, operands: list, attrs: dict, name: str):
     if op.emit_in is not None:  # it binds values of its own (a match_cast)
         return op.emit_in(bb, relax, operands, attrs, name)
+    if op.var_operands:
+        operands = [e if isinstance(e, relax.Var) else bb.emit(e) for e in operands]
     return bb.normalize(op.emit(relax, operands, attrs))
 
 

@@ -65,6 +65,12 @@ UNKNOWN_RANK_SHAPES = [(2, 3), (3,), (2, 3, 4), ()]
 UNKNOWN_DTYPES = ["float32", "int32", "int64", "bool", "float16"]
 
 
+# The global functions registered when this module is first imported: TVM's own, which every
+# process that builds and runs a Program has, and not those a test file registers for itself
+# (campaign/seeds.py imports this module before it executes a file).
+TVM_FUNCTIONS = frozenset(tvm_ffi.registry.list_global_func_names())
+
+
 class ImportRejected(ValueError):
     """The module holds something passfuzz's Program cannot express; the message is one line."""
 
@@ -461,6 +467,10 @@ class _Body:
                 if self.leaf_map is not None and leaf not in self.leaf_map:
                     self.fail(binding, "reads an item of a tuple parameter the branch does not take")
                 return leaf if self.leaf_map is None else self.leaf_map[leaf]
+        if isinstance(expr, relax.Tuple) and expr.fields:  # written inline (``f((a, b))``): a tuple node
+            items = tuple(self.operand(e, binding) for e in expr.fields)
+            self.values.append(Node("tuple", items, {}))
+            return self.importer.index(self.values)
         self.fail(binding, f"operand {_brief(expr)} is not a value passfuzz can name")
 
     def run(self) -> None:
@@ -486,9 +496,9 @@ class _Body:
             return ("alias", value)
         if isinstance(value, relax.Var):
             return ("alias", value)
-        if isinstance(value, relax.Function):
-            if self.uses.get(b.var, 0) != 1:
-                self.fail(b, "a local function called other than once")
+        if isinstance(value, relax.Function):  # read at its call (closure); one nothing calls is dead code
+            if self.uses.get(b.var, 0) > 1:
+                self.fail(b, "a local function called more than once")
             return ("skip", None)
         if isinstance(value, relax.If):
             return ("if", value)
@@ -499,6 +509,13 @@ class _Body:
             return ("closure", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.call_tir":
             return ("kernel", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.call_pure_packed":
+            return ("packed", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.print":
+            if isinstance(self.values, _Offset):  # build.py keeps effects in main (graph.check_effects)
+                self.fail(b, "a print inside a function body or branch")
+            text, *printed = value.args
+            return ("op", ("print", printed, {"format": str(text.value)}))
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and \
                 value.op.name == "relax.layout_transform":
             found = self.layout_transform(b)
@@ -624,6 +641,9 @@ class _Body:
         elif kind == "kernel":
             operands, attrs = self.importer.kernel(what, self, b)
             self.values.append(Node("call_tir", tuple(self.operand(e, b) for e in operands), attrs))
+        elif kind == "packed":
+            operands, attrs = self.importer.packed(what, self, b)
+            self.values.append(Node("call_pure_packed", tuple(self.operand(e, b) for e in operands), attrs))
         elif kind == "call":
             function = self.importer.function(what.op, b)
             args = tuple(self.operand(e, b) for e in what.args)
@@ -730,6 +750,7 @@ class _Importer:
         self.reading = reading  # a pattern read without itself, to tell whether it is composite
         self.leaves: dict = {}  # tuple parameter var -> nested tuple of value indices
         self.kernels: dict = {}  # a PrimFunc's GlobalVar -> its TVMScript (kernel_text)
+        self.fixed: dict = {}  # symbolic variable -> the size a kernel's buffer gives the dim it types
         self.depth = 0
 
     @staticmethod
@@ -780,17 +801,32 @@ class _Importer:
                  and str(e.ty.dtype) in DTYPES and str(e.ty.dtype) != "int64"]
         for k in prims:  # a scalar the kernel takes (an R.Prim parameter: graph.check_prims)
             inputs[k] = [[], str(operands[k].ty.dtype)]
-        if any(t is None for t in inputs):
-            body.fail(binding, "a call_tir operand not a tensor of one of passfuzz's dtypes, its dims sizes or variables")
-        ty = call.ty_args[0] if len(call.ty_args) == 1 else None
-        outputs = [_static_type(t) for t in (ty.fields if isinstance(ty, relax.TupleType) else [ty])]
-        if not outputs or any(t is None for t in outputs):
-            body.fail(binding, "a call_tir whose result is not a tensor of passfuzz's dtypes, its dims sizes or variables")
+        outputs, is_tuple = _opaque_types("call_tir", inputs, call, body, binding)
+        for (shape, _), param in zip(inputs + outputs, function.params):
+            buffer = getattr(param, "shape", None)  # a buffer parameter's shape (a scalar has none)
+            if buffer is None or len(buffer) != len(shape):
+                continue
+            for d, b in zip(shape, buffer):  # a size the kernel's buffer fixes
+                if isinstance(b, tvm.tirx.IntImm) and isinstance(d, int) and d != int(b.value):
+                    body.fail(binding, f"a call_tir operand or result of dim {d} where the kernel's buffer has {b.value}")
+                if isinstance(b, tvm.tirx.IntImm) and isinstance(d, str):
+                    self.fixed.setdefault(d, int(b.value))
         name, text = self.kernel_text(call.args[0], function)
         if text is None:
             body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
         return operands, {"name": name, "kernel": text, "inputs": inputs, "outputs": outputs,
-                          "tuple": isinstance(ty, relax.TupleType), **({"prims": prims} if prims else {})}
+                          "tuple": is_tuple, **({"prims": prims} if prims else {})}
+
+    def packed(self, call, body, binding) -> tuple[list, dict]:
+        """The operands and attributes of an opaque ``call_pure_packed`` node (catalogue/kernels.py)
+        for ``R.call_pure_packed(name, operands..., ty_args=...)``."""
+        callee, *operands = call.args
+        name = callee.global_symbol
+        if name not in TVM_FUNCTIONS:
+            body.fail(binding, f"a call_pure_packed of {name}, which TVM does not register")
+        inputs = [_static_type(getattr(e, "ty", None)) for e in operands]
+        outputs, is_tuple = _opaque_types("call_pure_packed", inputs, call, body, binding)
+        return operands, {"name": name, "inputs": inputs, "outputs": outputs, "tuple": is_tuple}
 
     def kernel_text(self, gvar, function) -> tuple[str, str | None]:
         """A kernel's name and TVMScript (an IRModule holding only it), or None where the text does
@@ -820,6 +856,19 @@ class _Importer:
             raise ImportRejected(f"cannot import {where}: a function body returns one value here")
         return {"values": [{"op": n.op, "args": list(n.args), "attrs": n.attrs} for n in values],
                 "outputs": outputs}
+
+
+def _opaque_types(what: str, inputs: list, call, body, binding) -> tuple[list, bool]:
+    """The result types of an opaque call (``call_tir``, ``call_pure_packed``), from its
+    ``ty_args``, once its operands' (``inputs``) are known to be ones a Program holds; and whether
+    it returns a tuple."""
+    if any(t is None for t in inputs):
+        body.fail(binding, f"a {what} operand not a tensor of one of passfuzz's dtypes, its dims sizes or variables")
+    ty = call.ty_args[0] if len(call.ty_args) == 1 else None
+    outputs = [_static_type(t) for t in (ty.fields if isinstance(ty, relax.TupleType) else [ty])]
+    if not outputs or any(t is None for t in outputs):
+        body.fail(binding, f"a {what} whose result is not a tensor of passfuzz's dtypes, its dims sizes or variables")
+    return outputs, isinstance(ty, relax.TupleType)
 
 
 class _Offset(list):
@@ -889,9 +938,7 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
                 for v, d in zip(ty.values, given[k]):
                     sizes.setdefault(v.name, int(d))
         elif isinstance(ty, relax.TupleType):
-            if role != "input":
-                raise ImportRejected(f"{where}: a tuple parameter among the weights")
-            entry = _tuple_params(ty, values, (groups,), given[k] if given is not None else None, where)
+            entry = _tuple_params(ty, values, (groups,), given[k] if given is not None else None, where, role)
             importer.leaves[p] = entry
             groups += 1
         elif isinstance(ty, relax.TensorType):
@@ -905,6 +952,10 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     body = _Body(importer, function, values, scope, func.body)
     body.run()
     outputs = body.finish()
+    for name, size in importer.fixed.items():
+        if sizes.setdefault(name, size) != size:
+            raise ImportRejected(f"cannot import {function}: a kernel's buffer gives {name} = {size}, "
+                                 f"the arguments {sizes[name]}")
     program = Program(tuple(values), tuple(outputs), tuple(shape_params), tuple(prim_params))
     shapeless = [i for i, v in enumerate(values) if isinstance(v, Param) and v.shape is None]
     typeless = [i for i, v in enumerate(values) if isinstance(v, Param) and v.dtype is None]
@@ -986,7 +1037,7 @@ def _kernels_sized(node: Node, sizes: dict, where: str) -> Node:
         return [[[size(d) for d in shape], dtype] for shape, dtype in types]
 
     def walk(op: str, attrs: dict) -> dict:
-        if op == "call_tir":
+        if op in ("call_tir", "call_pure_packed"):
             return {**attrs, "inputs": sized(attrs["inputs"]), "outputs": sized(attrs["outputs"])}
         regions = {key: {**attrs[key], "values": [{**v, "attrs": walk(v["op"], v["attrs"])} for v in attrs[key]["values"]]}
                    for key in ("body", "then", "else") if isinstance(attrs.get(key), dict) and "values" in attrs[key]}
@@ -1015,16 +1066,16 @@ def _global_refs(expr, out: list) -> None:
     out.extend(_references(expr, tvm.ir.GlobalVar))
 
 
-def _tuple_params(ty, values, path, given, where):
+def _tuple_params(ty, values, path, given, where, role):
     entries = []
     for k, item in enumerate(ty.fields):
         arg = given[k] if given is not None else None
         if isinstance(item, relax.TupleType):
-            entries.append(_tuple_params(item, values, path + (k,), arg, where))
+            entries.append(_tuple_params(item, values, path + (k,), arg, where, role))
         elif isinstance(item, relax.TensorType):
-            param = _tensor_param(item, "input", path + (k,), arg, where, None, None)
-            if param.symbolic:
-                raise ImportRejected(f"{where}: a tuple parameter holding a tensor not typed statically")
+            param = _tensor_param(item, role, path + (k,), arg, where, None, None)
+            if param.unknown_rank:
+                raise ImportRejected(f"{where}: a tuple parameter holding a tensor of unknown rank")
             values.append(param)
             entries.append(len(values) - 1)
         else:

@@ -123,17 +123,20 @@ def _wrap(weights: list, depth: int) -> list:
     return weights
 
 
-def _unwrap(ty) -> tuple[int, object]:
+def _unwrap(ty, bundle: str | None = None) -> tuple[int, object]:
     """(extra single-field tuple levels around a tuple of weights, the innermost tuple type);
-    each BundleModelParams adds one level."""
+    each BundleModelParams adds one level. With ``bundle`` (the type text of the weights as one
+    tuple), only the levels above it: a weight that is a tuple itself (``packed_params``) makes a
+    one-field bundle that no BundleModelParams wrapped."""
     depth = 0
-    while isinstance(ty, relax.TupleType) and len(ty.fields) == 1 and isinstance(ty.fields[0], relax.TupleType):
+    while str(ty) != bundle and isinstance(ty, relax.TupleType) and len(ty.fields) == 1 and \
+            isinstance(ty.fields[0], relax.TupleType):
         depth, ty = depth + 1, ty.fields[0]
     return depth, ty
 
 
-def _nesting(ty) -> int:
-    return _unwrap(ty)[0]
+def _nesting(ty, bundle: str | None = None) -> int:
+    return _unwrap(ty, bundle)[0]
 
 
 def _tuple_fields(ty) -> list:
@@ -232,8 +235,10 @@ def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: i
             # outputs of main or of the transform into callbacks: composing those conventions
             # needs the pass-by-pass history, which is not tracked, so nothing is compared.
             return None
-    wrap = _nesting(optimized[transform].params[0].ty) if transform is not None and not lazy else 0
-    tuple_wrap = next((_nesting(p.ty) for p, slot in zip(main.params[n:], slots) if slot == "tuple"), 0)
+    weights = str(relax.TupleType([p.ty for p in before_params[n:]]))
+    wrap = _nesting(optimized[transform].params[0].ty, weights) if transform is not None and not lazy else 0
+    bundle = str(optimized[transform].ret_ty) if transform is not None else weights
+    tuple_wrap = next((_nesting(p.ty, bundle) for p, slot in zip(main.params[n:], slots) if slot == "tuple"), 0)
     plain_weights = set(slots) <= {"tensor"} and (transform is not None or slots)
     return Adapter(transform, lazy, None if plain_weights else slots, wrap, tuple_wrap, inputs,
                    dropped=dropped)

@@ -16,6 +16,7 @@ from . import (
     kernels,
     layout,
     linalg,
+    markers,
     nn,
     quantize,
     reduction,
@@ -42,7 +43,7 @@ from .base import (
 
 OPS: list[OpDef] = [*elementwise.OPS, *functions.OPS, *layout.OPS, *creation.OPS, *reduction.OPS, *scan.OPS,
                     *linalg.OPS, *nn.OPS, *quantize.OPS, *indexing.OPS, *shapes.OPS, *structure.OPS,
-                    *kernels.OPS]
+                    *markers.OPS, *kernels.OPS]
 BY_NAME: dict[str, OpDef] = {op.name: op for op in OPS}
 assert len(BY_NAME) == len(OPS), "an op is defined twice"
 
@@ -56,6 +57,8 @@ def infer_application(name: str, args: Sequence[int], infos: Sequence, attrs: di
     if any(not 0 <= a < len(infos) for a in args):
         raise OpError("operand refers to a later or missing value")
     operands = [infos[a] for a in args]
+    if any(isinstance(i, TupleInfo) and not i.items for i in operands):
+        raise OpError("reads a print's value, which is none")
     if not op.takes_tuples and any(isinstance(i, TupleInfo) for i in operands):
         raise OpError("takes no tuple operand")
     try:

@@ -276,6 +276,9 @@ class OpDef:
     # Why TVM cannot compile the op with these attributes ('' when it can): the importer rejects
     # such a node, since a module holding it fails to build before any pass runs.
     unbuildable: Callable[[dict], str] | None = None
+    # Must each operand be a variable (a checkpoint marker's type rule refuses anything else)?
+    # relax_build then binds a constant operand, which it otherwise writes inline, first.
+    var_operands: bool = False
 
     def applicable(self, sketch: Sketch) -> bool:
         return self.propose is not None and bool(sketch.candidates(self.accepts, self.takes_tuples))

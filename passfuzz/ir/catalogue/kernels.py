@@ -1,4 +1,5 @@
-"""Opaque kernels: ``R.call_tir`` of a PrimFunc the imported module holds.
+"""Opaque kernels: ``R.call_tir`` of a PrimFunc the imported module holds, and
+``R.call_pure_packed`` of a function TVM registers.
 
 TVM's own tests write most of their modules as calls of hand-written TIR kernels. The importer
 keeps such a call as one node whose attributes carry the kernel as TVMScript text, so a Program
@@ -16,7 +17,13 @@ it. passfuzz does not know what a kernel computes:
   divides by an integer input is not one passfuzz can keep safe);
 - it is never drawn (no ``propose``): only imports hold it.
 
-Attributes: ``name`` (the PrimFunc's), ``kernel`` (an IRModule holding only it, as TVMScript),
+A ``call_pure_packed`` node is the same but for its callee, a global function by ``name``
+(``vm.builtin.copy``) that the importer found registered before any test file ran, so that every
+process passfuzz builds the Program in has it; the call declares itself pure, so it sits in
+dataflow blocks and passes may move or drop it. Attributes: ``name``, ``inputs``, ``outputs`` and
+``tuple``, as below.
+
+Attributes of ``call_tir``: ``name`` (the PrimFunc's), ``kernel`` (an IRModule holding only it, as TVMScript),
 ``inputs`` and ``outputs`` (``[shape, dtype]`` each), ``tuple`` (the call returns a tuple of its
 outputs, even of one), and ``prims`` when the kernel takes scalars (the positions of the operands
 that are R.Prim parameters, of shape () in ``inputs``; ``graph.check_prims`` holds those operands
@@ -46,8 +53,15 @@ def _result(shape, dtype: str) -> ValueInfo:
 
 
 def _call_tir_infer(args: list, attrs: dict):
+    require(isinstance(attrs["kernel"], str), "a kernel is TVMScript")
+    return _opaque_infer(args, attrs)
+
+
+def _opaque_infer(args: list, attrs: dict):
+    """An opaque call's rule: operands of exactly the types it was imported with, results of
+    the types it declared, unbounded (see the module docstring)."""
     inputs, outputs = attrs["inputs"], attrs["outputs"]
-    require(isinstance(attrs["kernel"], str) and isinstance(attrs["name"], str), "a kernel is named TVMScript")
+    require(isinstance(attrs["name"], str), "an opaque call names its function")
     require(len(args) == len(inputs), f"the kernel takes {len(inputs)} operands, not {len(args)}")
     prims = attrs.get("prims", [])
     require(isinstance(prims, list) and all(isinstance(k, int) and 0 <= k < len(inputs) and not inputs[k][0]
@@ -66,4 +80,15 @@ CALL_TIR = OpDef(
     "call_tir", _call_tir_infer, None, None, None, lambda info: False,
     notes="an imported module's TIR kernel, kept opaque: no numpy reference, its floats unbounded")
 
-OPS = [CALL_TIR]
+
+def _call_pure_packed_emit(R, args, attrs):
+    outputs = [R.TensorType(shape, dtype) for shape, dtype in attrs["outputs"]]
+    return R.op.call_pure_packed(attrs["name"], *args, ty_args=R.TupleType(outputs) if attrs["tuple"] else outputs[0])
+
+
+CALL_PURE_PACKED = OpDef(
+    "call_pure_packed", _opaque_infer, _call_pure_packed_emit, None, None, lambda info: False,
+    notes="R.call_pure_packed of one of TVM's global functions, kept opaque as a kernel is: no numpy "
+          "reference, its floats unbounded")
+
+OPS = [CALL_TIR, CALL_PURE_PACKED]
