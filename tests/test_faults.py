@@ -145,11 +145,11 @@ def test_a_finding_matching_a_faults_signature_is_its_variant_and_only_then():
     assert variant_of(found, lambda: ["relax.argmax"], known, lambda condition: False) == ""
 
 
-def test_a_kernel_faults_wrong_result_match_needs_its_trigger_in_the_program():
+def test_a_kernel_faults_wrong_result_match_needs_its_trigger_in_the_program(tmp_path):
     """The argmax kernel's fault accepts any pass's wrong result on a program calling argmax only
     when an argmax row there holds nothing but its dtype's lowest value: a wrong maximum rewrite
     upstream of an argmax over ordinary values is a new bug, not that fault."""
-    from passfuzz.campaign.engine import _named
+    from passfuzz.campaign.engine import FuzzConfig, Fuzzer, _named
     from passfuzz.ir.program import Node, Param, Program
     from passfuzz.judge.conditions import meets
     from passfuzz.judge.trial import check
@@ -173,6 +173,14 @@ def test_a_kernel_faults_wrong_result_match_needs_its_trigger_in_the_program():
     # the same finding on a program meeting the trigger stays the kernel fault's variant
     named, _ = _named(verdict, at_limit, known)
     assert named.finding.variant_of == "topi-argmax-returns-minus-one-at-dtype-limit", named.finding
+    # counted by a run, the variant is saved once and its fingerprint is not made known: the planted
+    # bug on the ordinary program, which shares it, is still a new finding afterwards
+    fuzzer = Fuzzer(FuzzConfig(passes=[planted], targets=["llvm"], corpus_dir=tmp_path))
+    for _ in range(2):
+        assert fuzzer._count(at_limit, named, None, [planted], "", False, known) is None
+    assert len(list((tmp_path / "variants").glob("*.json"))) == 1 and fuzzer.stats.known == 1
+    again, known_as = _named(verdict, ordinary, known)
+    assert not known_as and not again.finding.variant_of
 
 
 def test_a_scatter_elements_trigger_is_indices_differing_from_data_on_two_or_more_trailing_dims():

@@ -339,11 +339,16 @@ class Fuzzer:
             self.notify(OutsideContract(verdict.finding, path))
             _event("outside contract")
         elif verdict.finding is not None and verdict.finding.variant_of:
-            # Saved unshrunk, once, like a misuse: the fault is known, and its triage decides what it adds.
-            path = self.save(verdict.finding, program, list(verdict.finding.passes), shrunk=False,
-                             optimized=optimized)
-            known.add(verdict.finding.fingerprint)
-            self.notify(VariantSeen(verdict.finding, path))
+            # Saved unshrunk, once, like a misuse: the fault is known, and its triage decides what it
+            # adds. Its fingerprint is not made known: the next finding with it is matched again, since
+            # a fault's trigger (faults.Match.when) may not hold there, and a new bug of the same pass
+            # and kind shares the fingerprint.
+            if corpus.finding_id(verdict.finding.kind, verdict.finding.fingerprint) in self.stats.variants:
+                self.stats.known += 1  # met again: a known hit, as a known fingerprint's would be
+            else:
+                path = self.save(verdict.finding, program, list(verdict.finding.passes), shrunk=False,
+                                 optimized=optimized)
+                self.notify(VariantSeen(verdict.finding, path))
             _event(f"variant of {verdict.finding.variant_of}")
         else:
             return verdict.finding
