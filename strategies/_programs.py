@@ -165,7 +165,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
 
     Examples from this strategy shrink toward fewer nodes, no motifs, ops earlier in the
     catalogue, smaller shapes, float32, and arguments near zero."""
-    chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops if n in BY_NAME]) if op.propose]
+    chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops if n in BY_NAME]) if op.drawable]
     if ops is not None and set(ops) - set(BY_NAME):
         raise InvalidArgument(f"unknown op(s): {sorted(set(ops) - set(BY_NAME))}")
     if not match_cast:  # motifs_within below keeps the motifs made of what is left

@@ -81,7 +81,7 @@ def seeded_programs(seeds: Sequence[Program], *, ops: Sequence[str] | None = Non
         raise InvalidArgument(f"dtypes must be a non-empty subset of {DTYPES}")
     if max_mutations < 0:
         raise InvalidArgument("max_mutations must be at least 0")
-    chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops]) if op.propose]
+    chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops]) if op.drawable]
     mutator = _Mutator(seeds, chosen, tuple(dtypes))
 
     @st.composite
@@ -326,7 +326,7 @@ def emi_programs(programs: st.SearchStrategy[Program], *, ops: Sequence[str] | N
     condition an existing bool scalar or a new input), since few drawn programs hold one; the
     choices come first, so that Hypothesis' first, simplest examples of a round hold some too.
     Examples shrink toward fewer mutations and no If inserted, i.e. back to the Program drawn."""
-    chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops]) if op.propose]
+    chosen = [op for op in (OPS if ops is None else [BY_NAME[n] for n in ops]) if op.drawable]
 
     @st.composite
     def draw_variant(draw) -> Program:

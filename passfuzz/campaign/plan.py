@@ -133,7 +133,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
     ops = None
     if args.ops:
         ops = [name.strip() for name in args.ops.split(",") if name.strip()]
-        unknown = [name for name in ops if name not in BY_NAME or BY_NAME[name].propose is None]
+        unknown = [name for name in ops if name not in BY_NAME or not BY_NAME[name].drawable]
         if unknown or not ops:
             raise PlanError(f"--ops: unknown or not drawable: {', '.join(unknown) or '(none given)'} "
                              "(`passfuzz ops` lists the catalogue)")

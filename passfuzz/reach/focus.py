@@ -133,7 +133,7 @@ class FocusError(ValueError):
 
 
 def drawable() -> list[str]:
-    return [op.name for op in OPS if op.propose]
+    return [op.name for op in OPS if op.drawable]
 
 
 def ops_named(names: Iterable[str]) -> list[str]:

@@ -133,7 +133,7 @@ def patterns() -> dict[str, list[Pattern]]:
             for k, (shape, dtype, lo, hi) in enumerate(_SAMPLE_PARAMS):
                 if (seed + k) % 3:
                     sketch.add_param(shape, dtype, lo, hi, "input")
-            if not op.applicable(sketch) or not sketch.attempt(lambda: op.propose(sketch, chooser)):
+            if not op.applicable(sketch, drawing=False) or not sketch.attempt(lambda: op.propose(sketch, chooser)):
                 continue
             for v, args in [(v, v.args) for v in sketch.values if getattr(v, "op", None) == op.name]:
                 holes = tuple(relax.Var(f"h{k}", _type(sketch.infos[a])) for k, a in enumerate(args))

@@ -279,9 +279,19 @@ class OpDef:
     # Must each operand be a variable (a checkpoint marker's type rule refuses anything else)?
     # relax_build then binds a constant operand, which it otherwise writes inline, first.
     var_operands: bool = False
+    # Drawn by generation and mutation? False: proposed only to teach the importer its forms, held
+    # only by imported modules (see the op's notes for why).
+    drawn: bool = True
 
-    def applicable(self, sketch: Sketch) -> bool:
-        return self.propose is not None and bool(sketch.candidates(self.accepts, self.takes_tuples))
+    @property
+    def drawable(self) -> bool:
+        return self.propose is not None and self.drawn
+
+    def applicable(self, sketch: Sketch, drawing: bool = True) -> bool:
+        """May ``propose`` add a node of it to ``sketch`` (``drawing=False``: to learn its import
+        forms, for an op not drawn too)?"""
+        usable = self.drawable if drawing else self.propose is not None
+        return usable and bool(sketch.candidates(self.accepts, self.takes_tuples))
 
 
 def smooth(op: OpDef) -> OpDef:

@@ -4,7 +4,8 @@
 Gradient recomputes in the backward pass instead of keeping (TVM's
 ``test_transform_gradient_checkpoint.py``); LegalizeOps makes each of them its operand, so a
 module holding them compiles as it is. Both type rules take a variable only (Gradient checks the
-same), so ``relax_build`` binds a constant operand first (``OpDef.var_operands``).
+same), so ``relax_build`` binds a constant operand first (``OpDef.var_operands``). Only imports
+hold them (see ``marker``).
 
 ``print`` is an effect (``program.EFFECTS``): its value is none, nothing reads it, and it stays
 though no output needs it, in main, outside dataflow blocks of a function built impure
@@ -34,11 +35,15 @@ def marker(name: str, relax_name: str, notes: str) -> OpDef:
             target = getattr(target, part)
         return target(args[0])
 
-    def propose(sketch: Sketch, choose: Chooser) -> None:
+    def propose(sketch: Sketch, choose: Chooser) -> None:  # the importer's forms only (drawn=False)
         sketch.add(name, [pick(sketch, choose, lambda info: True)])
 
+    # Not drawn: FoldConstant replaces the variable by its constant and the marker's type rule then
+    # raises ("The argument of relax.op.grad.start_checkpoint should be a Var"), not triaged yet;
+    # drawn, that stopped every FoldConstant run. Imported modules hold the markers, and a seeded
+    # run reports what a pass does to them.
     return OpDef(name, _identity_infer, emit, lambda args, at: np.array(args[0], copy=True), propose,
-                 lambda info: True, notes, var_operands=True)
+                 lambda info: True, notes, var_operands=True, drawn=False)
 
 
 START_CHECKPOINT = marker("start_checkpoint", "grad.start_checkpoint",
