@@ -25,9 +25,9 @@ FLOAT64_RUN = ("float64", "bool", "int64")
 
 
 @pytest.mark.parametrize("op, dtypes, examples",
-                         [(op.name, None, 8) for op in OPS if op.propose is not None] +
+                         [(op.name, None, 8) for op in OPS if op.drawable] +
                          [(op.name, run, 4) for run in (BFLOAT16_RUN, FLOAT64_RUN) for op in OPS
-                          if op.propose is not None and run[0] in first_operand_dtypes(op)],
+                          if op.drawable and run[0] in first_operand_dtypes(op)],
                          ids=lambda v: v[0] if v in (BFLOAT16_RUN, FLOAT64_RUN) else "all" if v is None else None)
 def test_reference_matches_tvm(op, dtypes, examples):
     @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
