@@ -353,3 +353,25 @@ def test_a_packed_function_the_test_registers_itself_is_rejected():
 
     with pytest.raises(ImportRejected, match=f"a call_pure_packed of {name}, which TVM does not register"):
         import_module(Registered)
+
+
+def test_a_kernel_that_never_writes_its_output_is_rejected_since_its_result_is_uninitialized_memory():
+    """TVM's tests write placeholder kernels as ``T.evaluate(0)``: run, their output is whatever
+    the allocation held, which differs between the original and the optimized module."""
+
+    @I.ir_module(s_tir=True)
+    class Placeholder:
+        @T.prim_func(private=True, s_tir=True)
+        def exp(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+            T.evaluate(0)
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            cls = Placeholder
+            with R.dataflow():
+                y = R.call_tir(cls.exp, (x,), out_ty=R.Tensor((4,), "float32"))
+                R.output(y)
+            return y
+
+    with pytest.raises(ImportRejected, match="never writes its output B .*uninitialized"):
+        import_module(Placeholder)

@@ -811,6 +811,10 @@ class _Importer:
                     body.fail(binding, f"a call_tir operand or result of dim {d} where the kernel's buffer has {b.value}")
                 if isinstance(b, tvm.tirx.IntImm) and isinstance(d, str):
                     self.fixed.setdefault(d, int(b.value))
+        unwritten = _unreferenced_outputs(function, len(inputs), len(outputs))
+        if unwritten:
+            body.fail(binding, f"a call_tir of a kernel that never writes its output {unwritten[0]} "
+                               "(its value would be uninitialized memory)")
         name, text = self.kernel_text(call.args[0], function)
         if text is None:
             body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
@@ -977,6 +981,16 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
                                  for i in shapeless] + \
             [f"parameter {settled.param_name(i)}: of unknown dtype, given {dtype}" for i in typeless]
     raise first
+
+
+def _unreferenced_outputs(function, inputs: int, outputs: int) -> list[str]:
+    """The output buffers of a destination-passing kernel its body never refers to. Such an output
+    holds whatever the allocation held (TVM's tests write placeholder kernels as ``T.evaluate(0)``),
+    so the original and the optimized module would read different garbage. A buffer referred to is
+    taken as written: a kernel that only reads its output, or writes part of it, is not caught."""
+    referenced = tvm.tirx.analysis.undefined_vars(function.body)
+    return [str(param.name) for param in function.params[inputs:inputs + outputs]
+            if not any(var.same_as(param) for var in referenced)]
 
 
 _KERNEL_SCRIPTS: dict = {}  # (name, structural hash) -> [(PrimFunc, its TVMScript or None)]
