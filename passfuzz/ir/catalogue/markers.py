@@ -38,10 +38,10 @@ def marker(name: str, relax_name: str, notes: str) -> OpDef:
     def propose(sketch: Sketch, choose: Chooser) -> None:  # the importer's forms only (drawn=False)
         sketch.add(name, [pick(sketch, choose, lambda info: True)])
 
-    # Not drawn: FoldConstant replaces the variable by its constant and the marker's type rule then
-    # raises ("The argument of relax.op.grad.start_checkpoint should be a Var"), not triaged yet;
-    # drawn, that stopped every FoldConstant run. Imported modules hold the markers, and a seeded
-    # run reports what a pass does to them.
+    # Not drawn: FoldConstant (and BindParams) replace a marked variable by its constant and the
+    # marker's type rule then raises, a TVM fault (corpus/faults/checkpoint-marker-refuses-constant-
+    # operand.json); drawn, nearly every FoldConstant run would stop on it again. Imported modules
+    # hold the markers, and a seeded run reports what a pass does to them.
     return OpDef(name, _identity_infer, emit, lambda args, at: np.array(args[0], copy=True), propose,
                  lambda info: True, notes, var_operands=True, drawn=False)
 
