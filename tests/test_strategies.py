@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 from tvm import relax
 
+from passfuzz.findings.reduce import Reducer
 from passfuzz.ir.catalogue import OPS, is_int
 from passfuzz.ir.catalogue.base import leaves
 from passfuzz.ir.graph import analyse, evaluate_all, flatten
@@ -95,25 +96,19 @@ def _minimal(condition, seed):
                 random=random.Random(seed))
 
 
-# softmax also sits inside the attention_block motif; run by pytest-xdist, Hypothesis' shrink of
-# a program that holds it sometimes stops inside the motif with an unrelated node or parameter left
-# over (the engine's Reducer removes those), and which seed does so varies from run to run.
-_SHRINK_FLAKY = pytest.mark.xfail(strict=False, reason="shrinking through the attention_block motif varies under xdist")
-
-
-# take with seed 2 failed in two whole-suite runs (pytest-xdist, -n 2) after the catalogue grew by
-# nine ops, and passes alone and beside other files; the interaction is not found yet.
-_SHRINK_IN_SUITE = pytest.mark.xfail(strict=False, reason="take's shrink fails in the whole xdist suite only (cause not found)")
-
-
-@pytest.mark.parametrize("op", ["matmul", pytest.param("take", marks=_SHRINK_IN_SUITE),
-                                pytest.param("softmax", marks=_SHRINK_FLAKY), "where"])
+@pytest.mark.parametrize("op", ["matmul", "take", "softmax", "where"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_shrinks_to_a_few_nodes_around_the_op(op, seed):
-    program = _minimal(lambda p: op in p.op_counts(), seed)
+def test_a_finding_shrinks_then_reduces_to_a_few_nodes_around_the_op(op, seed):
+    """What a finding goes through: Hypothesis' shrink, then the engine's Reducer. Hypothesis alone
+    can stop in a local minimum (softmax inside the attention_block motif, with the motif's
+    matmuls and an unrelated chain left over) that the Reducer's bypasses and cuts leave."""
+    def holds_op(program, passes=()):
+        return op in program.op_counts()
+
+    program, _ = Reducer(holds_op, budget_seconds=60).reduce(_minimal(holds_op, seed))
     assert op in program.op_counts()
     assert len(program.nodes) <= 5, program.summary()
-    assert len(program.params) <= 4, program.summary()  # the engine's Reducer drops what is left unused
+    assert len(program.params) <= 4, program.summary()
 
 
 def test_argument_validation():
