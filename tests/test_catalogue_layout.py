@@ -81,6 +81,21 @@ def test_split_by_sections_keeps_its_old_meaning():
     np.testing.assert_array_equal(ref("split", x6, sections=3, axis=1, index=2), x6[:, 4:])
 
 
+def test_split_into_uneven_sections_takes_ceiling_parts_and_refuses_an_empty_one():
+    x = F((2, 10, 4))
+    assert [infer("split", x, sections=3, axis=1, index=k).shape[1] for k in range(3)] == [4, 4, 2]
+    assert [i.shape[1] for i in infer("split_tuple", x, sections=3, axis=1).items] == [4, 4, 2]
+    for bad in (4, 6, 7):  # 10 in 4 gives 3, 3, 3, 1 (fine), in 6 or 7: 2 * 5 or 6 >= 10 leaves a part empty
+        if bad == 4:
+            assert infer("split", x, sections=4, axis=1, index=3).shape[1] == 1
+            continue
+        with pytest.raises(OpError, match="empty"):
+            infer("split", x, sections=bad, axis=1, index=0)
+    x10 = np.arange(20, dtype="int32").reshape(2, 10)
+    np.testing.assert_array_equal(ref("split", x10, sections=3, axis=1, index=2), x10[:, 8:])
+    assert [p.shape[1] for p in ref("split_tuple", x10, sections=4, axis=1)] == [3, 3, 3, 1]
+
+
 # -- strided_slice with negative strides ---------------------------------------------------------------
 
 @pytest.mark.parametrize("begin, end, stride, length", [(3, -5, -1, 4), (3, 0, -1, 3), (3, 0, -2, 2), (2, -5, -2, 2),

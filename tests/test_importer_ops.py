@@ -278,3 +278,21 @@ def test_a_strided_slice_written_without_strides_keeps_that_form():
     assert [n.attrs["strides"] for n in program.nodes] == [None, [2]]
     assert infer("strided_slice", F((8, 9, 10, 10)), axes=[0, 1, 3], begin=[1, 0, 2], end=[8, 9, 4],
                  strides=None).shape == (7, 9, 10, 2)
+
+
+# -- split into uneven sections, a long float arange ---------------------------------------------------
+
+@I.ir_module
+class UnevenSplitAndLongArange:
+    @R.function
+    def main(x: R.Tensor((2, 10, 4), "float32"), y: R.Tensor((160,), "float32")):
+        parts = R.split(x, indices_or_sections=3, axis=1)
+        shifted = R.add(y, R.arange(0, 160, 1, dtype="float32"))
+        return (parts, shifted)
+
+
+def test_uneven_split_sections_and_a_long_float_arange_import_and_agree():
+    rng = np.random.default_rng(0)
+    args = [rng.uniform(-4, 4, (2, 10, 4)).astype("float32"), rng.uniform(-4, 4, (160,)).astype("float32")]
+    program = agrees(UnevenSplitAndLongArange, args)
+    assert {n.op for n in program.nodes} >= {"split_tuple", "arange"}
