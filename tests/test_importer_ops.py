@@ -296,3 +296,20 @@ def test_uneven_split_sections_and_a_long_float_arange_import_and_agree():
     args = [rng.uniform(-4, 4, (2, 10, 4)).astype("float32"), rng.uniform(-4, 4, (160,)).astype("float32")]
     program = agrees(UnevenSplitAndLongArange, args)
     assert {n.op for n in program.nodes} >= {"split_tuple", "arange"}
+
+
+# -- adaptive_avg_pool2d without an output size ---------------------------------------------------------
+
+@I.ir_module
+class AdaptiveAvgPoolWithoutOutputSize:
+    @R.function
+    def main(x: R.Tensor((2, 3, 5, 4), "float32")):
+        gv = R.nn.adaptive_avg_pool2d(x, output_size=None)
+        return gv
+
+
+def test_adaptive_avg_pool2d_without_an_output_size_keeps_the_input_size_and_agrees():
+    x = np.random.default_rng(0).uniform(-4, 4, (2, 3, 5, 4)).astype("float32")
+    program = agrees(AdaptiveAvgPoolWithoutOutputSize, [x])
+    assert program.nodes[-1].attrs["output_size"] is None
+    np.testing.assert_allclose(ref("adaptive_avg_pool2d", x, output_size=None, layout="NCHW"), x, rtol=1e-6)

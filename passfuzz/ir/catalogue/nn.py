@@ -1154,7 +1154,7 @@ def _adaptive_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     (x,) = args
     require(x.dtype in FLOATS, "adaptive_avg_pool2d is drawn for floats only (integers return int32 in TVM)")
     sizes = _spatial(x, attrs["layout"])
-    out = _ints(attrs["output_size"], 2, "output_size", 1)
+    out = list(sizes) if attrs["output_size"] is None else _ints(attrs["output_size"], 2, "output_size", 1)
     require(all(o <= s for o, s in zip(out, sizes)), "output_size is drawn no larger than the input")
     checked((), x.dtype, -x.size * x.magnitude, x.size * x.magnitude, True)  # window sums
     return checked(_with_spatial(x, attrs["layout"], out), x.dtype, x.lo, x.hi, False)
@@ -1164,7 +1164,8 @@ def _adaptive_ref(args, attrs):
     x = args[0]
     layout = attrs["layout"]
     xc = to_canonical(x.astype("float64"), layout_axes(layout, _canonical(layout)), _canonical(layout))
-    (h, w), (oh, ow) = xc.shape[2:], attrs["output_size"]
+    (h, w) = xc.shape[2:]
+    oh, ow = (h, w) if attrs["output_size"] is None else attrs["output_size"]
     out = np.zeros(xc.shape[:2] + (oh, ow))
     for i, j in itertools.product(range(oh), range(ow)):
         r0, r1 = (i * h) // oh, -((-(i + 1) * h) // oh)
@@ -1179,7 +1180,7 @@ def _adaptive_propose(sketch: Sketch, choose: Chooser) -> None:
         _adaptive_infer, [_lifted(i, 4)], {"output_size": [1, 1], "layout": "NCHW"})), 4)
     info = sketch.infos[x]
     layout = choose.choice(list(POOL_LAYOUTS[2]))
-    output_size = [choose.integer(1, s) for s in _spatial(info, layout)]
+    output_size = None if choose.integer(0, 3) == 0 else [choose.integer(1, s) for s in _spatial(info, layout)]
     x, layout = _rarely_packed(sketch, choose, x, layout)
     sketch.add("adaptive_avg_pool2d", [x], {"output_size": output_size, "layout": layout})
 
@@ -1190,7 +1191,8 @@ ADAPTIVE_AVG_POOL2D = OpDef(
     _adaptive_ref, _adaptive_propose,
     lambda i: _pool_accepts(FLOATS)(i) and valid(_adaptive_infer, [_lifted(i, 4)],
                                                  {"output_size": [1, 1], "layout": "NCHW"}),
-    notes="Window i spans [floor(i*H/out), ceil((i+1)*H/out)), as in PyTorch. Integers return int32 in TVM "
+    notes="Window i spans [floor(i*H/out), ceil((i+1)*H/out)), as in PyTorch; output_size None keeps the "
+          "input's size. Integers return int32 in TVM "
           "(declared otherwise): not drawn. " + _PACKED_POOL_NOTES)
 
 # -- pad --------------------------------------------------------------------------------------------
