@@ -313,3 +313,28 @@ def test_adaptive_avg_pool2d_without_an_output_size_keeps_the_input_size_and_agr
     program = agrees(AdaptiveAvgPoolWithoutOutputSize, [x])
     assert program.nodes[-1].attrs["output_size"] is None
     np.testing.assert_allclose(ref("adaptive_avg_pool2d", x, output_size=None, layout="NCHW"), x, rtol=1e-6)
+
+
+# -- relax.grad's backward ops ----------------------------------------------------------------------------
+
+@I.ir_module
+class Backward:
+    @R.function
+    def main(grad: R.Tensor((), "float32"), predictions: R.Tensor((2, 3, 4), "float32"),
+             targets: R.Tensor((2, 4), "int64"), weights: R.Tensor((4,), "float32"),
+             each: R.Tensor((2, 4), "float32"), taken: R.Tensor((3, 3, 2), "float32"),
+             x: R.Tensor((3, 4, 2), "float32"), indices: R.Tensor((3,), "int32")):
+        mean = R.grad.nll_loss_backward(grad, predictions, targets, weights, reduction="mean", ignore_index=-1)
+        none = R.grad.nll_loss_backward(each, predictions, targets, reduction="none", ignore_index=1)
+        scattered = R.grad.take_backward(taken, x, indices, axis=1)
+        return (mean, none, scattered)
+
+
+def test_nll_loss_and_take_backward_import_and_agree():
+    rng = np.random.default_rng(0)
+    u = lambda *shape: rng.uniform(-4, 4, shape).astype("float32")  # noqa: E731
+    args = [np.array(1.5, "float32"), u(2, 3, 4), np.array([[0, 1, 2, 1], [2, 2, 0, 1]], "int64"),
+            np.array([0.5, 2.0, 1.0, 3.0], "float32"), u(2, 4), u(3, 3, 2), u(3, 4, 2),
+            np.array([1, 3, 1], "int32")]  # a repeated index sums its slices
+    program = agrees(Backward, args)
+    assert [n.op for n in program.nodes] == ["nll_loss_backward"] * 2 + ["take_backward"]
