@@ -144,7 +144,7 @@ TAKE = OpDef("take", _take_infer,
                    "in range by construction. mode='clip' clamps to [0, n-1]; mode='wrap' takes the index "
                    "modulo n (numpy 'wrap'); both define every index. mode='nan' is not drawn.")
 
-# -- take_backward: the gradient of take (relax.grad) --------------------------------------------------------------------------------
+# -- take_backward: the gradient of take (relax.grad) -------------------------------------------
 
 
 def _take_backward_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:

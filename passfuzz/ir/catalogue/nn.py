@@ -1503,7 +1503,9 @@ def _nll_loss_accepts(info: ValueInfo) -> bool:
     return info.dtype in FLOATS and 1 <= info.rank <= 4
 
 
-def _nll_loss_propose(sketch: Sketch, choose: Chooser) -> None:
+def _nll_loss_draw(sketch: Sketch, choose: Chooser) -> tuple[list[int], dict, tuple[int, ...]]:
+    """nll_loss's operands (predictions, targets[, weights]) and attributes, and the shape of its
+    result with reduction "none" (the targets')."""
     x = pick(sketch, choose, _nll_loss_accepts)
     info = sketch.infos[x]
     classes = info.shape[1] if info.rank > 1 else info.shape[0]
@@ -1517,6 +1519,11 @@ def _nll_loss_propose(sketch: Sketch, choose: Chooser) -> None:
     if choose.boolean():
         args.append(_weight(sketch, choose, (classes,), info.dtype, 0.5, 2.0,
                             lambda i: valid(_nll_loss_infer, [info, sketch.infos[t], i], attrs)))
+    return args, attrs, shape
+
+
+def _nll_loss_propose(sketch: Sketch, choose: Chooser) -> None:
+    args, attrs, _ = _nll_loss_draw(sketch, choose)
     if valid(_nll_loss_infer, [sketch.infos[a] for a in args], attrs):
         sketch.add("nll_loss", args, attrs)
 
@@ -1529,7 +1536,7 @@ NLL_LOSS = OpDef(
           "weights picked, or kept per target. Targets always name a class: TVM's kernel reads "
           "predictions[t] before selecting on ignore_index. With \"mean\", no target is ignored.")
 
-# -- nll_loss_backward: the gradient of nll_loss (relax.grad) ----------------------------------------------------------------------------
+# -- nll_loss_backward: the gradient of nll_loss (relax.grad) ----------------------------------------
 
 
 def _nll_loss_backward_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
@@ -1578,25 +1585,11 @@ def _nll_loss_backward_ref(args, attrs):
 
 
 def _nll_loss_backward_propose(sketch: Sketch, choose: Chooser) -> None:
-    x = pick(sketch, choose, _nll_loss_accepts)
-    info = sketch.infos[x]
-    classes = info.shape[1] if info.rank > 1 else info.shape[0]
-    shape = (info.shape[0], *info.shape[2:]) if info.rank > 1 else ()
-    reduction = choose.choice(NLL_REDUCTIONS)
-    ignore = choose.choice([-100, -1] + ([] if reduction == "mean" else list(range(classes))))
-    attrs = {"reduction": reduction, "ignore_index": ignore}
-    t = operand(sketch, choose, [shape], choose.choice(["int64", "int32"]), 0, classes - 1,
-                lambda i: 0 <= i.lo and i.hi <= classes - 1)
-    args = [x, t]
-    if choose.boolean():
-        args.append(_weight(sketch, choose, (classes,), info.dtype, 0.5, 2.0, lambda i: i.lo > 0))
-    grad = operand(sketch, choose, [shape if reduction == "none" else ()], info.dtype, -4.0, 4.0)
-    args = [grad, *args]
-    try:
-        _nll_loss_backward_infer([sketch.infos[a] for a in args], attrs)
-    except ValueError:
-        return
-    sketch.add("nll_loss_backward", args, attrs)
+    args, attrs, shape = _nll_loss_draw(sketch, choose)
+    x = sketch.infos[args[0]]
+    args = [operand(sketch, choose, [shape if attrs["reduction"] == "none" else ()], x.dtype, -4.0, 4.0), *args]
+    if valid(_nll_loss_backward_infer, [sketch.infos[a] for a in args], attrs):
+        sketch.add("nll_loss_backward", args, attrs)
 
 
 NLL_LOSS_BACKWARD = OpDef(
