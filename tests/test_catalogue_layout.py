@@ -81,6 +81,21 @@ def test_split_by_sections_keeps_its_old_meaning():
     np.testing.assert_array_equal(ref("split", x6, sections=3, axis=1, index=2), x6[:, 4:])
 
 
+def test_split_into_uneven_sections_takes_ceiling_parts_and_refuses_an_empty_one():
+    x = F((2, 10, 4))
+    assert [infer("split", x, sections=3, axis=1, index=k).shape[1] for k in range(3)] == [4, 4, 2]
+    assert [i.shape[1] for i in infer("split_tuple", x, sections=3, axis=1).items] == [4, 4, 2]
+    for bad in (4, 6, 7):  # 10 in 4 gives 3, 3, 3, 1 (fine), in 6 or 7: 2 * 5 or 6 >= 10 leaves a part empty
+        if bad == 4:
+            assert infer("split", x, sections=4, axis=1, index=3).shape[1] == 1
+            continue
+        with pytest.raises(OpError, match="empty"):
+            infer("split", x, sections=bad, axis=1, index=0)
+    x10 = np.arange(20, dtype="int32").reshape(2, 10)
+    np.testing.assert_array_equal(ref("split", x10, sections=3, axis=1, index=2), x10[:, 8:])
+    assert [p.shape[1] for p in ref("split_tuple", x10, sections=4, axis=1)] == [3, 3, 3, 1]
+
+
 # -- strided_slice with negative strides ---------------------------------------------------------------
 
 @pytest.mark.parametrize("begin, end, stride, length", [(3, -5, -1, 4), (3, 0, -1, 3), (3, 0, -2, 2), (2, -5, -2, 2),
@@ -251,13 +266,18 @@ def test_arange_length_range_and_validation():
     np.testing.assert_array_equal(ref("arange", start=0.5, end=2.75, step=0.75, dtype="float32"), [0.5, 1.25, 2.0])
     assert infer("arange", start=0.0, end=2.0, step=0.5, dtype="float16").shape == (4,)
     for bad in [dict(start=0, end=4, step=0, dtype="int32"), dict(start=0, end=0, step=1, dtype="int32"),
-                dict(start=0, end=4, step=-1, dtype="int32"), dict(start=0, end=100, step=1, dtype="int32"),
+                dict(start=0, end=4, step=-1, dtype="int32"), dict(start=0, end=5000, step=1, dtype="int32"),
                 dict(start=0, end=2, step=1, dtype="bool"), dict(start=0.5, end=3, step=1, dtype="int32"),
                 dict(start=0.1, end=1.0, step=0.3, dtype="float32"), dict(start=3, end=-2, step=-1, dtype="uint8"),
-                dict(start=120, end=130, step=2, dtype="int8")]:
+                dict(start=120, end=130, step=2, dtype="int8"), dict(start=0, end=160, step=1, dtype="float16"),
+                dict(start=0, end=1000, step=100, dtype="float32")]:
         with pytest.raises(OpError):
             infer("arange", **bad)
     assert infer("arange", start=0, end=4, step=1, dtype="uint8").lo == 0
+    # longer and wider than drawn, as TVM's tests write it: every element an exact float32
+    long = infer("arange", start=0, end=160, step=1, dtype="float32")
+    assert (long.shape, long.hi) == ((160,), approx(159))
+    np.testing.assert_array_equal(ref("arange", start=0, end=160, step=1, dtype="float32"), np.arange(160))
 
 
 def test_eye_and_eye_like_ranges():

@@ -278,3 +278,63 @@ def test_a_strided_slice_written_without_strides_keeps_that_form():
     assert [n.attrs["strides"] for n in program.nodes] == [None, [2]]
     assert infer("strided_slice", F((8, 9, 10, 10)), axes=[0, 1, 3], begin=[1, 0, 2], end=[8, 9, 4],
                  strides=None).shape == (7, 9, 10, 2)
+
+
+# -- split into uneven sections, a long float arange ---------------------------------------------------
+
+@I.ir_module
+class UnevenSplitAndLongArange:
+    @R.function
+    def main(x: R.Tensor((2, 10, 4), "float32"), y: R.Tensor((160,), "float32")):
+        parts = R.split(x, indices_or_sections=3, axis=1)
+        shifted = R.add(y, R.arange(0, 160, 1, dtype="float32"))
+        return (parts, shifted)
+
+
+def test_uneven_split_sections_and_a_long_float_arange_import_and_agree():
+    rng = np.random.default_rng(0)
+    args = [rng.uniform(-4, 4, (2, 10, 4)).astype("float32"), rng.uniform(-4, 4, (160,)).astype("float32")]
+    program = agrees(UnevenSplitAndLongArange, args)
+    assert {n.op for n in program.nodes} >= {"split_tuple", "arange"}
+
+
+# -- adaptive_avg_pool2d without an output size ---------------------------------------------------------
+
+@I.ir_module
+class AdaptiveAvgPoolWithoutOutputSize:
+    @R.function
+    def main(x: R.Tensor((2, 3, 5, 4), "float32")):
+        gv = R.nn.adaptive_avg_pool2d(x, output_size=None)
+        return gv
+
+
+def test_adaptive_avg_pool2d_without_an_output_size_keeps_the_input_size_and_agrees():
+    x = np.random.default_rng(0).uniform(-4, 4, (2, 3, 5, 4)).astype("float32")
+    program = agrees(AdaptiveAvgPoolWithoutOutputSize, [x])
+    assert program.nodes[-1].attrs["output_size"] is None
+    np.testing.assert_allclose(ref("adaptive_avg_pool2d", x, output_size=None, layout="NCHW"), x, rtol=1e-6)
+
+
+# -- relax.grad's backward ops ----------------------------------------------------------------------------
+
+@I.ir_module
+class Backward:
+    @R.function
+    def main(grad: R.Tensor((), "float32"), predictions: R.Tensor((2, 3, 4), "float32"),
+             targets: R.Tensor((2, 4), "int64"), weights: R.Tensor((4,), "float32"),
+             each: R.Tensor((2, 4), "float32"), taken: R.Tensor((3, 3, 2), "float32"),
+             x: R.Tensor((3, 4, 2), "float32"), indices: R.Tensor((3,), "int32")):
+        mean = R.grad.nll_loss_backward(grad, predictions, targets, weights, reduction="mean", ignore_index=-1)
+        none = R.grad.nll_loss_backward(each, predictions, targets, reduction="none", ignore_index=1)
+        scattered = R.grad.take_backward(taken, x, indices, axis=1)
+        return (mean, none, scattered)
+
+
+def test_nll_loss_and_take_backward_import_and_agree():
+    rng = np.random.default_rng(0)
+    u = lambda *shape: rng.uniform(-4, 4, shape).astype("float32")  # noqa: E731
+    args = [np.array(1.5, "float32"), u(2, 3, 4), np.array([[0, 1, 2, 1], [2, 2, 0, 1]], "int64"),
+            np.array([0.5, 2.0, 1.0, 3.0], "float32"), u(2, 4), u(3, 3, 2), u(3, 4, 2),
+            np.array([1, 3, 1], "int32")]  # a repeated index sums its slices
+    program = agrees(Backward, args)
+    assert [n.op for n in program.nodes] == ["nll_loss_backward"] * 2 + ["take_backward"]

@@ -173,13 +173,19 @@ FULL = OpDef("full", _full_infer, _full_emit,
 
 # -- arange -----------------------------------------------------------------------------------------
 
-ARANGE_MAX = 16
+ARANGE_MAX = 16  # the longest arange drawn
+ARANGE_LONGEST = 4096  # the longest accepted (TVM's tests write arange(0, 160, 1) and longer)
+# Float arange takes multiples of 1/4 up to a magnitude at which every one is exact in the dtype
+# (2^(significand bits) / 4: 2^22 for float32); 64 for the 16-bit floats, as drawn
+ARANGE_FLOAT_BOUND = {"float16": 64.0, "bfloat16": 64.0, "float32": 2.0 ** 22, "float64": 2.0 ** 51}
+ARANGE_STEP_BOUND = 64.0
 
 
 def _arange_infer(args, attrs):
-    """Integer dtypes take int start/end/step. Float dtypes take multiples of 1/4 of magnitude
-    <= 64: every element is then exact in float16 too, and (end - start) / step is either an
-    integer or at least 1/256 away from one, so the length is the same in any precision."""
+    """Integer dtypes take int start/end/step. Float dtypes take multiples of 1/4 whose every
+    element (and ``end``) is exact in the dtype (``ARANGE_FLOAT_BOUND``), with a step of
+    magnitude <= 64: (end - start) / step is then either an integer or at least 1/256 away from
+    one, so the length is the same in any precision, and start + i * step is exact."""
     require(not args and set(attrs) == {"start", "end", "step", "dtype"}, "arange takes start, end, step, dtype")
     dtype = attrs["dtype"]
     require(dtype in NUMERIC, f"arange does not support {dtype!r} (bool allows at most 2 elements)")
@@ -190,13 +196,16 @@ def _arange_infer(args, attrs):
         # (arange(3, -4, -2) as (5,)), so every consumer's types disagree with the values.
         require(step > 0, "integer arange with a negative step is mistyped by TVM (catalogue/excluded.py)")
     else:
-        require(all(isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) <= 64 and
-                    float(v) * 4 == int(float(v) * 4) for v in (start, end, step)),
-                "float arange takes multiples of 0.25 of magnitude <= 64")
+        bound = ARANGE_FLOAT_BOUND[dtype]
+        require(all(isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) <= bound and
+                    float(v) * 4 == int(float(v) * 4) for v in (start, end, step)) and abs(step) <= ARANGE_STEP_BOUND,
+                f"float arange takes multiples of 0.25 of magnitude <= {bound:g}, a step of magnitude <= "
+                f"{ARANGE_STEP_BOUND:g}")
     require(step != 0, "arange step must not be 0")
     n = math.ceil((end - start) / step)
-    require(1 <= n <= ARANGE_MAX, f"arange length {n} outside [1, {ARANGE_MAX}]")
+    require(1 <= n <= ARANGE_LONGEST, f"arange length {n} outside [1, {ARANGE_LONGEST}]")
     last = start + (n - 1) * step
+    require(is_int(dtype) or abs(last - start) <= ARANGE_FLOAT_BOUND[dtype], "i * step must be exact too")
     return checked((n,), dtype, min(start, last), max(start, last), True)
 
 

@@ -67,6 +67,10 @@ EXCLUDED: list[tuple[str, str]] = [
      ("a source coordinate on a rounding boundary (exact in numpy, a rounding off in TVM's float32, or moved by "
       "an FMA) picks another pixel; linear interpolation is continuous there")),
     ("resize2d on float64", "topi computes the coordinates and weights in float32: float32's error in a float64 result"),
+    ("grad.max_pool2d_backward, grad.avg_pool2d_backward",
+     ("TVM's tests write them with ceil_mode=True, which the catalogue's forward pools do not model (windows "
+      "past the edge, and their divisor without the padding), and max's gradient goes to one of tied maxima, "
+      "which TVM picks in an order not measured; not added yet")),
     ("layer_norm on bfloat16", "legalization supports float32 and float16 only (the same check in TOPI)"),
     ("group_norm on bfloat16", "type inference rejects it ('data must be float, but got T.bfloat16')"),
 ]

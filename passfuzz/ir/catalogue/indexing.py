@@ -144,6 +144,60 @@ TAKE = OpDef("take", _take_infer,
                    "in range by construction. mode='clip' clamps to [0, n-1]; mode='wrap' takes the index "
                    "modulo n (numpy 'wrap'); both define every index. mode='nan' is not drawn.")
 
+# -- take_backward: the gradient of take (relax.grad) -------------------------------------------
+
+
+def _take_backward_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    """(output_grad, x, indices), axis: TVM's kernel (legalize_ops/grad.py) adds output_grad's
+    slices into zeros at the indices, which it reads unchecked and takes 1-D, and handles a
+    non-negative axis only. A slice named k times sums k elements: the result is exact only for
+    one index."""
+    require(len(args) == 3 and set(attrs) == {"axis"}, "take_backward takes (output_grad, x, indices) and axis")
+    grad, x, indices = args
+    require(x.dtype in FLOATS and grad.dtype == x.dtype, "take_backward takes float x and output_grad of one dtype")
+    axis = attrs["axis"]
+    require(isinstance(axis, int) and not isinstance(axis, bool) and 0 <= axis < x.rank,
+            "take_backward takes a non-negative axis of x (TVM's kernel compares it as written)")
+    require(indices.dtype in INTS and indices.rank == 1, "take_backward's indices are a 1-D integer tensor")
+    require(0 <= indices.lo and indices.hi <= x.shape[axis] - 1,
+            f"operand 2 (indices) must lie in [0, {x.shape[axis] - 1}] (the kernel reads them unchecked)")
+    require(grad.shape == x.shape[:axis] + indices.shape + x.shape[axis + 1:],
+            "output_grad has take's result shape")
+    k = indices.shape[0]
+    return checked(x.shape, x.dtype, min(0.0, k * grad.lo), max(0.0, k * grad.hi), grad.exact and k == 1)
+
+
+def _take_backward_ref(args, attrs):
+    grad, x, indices = args
+    out = np.zeros(x.shape, "float64")
+    moved = np.moveaxis(out, attrs["axis"], 0)  # a view: np.add.at sums repeated indices in order
+    np.add.at(moved, indices.astype("int64"), np.moveaxis(grad.astype("float64"), attrs["axis"], 0))
+    return out.astype(x.dtype)
+
+
+def _take_backward_accepts(info: ValueInfo) -> bool:
+    return info.dtype in FLOATS and info.rank >= 1
+
+
+def _take_backward_propose(sketch: Sketch, choose: Chooser) -> None:
+    x = pick(sketch, choose, _take_backward_accepts)
+    info = sketch.infos[x]
+    axis = choose.integer(0, info.rank - 1)
+    indices = _index_operand(sketch, choose, info.shape[axis] - 1, lambda s: len(s) == 1,
+                             lambda: (choose.integer(1, 4),))
+    shape = info.shape[:axis] + sketch.infos[indices].shape + info.shape[axis + 1:]
+    grad = operand(sketch, choose, [shape], info.dtype, -4.0, 4.0)
+    sketch.add("take_backward", [grad, x, indices], {"axis": axis})
+
+
+TAKE_BACKWARD = OpDef(
+    "take_backward", _take_backward_infer,
+    lambda R, args, at: R.op.grad.take_backward(*args, axis=at["axis"]),
+    _take_backward_ref, _take_backward_propose, _take_backward_accepts,
+    notes="The gradient of take at output_grad: zeros of x's shape with output_grad's slices added at the "
+          "indices (a repeated index sums). 1-D in-range indices and a non-negative axis only: TVM's kernel "
+          "reads the indices unchecked and handles no other form.")
+
 # -- gather_elements ----------------------------------------------------------------------------
 
 
@@ -428,4 +482,4 @@ ONE_HOT = OpDef("one_hot", _one_hot_infer, _one_hot_emit, _one_hot_reference, _o
                       "indices stay in range by construction. axis=-1 appends the new dim; other negative "
                       "axes fail in TVM.")
 
-OPS = [TAKE, GATHER_ELEMENTS, GATHER_ND, ONE_HOT, SCATTER_ELEMENTS]
+OPS = [TAKE, TAKE_BACKWARD, GATHER_ELEMENTS, GATHER_ND, ONE_HOT, SCATTER_ELEMENTS]

@@ -259,9 +259,10 @@ def _split_parts(x: ValueInfo, attrs) -> tuple[int, list[int]]:
     if "sections" in attrs:
         sections = attrs["sections"]
         require(isinstance(sections, int) and not isinstance(sections, bool) and sections >= 2
-                and length % sections == 0,
-                "sections must be >= 2 (one section gives a tensor, not a tuple) and divide the axis")
-        return axis, [length // sections] * sections
+                and _sections_fill(length, sections),
+                "sections must be >= 2 (one section gives a tensor, not a tuple) and leave no part empty")
+        part = -(-length // sections)
+        return axis, [part] * (sections - 1) + [length - part * (sections - 1)]
     points = attrs["indices"]
     require(isinstance(points, list) and len(points) >= 1 and all(isinstance(p, int) for p in points),
             "indices must be a non-empty list of ints")
@@ -269,6 +270,20 @@ def _split_parts(x: ValueInfo, attrs) -> tuple[int, list[int]]:
     require(all(a < b for a, b in zip(bounds, bounds[1:])),
             "split points must increase strictly inside the axis (no empty part)")
     return axis, [b - a for a, b in zip(bounds, bounds[1:])]
+
+
+def _sections_fill(length: int, sections: int) -> bool:
+    """Does Relax's split of ``length`` into ``sections`` (parts of ceil(length / sections), the
+    last one the rest) leave every part non-empty? 10 in 3 gives 4, 4, 2; 4 in 3 gives 2, 2, 0."""
+    return -(-length // sections) * (sections - 1) < length
+
+
+def _split_points(length: int, attrs: dict) -> list[int]:
+    """Where numpy.split cuts for the attributes: the points, or the sections' starts."""
+    if "indices" in attrs:
+        return attrs["indices"]
+    part = -(-length // attrs["sections"])
+    return [part * k for k in range(1, attrs["sections"])]
 
 
 def _split_infer(args, attrs):
@@ -290,7 +305,8 @@ def _split_attrs(shape: tuple[int, ...], choose: Chooser) -> dict:
     if choose.boolean():
         inner = list(range(1, shape[axis]))
         return {"indices": sorted({choose.choice(inner) for _ in range(choose.integer(1, len(inner)))}), "axis": axis}
-    return {"sections": choose.choice([s for s in range(2, shape[axis] + 1) if shape[axis] % s == 0]), "axis": axis}
+    return {"sections": choose.choice([s for s in range(2, shape[axis] + 1) if _sections_fill(shape[axis], s)]),
+            "axis": axis}
 
 
 def _split_propose(sketch: Sketch, choose: Chooser) -> None:
@@ -307,10 +323,11 @@ def _split_how(attrs):
 SPLIT = OpDef(
     "split", _split_infer,
     lambda R, args, at: R.TupleGetItem(R.op.split(args[0], _split_how(at), axis=at["axis"]), at["index"]),
-    lambda args, at: np.split(args[0], _split_how(at), axis=at["axis"])[at["index"]],
+    lambda args, at: np.split(args[0], _split_points(args[0].shape[at["axis"]], at), axis=at["axis"])[at["index"]],
     _split_propose, _splittable,
     notes="One node is split followed by TupleGetItem(index). Relax splits uneven sections by ceiling "
-          "(length 4 in 3 gives 2, 2, 0), so only dividing section counts are drawn. Split points "
+          "(length 10 in 3 gives 4, 4, 2; 4 in 3 gives 2, 2, 0): only counts leaving no part empty are drawn. "
+          "Split points "
           "(attribute indices) split as numpy.split does; empty parts are never drawn.")
 
 
@@ -330,7 +347,7 @@ def _split_tuple_propose(sketch: Sketch, choose: Chooser) -> None:
 # ``split`` (one part) is its composite with tuple_get_item, which the importer reads as pieces.
 SPLIT_TUPLE = OpDef(
     "split_tuple", _split_tuple_infer, lambda R, args, at: R.op.split(args[0], _split_how(at), axis=at["axis"]),
-    lambda args, at: tuple(np.split(args[0], _split_how(at), axis=at["axis"])),
+    lambda args, at: tuple(np.split(args[0], _split_points(args[0].shape[at["axis"]], at), axis=at["axis"])),
     _split_tuple_propose, _splittable,
     notes="R.split's tuple of every part (split takes one part); the same sections and points as split.")
 

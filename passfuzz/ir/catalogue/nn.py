@@ -28,6 +28,7 @@ from .base import (
     RTOL,
     Chooser,
     OpDef,
+    OpError,
     Sketch,
     ValueInfo,
     checked,
@@ -1154,7 +1155,7 @@ def _adaptive_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     (x,) = args
     require(x.dtype in FLOATS, "adaptive_avg_pool2d is drawn for floats only (integers return int32 in TVM)")
     sizes = _spatial(x, attrs["layout"])
-    out = _ints(attrs["output_size"], 2, "output_size", 1)
+    out = list(sizes) if attrs["output_size"] is None else _ints(attrs["output_size"], 2, "output_size", 1)
     require(all(o <= s for o, s in zip(out, sizes)), "output_size is drawn no larger than the input")
     checked((), x.dtype, -x.size * x.magnitude, x.size * x.magnitude, True)  # window sums
     return checked(_with_spatial(x, attrs["layout"], out), x.dtype, x.lo, x.hi, False)
@@ -1164,7 +1165,8 @@ def _adaptive_ref(args, attrs):
     x = args[0]
     layout = attrs["layout"]
     xc = to_canonical(x.astype("float64"), layout_axes(layout, _canonical(layout)), _canonical(layout))
-    (h, w), (oh, ow) = xc.shape[2:], attrs["output_size"]
+    (h, w) = xc.shape[2:]
+    oh, ow = (h, w) if attrs["output_size"] is None else attrs["output_size"]
     out = np.zeros(xc.shape[:2] + (oh, ow))
     for i, j in itertools.product(range(oh), range(ow)):
         r0, r1 = (i * h) // oh, -((-(i + 1) * h) // oh)
@@ -1179,7 +1181,7 @@ def _adaptive_propose(sketch: Sketch, choose: Chooser) -> None:
         _adaptive_infer, [_lifted(i, 4)], {"output_size": [1, 1], "layout": "NCHW"})), 4)
     info = sketch.infos[x]
     layout = choose.choice(list(POOL_LAYOUTS[2]))
-    output_size = [choose.integer(1, s) for s in _spatial(info, layout)]
+    output_size = None if choose.integer(0, 3) == 0 else [choose.integer(1, s) for s in _spatial(info, layout)]
     x, layout = _rarely_packed(sketch, choose, x, layout)
     sketch.add("adaptive_avg_pool2d", [x], {"output_size": output_size, "layout": layout})
 
@@ -1190,7 +1192,8 @@ ADAPTIVE_AVG_POOL2D = OpDef(
     _adaptive_ref, _adaptive_propose,
     lambda i: _pool_accepts(FLOATS)(i) and valid(_adaptive_infer, [_lifted(i, 4)],
                                                  {"output_size": [1, 1], "layout": "NCHW"}),
-    notes="Window i spans [floor(i*H/out), ceil((i+1)*H/out)), as in PyTorch. Integers return int32 in TVM "
+    notes="Window i spans [floor(i*H/out), ceil((i+1)*H/out)), as in PyTorch; output_size None keeps the "
+          "input's size. Integers return int32 in TVM "
           "(declared otherwise): not drawn. " + _PACKED_POOL_NOTES)
 
 # -- pad --------------------------------------------------------------------------------------------
@@ -1500,7 +1503,9 @@ def _nll_loss_accepts(info: ValueInfo) -> bool:
     return info.dtype in FLOATS and 1 <= info.rank <= 4
 
 
-def _nll_loss_propose(sketch: Sketch, choose: Chooser) -> None:
+def _nll_loss_draw(sketch: Sketch, choose: Chooser) -> tuple[list[int], dict, tuple[int, ...]]:
+    """nll_loss's operands (predictions, targets[, weights]) and attributes, and the shape of its
+    result with reduction "none" (the targets')."""
     x = pick(sketch, choose, _nll_loss_accepts)
     info = sketch.infos[x]
     classes = info.shape[1] if info.rank > 1 else info.shape[0]
@@ -1514,6 +1519,11 @@ def _nll_loss_propose(sketch: Sketch, choose: Chooser) -> None:
     if choose.boolean():
         args.append(_weight(sketch, choose, (classes,), info.dtype, 0.5, 2.0,
                             lambda i: valid(_nll_loss_infer, [info, sketch.infos[t], i], attrs)))
+    return args, attrs, shape
+
+
+def _nll_loss_propose(sketch: Sketch, choose: Chooser) -> None:
+    args, attrs, _ = _nll_loss_draw(sketch, choose)
     if valid(_nll_loss_infer, [sketch.infos[a] for a in args], attrs):
         sketch.add("nll_loss", args, attrs)
 
@@ -1526,10 +1536,74 @@ NLL_LOSS = OpDef(
           "weights picked, or kept per target. Targets always name a class: TVM's kernel reads "
           "predictions[t] before selecting on ignore_index. With \"mean\", no target is ignored.")
 
+# -- nll_loss_backward: the gradient of nll_loss (relax.grad) ----------------------------------------
+
+
+def _nll_loss_backward_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    """(output_grad, predictions, targets[, weights]): the operands after output_grad as nll_loss
+    takes them (every target a class; with "mean" none ignored and the weights positive), and
+    output_grad shaped as nll_loss's result. Each element is 0 or -weight[t] * output_grad (over
+    the picked weights' sum with "mean", a factor in (0, 1])."""
+    require(len(args) in (3, 4), "nll_loss_backward takes (output_grad, predictions, targets[, weights])")
+    grad, x, t = args[:3]
+    classes = x.shape[1] if x.rank > 1 else x.shape[0]
+    forward = list(args[1:])
+    if len(args) == 4 and args[3].rank == 1 and args[3].shape[0] >= classes:
+        # Relax's type rule lets the weights be longer than the classes (TVM's tests write (4,) for 3
+        # classes); the kernel reads weights[t] only, so the first ``classes`` are the ones that count
+        forward[2] = ValueInfo((classes,), args[3].dtype, args[3].lo, args[3].hi, args[3].exact)
+    try:
+        _nll_loss_infer(forward, attrs)  # the forward's rules
+    except OpError as exc:  # its operand k is ours k + 1 (the importer narrows the operand a rule names)
+        raise OpError(re.sub(r"\boperand (\d+)\b", lambda m: f"operand {int(m.group(1)) + 1}", str(exc))) from None
+    require(grad.dtype == x.dtype, "output_grad has the predictions' dtype")
+    require(grad.shape == (t.shape if attrs["reduction"] == "none" else ()),
+            "output_grad has nll_loss's result shape (the targets' with reduction none, else a scalar)")
+    w = args[3] if len(args) == 4 else ValueInfo((classes,), x.dtype, 1.0, 1.0)
+    if attrs["reduction"] == "mean":
+        products = [-g for g in (grad.lo, grad.hi)]
+    else:
+        products = [-v * g for v in (w.lo, w.hi) for g in (grad.lo, grad.hi)]
+    return checked(x.shape, x.dtype, min(0.0, *products), max(0.0, *products), False)
+
+
+def _nll_loss_backward_ref(args, attrs):
+    grad, x, t = args[0].astype("float64"), args[1], args[2].astype("int64")
+    classes = x.shape[1] if x.ndim > 1 else x.shape[0]
+    w = args[3].astype("float64") if len(args) == 4 else np.ones(classes)
+    picked = np.where(t != attrs["ignore_index"], w[t], 0.0)  # each target's weight, 0 where ignored
+    if attrs["reduction"] == "mean":
+        grad = grad / picked.sum()
+    each = -picked * np.broadcast_to(grad, t.shape)  # d loss / d predictions[n, t_n, ...]
+    out = np.zeros(x.shape)
+    if x.ndim == 1:
+        out[t] = each
+    else:
+        hit = np.expand_dims(t, 1) == np.arange(classes).reshape((1, classes) + (1,) * (x.ndim - 2))
+        out = np.where(hit, np.expand_dims(each, 1), 0.0)
+    return out.astype(x.dtype)
+
+
+def _nll_loss_backward_propose(sketch: Sketch, choose: Chooser) -> None:
+    args, attrs, shape = _nll_loss_draw(sketch, choose)
+    x = sketch.infos[args[0]]
+    args = [operand(sketch, choose, [shape if attrs["reduction"] == "none" else ()], x.dtype, -4.0, 4.0), *args]
+    if valid(_nll_loss_backward_infer, [sketch.infos[a] for a in args], attrs):
+        sketch.add("nll_loss_backward", args, attrs)
+
+
+NLL_LOSS_BACKWARD = OpDef(
+    "nll_loss_backward", _nll_loss_backward_infer,
+    lambda R, args, at: R.op.grad.nll_loss_backward(*args, reduction=at["reduction"], ignore_index=at["ignore_index"]),
+    _nll_loss_backward_ref, _nll_loss_backward_propose, _nll_loss_accepts,
+    notes="The gradient of nll_loss at output_grad: -weights[t] * output_grad at each target's class (over "
+          "the picked weights' sum with \"mean\"), 0 elsewhere and for ignored targets. Operands as for "
+          "nll_loss (every target a class; with \"mean\", none ignored).")
+
 OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, LAYER_NORM, GROUP_NORM, BATCH_NORM,
                     BATCH_NORM_TRAINING, CONV1D, CONV2D, ATTENTION,
                     # what real networks hold besides (benchmarks/model_import.py)
                     DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D, CONV3D, PRELU, CONV2D_TRANSPOSE,
                     # what TVM's own tests hold besides
-                    CROSS_ENTROPY_WITH_LOGITS, NLL_LOSS, CONV1D_TRANSPOSE, CONV3D_TRANSPOSE,
+                    CROSS_ENTROPY_WITH_LOGITS, NLL_LOSS, NLL_LOSS_BACKWARD, CONV1D_TRANSPOSE, CONV3D_TRANSPOSE,
                     RESIZE2D]
