@@ -17,6 +17,8 @@ GIVEN = ROOT / "tests" / "modules" / "given_arguments.py"  # round of exact halv
 RECORD = ROOT / "corpus" / "pass-error-734ec827c50c.json"
 # A TVM bug of the baseline found by a schedule alone (no pass): VectorizeLoop and an AllocBuffer.
 SCHEDULE_RECORD = ROOT / "corpus" / "wrong-result-b894fe0381b2.json"
+# A TVM bug of the baseline that blames no pass: TOPI's scatter_elements against numpy.
+PLAIN_RECORD = ROOT / "corpus" / "reference-mismatch-18d4cd8c20b2.json"
 
 
 def test_a_planted_defect_inside_a_thirty_op_module_is_reduced_to_its_trigger(run_cli, tmp_path):
@@ -54,6 +56,14 @@ def test_a_schedule_record_is_checked_with_its_own_steps_and_keeps_them(run_cli,
     assert "with no pass compiled with schedule=random on llvm" in result.stderr, result.stderr
     (saved,) = tmp_path.glob("wrong-result-*.json")
     assert json.loads(saved.read_text())["schedule"] == json.loads(SCHEDULE_RECORD.read_text())["schedule"]
+
+
+def test_a_record_that_blames_no_pass_is_checked_with_no_pass_and_reduced(run_cli, tmp_path):
+    assert json.loads(PLAIN_RECORD.read_text())["passes"] == []
+    result = run_cli("reduce", str(PLAIN_RECORD), "--corpus", str(tmp_path), "--reduce-time", "10", timeout=600)
+    assert result.returncode == 1, result.stderr
+    assert "with no pass on llvm" in result.stderr, result.stderr
+    assert load(tmp_path / PLAIN_RECORD.name).record["passes"] == []
 
 
 def test_a_record_with_passes_that_do_no_wrong_shows_no_finding(run_cli, tmp_path):

@@ -71,11 +71,14 @@ class RunOptions:
     argument_draws: int = DEFAULT_ARGUMENT_DRAWS
     emi: bool = DEFAULT_EMI
     always_compile_original: bool = False
+    # Not a fuzzing option: no pass and no build of its own, TVM's plain build checked alone (what
+    # `passfuzz reduce` checks a record blaming no pass with: a module only a later target fails on)
+    plain_build: bool = False
 
     @classmethod
     def of(cls, namespace) -> "RunOptions":
-        """The options an argument namespace holds (one attribute per field)."""
-        return cls(**{f.name: getattr(namespace, f.name) for f in fields(cls)})
+        """The options an argument namespace holds (one attribute per field but ``plain_build``)."""
+        return cls(**{f.name: getattr(namespace, f.name) for f in fields(cls) if f.name != "plain_build"})
 
 
 def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> FuzzConfig:
@@ -128,7 +131,7 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
         _needs_extra("--build tune=N", "tune", TUNING_NEEDS)
     if build.codegen == "c" and unavailable_reason("c"):
         raise PlanError(f"--build codegen=c: {unavailable_reason('c')}")
-    if args.passes is None and not build.text:
+    if args.passes is None and not build.text and not args.plain_build:
         raise PlanError("give --passes, or --build/--pipeline to fuzz a build path on its own")
     ops = None
     if args.ops:

@@ -41,7 +41,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--passes", metavar="P[,P...]",
                    help="the passes to apply in order, as for fuzzing (`passfuzz --help`); required unless FILE "
                         "is a corpus record, whose passes are the default (a record of a build alone, a schedule "
-                        "say, has none: its build, with the steps its example drew, is checked)")
+                        "say, has none: its build, with the steps its example drew, is checked; one blaming no "
+                        "pass, TVM's plain build alone)")
     p.add_argument("--targets", metavar="T[,T...]",
                    help="targets to compile and run on, as for fuzzing (default: a record's targets, after llvm for "
                         "a later target's failure of the unoptimized module; else every target this machine can run)")
@@ -147,10 +148,12 @@ def run(args: argparse.Namespace) -> int:
     programs, record, given = _subjects(args)
     build = args.build if args.build is not None else record.get("build", "") if record else ""
     passes = args.passes or (",".join(record["passes"]) if record else None)
-    if not passes and not (record and build):  # a record of a build alone (a schedule, say) has no passes
+    if not passes and not record:  # a record of a build alone, or of TVM's plain build, has no passes
         raise UsageError("give --passes (the passes whose effect on FILE is checked)")
+    options = _run_options(args, passes or None, build, record)
+    options.plain_build = not passes and not build
     try:
-        config = plan(_run_options(args, passes or None, build, record), console.note)
+        config = plan(options, console.note)
     except PlanError as exc:
         raise UsageError(str(exc)) from None
     if record and args.build is None:  # what the record's example drew for its kernels: schedule steps, ...
