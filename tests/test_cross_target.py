@@ -13,6 +13,7 @@ import pytest
 
 from passfuzz.findings import corpus
 from passfuzz.findings.record import new_record
+from passfuzz.findings.reproducer import module_text, render_script
 from passfuzz.findings.report import render_report
 from passfuzz.ir.program import Node, Param, Program
 from passfuzz.judge.oracle import TARGET_SLACK, judge, target_verdict
@@ -229,3 +230,17 @@ def test_a_later_targets_failure_of_the_unoptimized_module_replays_after_a_targe
     assert record["targets"] == ["c"] and recheck_targets(record) == ["llvm", "c"]
     wrong = {**record, "kind": "target-mismatch", "targets": ["llvm", "c"]}
     assert recheck_targets(wrong) == ["llvm", "c"]  # other records keep their own targets
+
+
+def test_a_c_compiler_failures_reproducer_names_the_compilers_first_diagnostic(c_target, tmp_path):
+    # TVM's error reads "Compilation error:" on its first line and gcc's output after it; the run
+    # names the finding by gcc's first diagnostic, and so must the script a maintainer runs.
+    record = json.loads((ROOT / "corpus" / "runtime-error-044b5912b193.json").read_text())
+    program = corpus.load(ROOT / "corpus" / "runtime-error-044b5912b193.json").program
+    finding = check(program, [], ["llvm", "c"], timeout=300)[0].finding
+    assert finding is not None and finding.fingerprint == record["fingerprint"], finding
+    script = tmp_path / "reproduce.py"
+    script.write_text(render_script(program, [], finding, module_text(program, []), finding.targets, 300, None))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1, result
+    assert "Compilation error: error: expected primary-expression before" in result.stdout, result.stdout

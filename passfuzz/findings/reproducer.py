@@ -261,10 +261,14 @@ class _Script:
     def verdict(self, what: str, *, first_line: bool = True) -> None:
         """Print "BUG REPRODUCES (kind): what" and the error's first (or last) line, and exit 1
         (inside an ``except ... as error`` block)."""
-        line = "[:1]" if first_line else "[-1:]"
         f = "f" if "{" in what else ""
-        self.add(f'    print({f}"BUG REPRODUCES ({self.finding.kind}): {what}",'
-                 f' *str(error).strip().splitlines(){line})',
+        if first_line and "Compilation error:" in self.finding.message:
+            # a C compiler's failure: its first line says only that; the run named it by gcc's diagnostic
+            self.need(inspect.getsource(standalone.headline))
+            said = "headline(str(error))"
+        else:
+            said = f"*str(error).strip().splitlines(){'[:1]' if first_line else '[-1:]'}"
+        self.add(f'    print({f}"BUG REPRODUCES ({self.finding.kind}): {what}", {said})',
                  "    sys.exit(1)")
 
     def changed(self, now: str, what: str) -> None:
@@ -289,7 +293,7 @@ class _Script:
     def _imports(self, code: str) -> str:
         def uses(name: str) -> bool:
             return re.search(rf"(?<![\w.]){re.escape(name)}[.(]", code) is not None
-        stdlib = [f"import {m}" for m in ("importlib", "math", "os", "pickle", "shutil", "signal", "subprocess", "sys",
+        stdlib = [f"import {m}" for m in ("importlib", "math", "os", "pickle", "re", "shutil", "signal", "subprocess", "sys",
                                           "tempfile", "time", "typing") if m == "sys" or uses(m)]
         if "TypeVar(" in code:
             # A TIR kernel's symbolic buffer shape, as 0.27 prints it and parses it exactly (written

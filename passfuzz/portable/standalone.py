@@ -18,6 +18,7 @@ into one, typed by the target kind's option schema.
 
 import os
 import pickle
+import re
 import shutil
 import signal
 import subprocess
@@ -30,6 +31,21 @@ from tvm import relax
 from .dlight_rules import gpu_pipeline
 from .schedules import schedule_pass
 from .tuning_records import records_pass
+
+def headline(error: str) -> str:
+    """The line of a child's error that names it: the first, and for a C compiler's failure (TVM's
+    ``Compilation error:`` with the compiler's output after it) the compiler's first diagnostic too,
+    without its file and position; otherwise every malformed C source is one error."""
+    lines = error.strip().splitlines()
+    if not lines:
+        return ""
+    if lines[0].rstrip().endswith("Compilation error:"):
+        diagnostic = next((line for line in lines[1:] if re.search(r"\b(fatal )?error:", line)), "")
+        if diagnostic:
+            where = re.compile(r"^[^:]*:(\d+:)*\s*")  # file:line:column:
+            return f"{lines[0].rstrip()} {where.sub('', diagnostic.strip())}"
+    return lines[0]
+
 
 GPU_KINDS = ("cuda", "rocm", "vulkan", "opencl", "metal")  # they need their pipeline's scheduling
 

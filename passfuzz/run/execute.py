@@ -35,7 +35,7 @@ from passfuzz.ir.program import Node, Param, Program
 from passfuzz.passes.catalogue import info as pass_info
 from passfuzz.passes.contracts import module_violation
 from passfuzz.passes.names import PassSpec
-from passfuzz.portable.standalone import has_closures, kind_of, load, numpy_outputs, target_config, to_tvm
+from passfuzz.portable.standalone import has_closures, headline, kind_of, load, numpy_outputs, target_config, to_tvm
 from passfuzz.relax.build import op_counts, build_module
 
 from . import isolate
@@ -257,21 +257,6 @@ def _check_well_formed(mod) -> None:
         raise IllFormed(text.splitlines()[-1] if text else "well_formed failed") from None
     if not relax.analysis.check_well_formed(mod):
         raise IllFormed("check_well_formed returned False")
-
-
-def headline(error: str) -> str:
-    """The line of a child's error that names it: the first, and for a C compiler's failure (TVM's
-    ``Compilation error:`` with the compiler's output after it) the compiler's first diagnostic too,
-    without its file and position; otherwise every malformed C source is one error."""
-    lines = error.strip().splitlines()
-    if not lines:
-        return ""
-    if lines[0].rstrip().endswith("Compilation error:"):
-        diagnostic = next((line for line in lines[1:] if re.search(r"\b(fatal )?error:", line)), "")
-        if diagnostic:
-            where = re.compile(r"^[^:]*:(\d+:)*\s*")  # file:line:column:
-            return f"{lines[0].rstrip()} {where.sub('', diagnostic.strip())}"
-    return lines[0]
 
 
 def run_side(program: Program, passes: Sequence[PassSpec] | None, targets: Sequence[str],
