@@ -11,7 +11,7 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 
 from passfuzz.ir.catalogue import BY_NAME, DTYPES, OPS, OpError, is_int
-from passfuzz.ir.catalogue.base import representable, valid
+from passfuzz.ir.catalogue.base import INTS, representable, valid
 from passfuzz.ir.catalogue.motifs import motifs_within
 from passfuzz.ir.graph import ProgramSketch
 from passfuzz.ir.program import Node, Param, PrimParam, Program, numpy_dtype
@@ -195,7 +195,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
         chooser = DrawChooser(draw)
         # 0, where shrinking goes, keeps the dtypes the focused rewrite checks for
         drawn = wanted_dtypes if wanted_dtypes and draw(st.integers(0, 3)) != 3 else dtypes
-        sketch = ProgramSketch(chooser, drawn, chosen)
+        sketch = ProgramSketch(chooser, drawn, chosen, const_dtypes=INTS if loss else ())
         sketch.add_param(*_param_spec(draw, drawn, max_rank), role="input")
         while len(sketch.values) < max_params and draw(st.booleans()):
             sketch.add_param(*_param_spec(draw, drawn, max_rank), role=draw(st.sampled_from(["input", "weight"])))

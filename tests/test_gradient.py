@@ -81,6 +81,26 @@ def test_the_float64_twin_keeps_fractions(op, attrs, loss):
     assert loss64.dtype == np.float64 and float(loss64) == float(loss32) == loss
 
 
+def test_loss_programs_draw_take_with_integer_indices_held_constant():
+    # take is linear in its data; Gradient's programs once never drew it, since a loss program's
+    # constants were float32 only and take's indices could be nothing else.
+    takes = []
+
+    @settings(max_examples=80, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(relax_programs(ops=["take", "sum", "add"], loss=True, max_nodes=4))
+    def look(program):
+        assert gradient.unjudgeable(program) == ""
+        for node in program.nodes:
+            if node.op == "take":
+                indices = program.values[node.args[1]]
+                assert isinstance(indices, Node) and indices.op == "const" and "int" in indices.attrs["dtype"]
+                takes.append(node)
+
+    look()
+    assert len(takes) >= 5, len(takes)
+    assert {node.attrs.get("mode", "fast") for node in takes} > {"fast"}  # clip and wrap too
+
+
 def test_a_program_that_is_not_a_loss_is_not_judged():
     x = Param((2,), "float32", -4.0, 4.0, [1.0, 2.0])
     assert "0-d" in gradient.unjudgeable(Program((x, Node("exp", (0,), {})), (1,)))

@@ -183,9 +183,13 @@ class ProgramSketch:
 
     depth = 0
 
-    def __init__(self, chooser: Chooser, dtypes: Sequence[str] = DTYPES, ops: Sequence | None = None):
+    def __init__(self, chooser: Chooser, dtypes: Sequence[str] = DTYPES, ops: Sequence | None = None,
+                 const_dtypes: Sequence[str] = ()):
         self.chooser = chooser
         self.dtypes = tuple(dtypes)  # what new parameters and constants may be
+        # what new constants may be besides (a loss program's integer indices: Gradient
+        # differentiates float parameters, and a constant index stays put under finite differences)
+        self.const_dtypes = tuple(const_dtypes)
         self.ops = ops  # the OpDefs function bodies and branches draw from (None: the whole catalogue)
         self.values: list[Param | Node | None] = []
         self.infos: list = []
@@ -221,7 +225,8 @@ class ProgramSketch:
             raise OpError(f"{dtype} is not among the dtypes drawn ({', '.join(self.dtypes)})")
 
     def add_const(self, shape: tuple[int, ...], dtype: str, lo: float, hi: float) -> int:
-        self._allow(dtype)
+        if dtype not in self.const_dtypes:
+            self._allow(dtype)
         lo, hi = fit(dtype, lo, hi)
         array = self.chooser.array(tuple(shape), dtype, lo, hi)
         return self.add("const", [], {"shape": list(shape), "dtype": dtype, "value": array.tolist()})

@@ -37,6 +37,7 @@ from .base import (
     probe,
     representable,
     require,
+    smooth,
     valid,
 )
 
@@ -136,13 +137,15 @@ def _take_reference(args: list[np.ndarray], attrs: dict) -> np.ndarray:
     return np.take(data, indices, axis=axis, mode="clip" if mode == "clip" else "raise")
 
 
-TAKE = OpDef("take", _take_infer,
+# Smooth: linear in its data; its integer indices are a constant of a loss program (Gradient
+# differentiates float parameters only), so finite differences never move them.
+TAKE = smooth(OpDef("take", _take_infer,
              lambda R, args, at: R.op.take(args[0], args[1], axis=at["axis"], mode=at.get("mode", "fast")),
              _take_reference, _take_propose, lambda i: i.rank >= 1,
              notes="mode='fast' (the default, and the meaning of a missing mode) checks no bounds: an index out "
                    "of range reads garbage or segfaults and a negative one is not wrapped, so fast indices are "
                    "in range by construction. mode='clip' clamps to [0, n-1]; mode='wrap' takes the index "
-                   "modulo n (numpy 'wrap'); both define every index. mode='nan' is not drawn.")
+                   "modulo n (numpy 'wrap'); both define every index. mode='nan' is not drawn."))
 
 # -- take_backward: the gradient of take (relax.grad) -------------------------------------------
 
