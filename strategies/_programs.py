@@ -11,7 +11,7 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 
 from passfuzz.ir.catalogue import BY_NAME, DTYPES, OPS, OpError, is_int
-from passfuzz.ir.catalogue.base import INTS, representable, valid
+from passfuzz.ir.catalogue.base import INTS, differentiable_here, representable, valid
 from passfuzz.ir.catalogue.motifs import motifs_within
 from passfuzz.ir.graph import ProgramSketch
 from passfuzz.ir.program import Node, Param, PrimParam, Program, numpy_dtype
@@ -262,6 +262,9 @@ def _smooth_only(sketch: ProgramSketch, propose) -> None:
     propose()
     if any(isinstance(v, Node) and not BY_NAME[v.op].smooth and v.op != "const" for v in sketch.values[size:]):
         raise OpError("a helper node is not smooth")
+    for v in sketch.values[size:]:
+        if isinstance(v, Node) and v.op != "const" and differentiable_here(BY_NAME[v.op], v.attrs):
+            raise OpError(differentiable_here(BY_NAME[v.op], v.attrs))
 
 
 def _add_loss(sketch: ProgramSketch) -> int:

@@ -1,6 +1,7 @@
 """The Gradient oracle: finite differences, loss programs, the float64 twin, and the planted
 gradient bug found through the command line (with its control)."""
 
+import collections
 import json
 import os
 import subprocess
@@ -99,6 +100,32 @@ def test_loss_programs_draw_take_with_integer_indices_held_constant():
     look()
     assert len(takes) >= 5, len(takes)
     assert {node.attrs.get("mode", "fast") for node in takes} > {"fast"}  # clip and wrap too
+
+
+def test_loss_programs_keep_conv2d_and_avg_pool2d_inside_what_tvms_gradient_takes():
+    # conv2d_grad asserts NCHW/OIHW; avg_pool2d_backward is not legalized with a dilation. Both
+    # are TVM's documented limits: a loss program holding either would be a false finding.
+    seen = collections.Counter()
+
+    @settings(max_examples=60, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(relax_programs(ops=["conv2d", "avg_pool2d", "sum"], loss=True, max_nodes=3))
+    def look(program):
+        assert gradient.unjudgeable(program) == ""
+        for node in program.nodes:
+            if node.op == "conv2d":
+                assert (node.attrs["data_layout"], node.attrs["kernel_layout"]) == ("NCHW", "OIHW"), node.attrs
+            if node.op == "avg_pool2d":
+                assert set(node.attrs["dilation"]) == {1}, node.attrs
+            seen[node.op] += 1
+
+    look()
+    assert seen["conv2d"] and seen["avg_pool2d"], seen
+    x = Param((1, 1, 3, 3), "float32", -4.0, 4.0, np.zeros((1, 1, 3, 3)).tolist())
+    nhwc = Program((x, Node("conv2d", (0, 0), {"strides": [1, 1], "padding": [0, 0, 0, 0], "dilation": [1, 1],
+                                                 "groups": 1, "data_layout": "NHWC", "kernel_layout": "HWIO",
+                                                 "out_layout": "NHWC", "out_dtype": None}),
+                    Node("sum", (1,), {"axis": None, "keepdims": False})), (2,))
+    assert gradient.unjudgeable(nhwc) == "Gradient's conv2d_grad takes NCHW data and OIHW kernels only"
 
 
 def test_a_program_that_is_not_a_loss_is_not_judged():

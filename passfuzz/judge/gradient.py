@@ -31,6 +31,7 @@ import numpy as np
 import tvm
 
 from passfuzz.ir.catalogue import BY_NAME
+from passfuzz.ir.catalogue.base import differentiable_here
 from passfuzz.ir.graph import analyse, evaluate_all
 from passfuzz.ir.program import Node, Param, Program, ProgramError
 from passfuzz.passes.names import PassSpec
@@ -105,6 +106,9 @@ def unjudgeable(program: Program) -> str:
         return "not every value is float32 and every op smooth"
     if any(not has_gradient(n.op) for n in program.nodes if n.op != "const"):
         return "an op has no registered gradient"
+    limits = [differentiable_here(BY_NAME[n.op], n.attrs) for n in program.nodes if n.op != "const"]
+    if any(limits):
+        return next(limit for limit in limits if limit)
     # Central differences evaluate at x +- 2 STEP: the program must stay valid (and so, its ops
     # being smooth on every accepted range, smooth) on the parameter ranges widened by that much.
     widened = tuple(replace(v, lo=v.lo - 2 * STEP, hi=v.hi + 2 * STEP) if isinstance(v, Param) else v

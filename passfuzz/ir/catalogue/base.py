@@ -267,6 +267,10 @@ class OpDef:
     # what Gradient's loss programs are drawn from (passfuzz.judge.gradient), so that finite
     # differences are meaningful by construction. Helpers a propose adds must be smooth too.
     smooth: bool = False
+    # Why relax.transform.Gradient cannot differentiate the op with these attributes, as TVM says
+    # so itself ('' when it can): a loss program leaves such a node out (its gradient's assertion
+    # or an op its legalization refuses is a documented limit, not a bug).
+    undifferentiable: Callable[[dict], str] | None = None
     # May it be emitted on operands typed with symbolic dims (relax_build match_casts them to
     # their static shape otherwise)? True only where no attribute depends on a concrete dim.
     symbolic: bool = False
@@ -294,9 +298,14 @@ class OpDef:
         return usable and bool(sketch.candidates(self.accepts, self.takes_tuples))
 
 
-def smooth(op: OpDef) -> OpDef:
-    """``op`` marked smooth (see ``OpDef.smooth``)."""
-    return replace(op, smooth=True)
+def smooth(op: OpDef, undifferentiable: Callable[[dict], str] | None = None) -> OpDef:
+    """``op`` marked smooth (see ``OpDef.smooth`` and ``OpDef.undifferentiable``)."""
+    return replace(op, smooth=True, undifferentiable=undifferentiable)
+
+
+def differentiable_here(op: OpDef, attrs: dict) -> str:
+    """Why Gradient cannot differentiate ``op`` with ``attrs`` ('' when it can)."""
+    return op.undifferentiable(attrs) if op.undifferentiable is not None else ""
 
 
 # -- operand helpers shared by the ops' propose functions -------------------------------------

@@ -852,7 +852,11 @@ def convolution(nd: int) -> OpDef:
 
 
 CONV1D = convolution(1)
-CONV2D = convolution(2)
+# Bilinear in data and weight; Gradient's conv2d_grad asserts NCHW data and output, OIHW kernel
+# (python/tvm/relax/op/_op_gradient.py, its docstring says so too).
+CONV2D = smooth(convolution(2), lambda at: "" if (at.get("data_layout", "NCHW"), at.get("kernel_layout", "OIHW"),
+                                                  at.get("out_layout") or at.get("data_layout", "NCHW"))
+                == ("NCHW", "OIHW", "NCHW") else "Gradient's conv2d_grad takes NCHW data and OIHW kernels only")
 CONV3D = convolution(3)
 
 # -- conv1d_transpose / conv2d_transpose / conv3d_transpose -------------------------------------------
@@ -1144,8 +1148,12 @@ MAX_POOL3D = pool("max_pool3d", 3, _max_pool_infer(3), _max_pool_ref, NUMERIC, {
                   _MAX_NOTES + "padding is (front, top, left, back, bottom, right).")
 AVG_POOL1D = pool("avg_pool1d", 1, _avg_pool_infer(1), _avg_pool_ref, FLOATS, {"count_include_pad": [False, True]},
                   _AVG_NOTES + "padding is (left, right).")
-AVG_POOL2D = pool("avg_pool2d", 2, _avg_pool_infer(2), _avg_pool_ref, FLOATS, {"count_include_pad": [False, True]},
-                  _AVG_NOTES + "padding is (top, left, bottom, right).")
+AVG_POOL2D = smooth(pool("avg_pool2d", 2, _avg_pool_infer(2), _avg_pool_ref, FLOATS, {"count_include_pad": [False, True]},
+                         _AVG_NOTES + "padding is (top, left, bottom, right)."),  # linear
+                    # LegalizeOps leaves avg_pool2d_backward with a dilation as it is (TOPI's
+                    # pool_grad has none: python/tvm/relax/transform/legalize_ops/grad.py)
+                    lambda at: "" if all(d == 1 for d in at.get("dilation", [1, 1]))
+                    else "avg_pool2d_backward is not legalized with a dilation")
 AVG_POOL3D = pool("avg_pool3d", 3, _avg_pool_infer(3), _avg_pool_ref, FLOATS, {"count_include_pad": [False, True]},
                   _AVG_NOTES + "padding is (front, top, left, back, bottom, right).")
 
