@@ -226,6 +226,39 @@ class TestPrivateFunctionAndTuple:
         assert {"tuple", "tuple_get_item", "subtract"} <= {n.op for n in program.nodes}
 
 
+class TestFunctionReturningATupleWrittenInline:
+    """test_transform_remove_unused_outputs' modules: a private function of no parameters returns
+    ``(A, B)`` written inline, one value (a tuple node in its body), whose items main reads."""
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32")):
+            cls = Before
+            args = cls.func(x)
+            fills = cls.fills()
+            return (args[0], fills[1])
+
+        @R.function(private=True)
+        def func(x: R.Tensor((2, 3), "float32")) -> R.Tuple([R.Tensor((2, 3), "float32"), R.Tensor((2, 3), "float32")]):
+            a = R.negative(x)
+            b = R.exp(x)
+            return (a, b)
+
+        @R.function(private=True)
+        def fills() -> R.Tuple([R.Tensor((4,), "int32"), R.Tensor((4,), "int32")]):
+            a = R.zeros([4], "int32")
+            b = R.ones([4], "int32")
+            return (a, b)
+
+    def test_imports_builds_back_runs_and_agrees(self):
+        program = agrees(self.Before, [np.arange(6, dtype="float32").reshape(2, 3) / 4])
+        calls = [n for n in program.nodes if n.op == "call"]
+        assert [n.args for n in calls] == [(0,), ()]
+        assert all(n.attrs["body"]["values"][-1]["op"] == "tuple" for n in calls)
+        comes_back_exactly(program)
+
+
 class TestClosureAndIf:
     @I.ir_module
     class Before:

@@ -670,6 +670,10 @@ class _Body:
 
     def finish(self) -> list[int]:
         result = self.result
+        if isinstance(result, relax.Tuple) and result.fields and not self.outputs_tuple:
+            # a function body returning ``(a, b)`` written inline returns one value, a tuple node
+            self.values.append(Node("tuple", tuple(self.resolve(f) for f in result.fields), {}))
+            return [self.importer.index(self.values)]
         if isinstance(result, relax.Tuple):
             return [self.resolve(f) for f in result.fields]
         if isinstance(result, relax.Var) and isinstance(self.bound.get(result), relax.Tuple) and \
