@@ -8,6 +8,7 @@ needs a value's range, nor a retyped operand, is accepted on it.
 """
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -353,3 +354,74 @@ def test_a_packed_function_the_test_registers_itself_is_rejected():
 
     with pytest.raises(ImportRejected, match=f"a call_pure_packed of {name}, which TVM does not register"):
         import_module(Registered)
+
+
+@I.ir_module(s_tir=True)
+class InPlace:
+    # test_transform's test_call_tir_inplace_some_new: output 0 overwrites operand x, output 1 is fresh
+    @T.prim_func(s_tir=True)
+    def copy(A: T.Buffer((2, 3), "int32"), B: T.Buffer((2, 3), "int32"), C: T.Buffer((2, 3), "int32")):
+        T.func_attr({"tirx.noalias": True})
+        for i0, i1 in T.grid(2, 3):
+            with T.sblock("copy"):
+                ax0, ax1 = T.axis.remap("SS", [i0, i1])
+                A[ax0, ax1] = B[ax0, ax1] + A[ax0, ax1]
+                C[ax0, ax1] = B[ax0, ax1]
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "int32"), y: R.Tensor((2, 3), "int32")):
+        res = R.call_tir_inplace(InPlace.copy, (x, y), [0, -1], [R.Tensor((2, 3), "int32"), R.Tensor((2, 3), "int32")])
+        return res
+
+
+def test_an_in_place_kernel_imports_builds_back_in_place_and_computes_the_same():
+    program = import_module(InPlace)
+    (kernel,) = program.nodes
+    assert kernel.attrs["inplace"] == [0, -1]
+    rebuilt = build_module(program)
+    assert rebuilt["main"].body.blocks[0].bindings[0].value.op.name == "relax.call_tir_inplace"
+    arguments = program.arguments()
+    for want, got in zip(run(InPlace, arguments), run(rebuilt, arguments)):
+        np.testing.assert_array_equal(got, want)
+    assert import_module(rebuilt, arguments=arguments).nodes == program.nodes
+    assert compare(program, ["EliminateCommonSubexpr", "FoldConstant"]).verdict.finding is None
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda p: Program((*p.values, Node("negative", (0,))), (*p.outputs, 3)), "read elsewhere or is an output"),
+    (lambda p: Program(p.values, (*p.outputs, 0)), "read elsewhere or is an output"),
+    (lambda p: Program((replace(p.values[0], role="weight"), *p.values[1:]), p.outputs), "not a tensor input of main"),
+], ids=["read-after", "an-output", "a-weight"])
+def test_an_in_place_kernel_overwrites_only_an_input_nothing_else_reads(change, message):
+    """Relax types the call as pure: a pass may read the overwritten value where a later reader
+    sits (CSE, fusion reorder), or make a weight a constant (BindParams) that the next call of
+    the same VM finds overwritten. The Program keeps none of those."""
+    program = import_module(InPlace)
+    analyse(program)
+    with pytest.raises(ProgramError, match=message):
+        analyse(change(program))
+
+
+def test_an_in_place_kernel_in_a_function_body_is_rejected_in_one_line():
+    @I.ir_module(s_tir=True)
+    class Fused:
+        @T.prim_func(s_tir=True)
+        def exp_inplace(A: T.Buffer((4,), "float32")):
+            for i in range(4):
+                with T.sblock("exp"):
+                    vi = T.axis.remap("S", [i])
+                    A[vi] = T.exp(A[vi])
+
+        @R.function(private=True)
+        def fused(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+            y = R.call_tir_inplace(Fused.exp_inplace, (x,), [0], R.Tensor((4,), "float32"))
+            return y
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            y = Fused.fused(x)
+            return y
+
+    with pytest.raises(ImportRejected, match=r"^cannot import main -> fused: binding y = R.call_tir_inplace\(...\): "
+                                             "an in-place kernel inside a function body or branch$"):
+        import_module(Fused)

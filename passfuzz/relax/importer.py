@@ -509,6 +509,11 @@ class _Body:
             return ("closure", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.call_tir":
             return ("kernel", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and \
+                value.op.name == "relax.call_tir_inplace":
+            if isinstance(self.values, _Offset):  # graph.check_inplace
+                self.fail(b, "an in-place kernel inside a function body or branch")
+            return ("kernel", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.call_pure_packed":
             return ("packed", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.print":
@@ -793,7 +798,7 @@ class _Importer:
 
     def kernel(self, call, body, binding) -> tuple[list, dict]:
         """The operands and attributes of an opaque kernel node (passfuzz/ir/catalogue/kernels.py)
-        for ``R.call_tir(kernel, (operands...), out_ty)``."""
+        for ``R.call_tir(kernel, (operands...), out_ty)`` or ``R.call_tir_inplace``."""
         if len(call.args) != 2 or not isinstance(call.args[1], relax.Tuple):
             body.fail(binding, "a call_tir with symbolic arguments, or operands not written as a tuple")
         function = self.mod[call.args[0]]
@@ -818,8 +823,10 @@ class _Importer:
         name, text = self.kernel_text(call.args[0], function)
         if text is None:
             body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
+        inplace = {"inplace": [int(j) for j in call.attrs.inplace_indices]} \
+            if call.op.name == "relax.call_tir_inplace" else {}
         return operands, {"name": name, "kernel": text, "inputs": inputs, "outputs": outputs,
-                          "tuple": is_tuple, **({"prims": prims} if prims else {})}
+                          "tuple": is_tuple, **({"prims": prims} if prims else {}), **inplace}
 
     def packed(self, call, body, binding) -> tuple[list, dict]:
         """The operands and attributes of an opaque ``call_pure_packed`` node (catalogue/kernels.py)
