@@ -339,6 +339,35 @@ def test_a_pure_packed_call_of_tvms_function_imports_opaque_builds_back_and_comp
     np.testing.assert_array_equal(run(build_module(program), arguments)[0], run(PurePacked, arguments)[0])
 
 
+def test_a_call_packed_of_a_copy_is_the_pure_packed_node_and_another_function_is_rejected():
+    """test_analysis' modules call vm.builtin.copy with R.call_packed in an impure function: a copy
+    computes a new tensor and does nothing else, so it is the call_pure_packed node; a function
+    not known pure (vm.builtin.reshape here, which returns a view of its operand) is rejected."""
+    @I.ir_module
+    class Impure:
+        @R.function(pure=False)
+        def main(x: R.Tensor((2, 3), "float32")):
+            y = R.add(x, x)
+            z = R.call_packed("vm.builtin.copy", y, ty_args=(R.Tensor((2, 3), "float32")))
+            return z
+
+    program = import_module(Impure)
+    assert program.node_ops() == ["add", "call_pure_packed"]
+    assert program.nodes[1].attrs["name"] == "vm.builtin.copy"
+    arguments = program.arguments()
+    np.testing.assert_array_equal(run(build_module(program), arguments)[0], run(Impure, arguments)[0])
+
+    @I.ir_module
+    class Other:
+        @R.function(pure=False)
+        def main(x: R.Tensor((2, 3), "float32")):
+            z = R.call_packed("vm.builtin.reshape", x, R.shape([3, 2]), ty_args=(R.Tensor((3, 2), "float32")))
+            return z
+
+    with pytest.raises(ImportRejected, match="op call is not in passfuzz's catalogue"):
+        import_module(Other)
+
+
 def test_a_packed_function_the_test_registers_itself_is_rejected():
     """The function must exist where the Program is built and run, not only in the process that
     executed the test file: one registered after TVM's own is not taken."""

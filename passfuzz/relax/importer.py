@@ -71,6 +71,13 @@ UNKNOWN_DTYPES = ["float32", "int32", "int64", "bool", "float16"]
 TVM_FUNCTIONS = frozenset(tvm_ffi.registry.list_global_func_names())
 
 
+# Global functions that compute a new value from their operands and do nothing else: an
+# ``R.call_packed`` of one (an impure call, written before RemovePurityChecking made it so, or in
+# an impure function) is the ``call_pure_packed`` node the Program has. Other functions called so
+# may write into their operands or keep state, and stay rejected.
+PURE_PACKED = frozenset({"vm.builtin.copy"})
+
+
 class ImportRejected(ValueError):
     """The module holds something passfuzz's Program cannot express; the message is one line."""
 
@@ -516,6 +523,9 @@ class _Body:
             return ("kernel", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.call_pure_packed":
             return ("packed", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, relax.ExternFunc) and \
+                value.op.global_symbol in PURE_PACKED:
+            return ("packed", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.print":
             if isinstance(self.values, _Offset):  # build.py keeps effects in main (graph.check_effects)
                 self.fail(b, "a print inside a function body or branch")
@@ -830,8 +840,9 @@ class _Importer:
 
     def packed(self, call, body, binding) -> tuple[list, dict]:
         """The operands and attributes of an opaque ``call_pure_packed`` node (catalogue/kernels.py)
-        for ``R.call_pure_packed(name, operands..., ty_args=...)``."""
-        callee, *operands = call.args
+        for ``R.call_pure_packed(name, operands..., ty_args=...)``, or ``R.call_packed`` of a
+        function known pure (``PURE_PACKED``)."""
+        callee, *operands = [call.op, *call.args] if isinstance(call.op, relax.ExternFunc) else call.args
         name = callee.global_symbol
         if name not in TVM_FUNCTIONS:
             body.fail(binding, f"a call_pure_packed of {name}, which TVM does not register")
