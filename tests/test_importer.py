@@ -760,7 +760,8 @@ class TestSymbolicDimsInATupleParameter:
 
 class TestLocalFunctionNothingCalls:
     """test_transform_bundle_model_params' and test_utils' modules: a local function nothing calls
-    is dead code, left out; one called twice is rejected (a Program's closure is its one call)."""
+    is dead code, left out; one called twice (test_transform_cse's) is a closure per call, as a
+    Program's closure is its one call; one that calls itself (a loop) is rejected."""
 
     @I.ir_module
     class Unused:
@@ -789,9 +790,27 @@ class TestLocalFunctionNothingCalls:
             b = inner(a)
             return b
 
-    def test_an_unused_one_is_left_out_and_one_called_twice_is_rejected(self):
+    @I.ir_module
+    class CallsItself:
+        @R.function
+        def main(x: R.Tensor((), "int32")):
+            @R.function
+            def countdown(i: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+                if R.equal(i, R.const(0, "int32")):
+                    out = i
+                else:
+                    out = countdown(R.subtract(i, R.const(1, "int32")))
+                return out
+
+            y = countdown(x)
+            return y
+
+    def test_an_unused_one_is_left_out_one_called_twice_is_a_closure_per_call_and_a_loop_is_rejected(self):
         rng = np.random.default_rng(0)
         program = agrees(self.Unused, [rng.uniform(-1, 1, (16,)).astype("float32") for _ in range(2)])
         assert program.node_ops() == ["add"]
-        with pytest.raises(ImportRejected, match="binding inner = Function: a local function called more than once"):
-            import_module(self.CalledTwice)
+        twice = agrees(self.CalledTwice, [np.array([1.5, -2.0], "float32")])
+        assert [(n.op, n.attrs.get("local")) for n in twice.nodes] == [("call", True), ("call", True)]
+        assert twice.nodes[0].attrs["body"] == twice.nodes[1].attrs["body"]
+        with pytest.raises(ImportRejected, match="binding countdown = Function: a local function that calls itself"):
+            import_module(self.CallsItself)

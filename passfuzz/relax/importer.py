@@ -503,9 +503,9 @@ class _Body:
             return ("alias", value)
         if isinstance(value, relax.Var):
             return ("alias", value)
-        if isinstance(value, relax.Function):  # read at its call (closure); one nothing calls is dead code
-            if self.uses.get(b.var, 0) > 1:
-                self.fail(b, "a local function called more than once")
+        if isinstance(value, relax.Function):  # read at each call (a closure each); one nothing calls is dead code
+            if any(v.same_as(b.var) for v in _references(value.body, relax.Var)):
+                self.fail(b, "a local function that calls itself")
             return ("skip", None)
         if isinstance(value, relax.If):
             return ("if", value)
