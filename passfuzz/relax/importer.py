@@ -868,9 +868,6 @@ class _Importer:
             seq = seq.body
         values = _Offset(len(params))
         scope = {p: k for k, p in enumerate(params) if isinstance(p, relax.Var)}
-        for p in params:
-            if isinstance(p, relax.Var) and isinstance(getattr(p, "ty", None), relax.TupleType):
-                raise ImportRejected(f"cannot import {where}: a tuple parameter of a function body")
         body = _Body(self, where, values, scope, seq, leaf_map if leaf_map is not None else {}, outputs_tuple=False)
         body.run()
         outputs = body.finish()
