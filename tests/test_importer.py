@@ -740,6 +740,26 @@ class TestTupleWrittenInline:
         comes_back_exactly(program)
 
 
+class TestTupleInsideTheResult:
+    """test_training_setup_trainer's adjoints and the nn frontend's modules return
+    ``(loss, (grad_a, grad_b))``: the inner tuple, written inline, is a tuple node among the outputs."""
+
+    @I.ir_module
+    class Nested:
+        @R.function
+        def main(x: R.Tensor((2,), "float32"), y: R.Tensor((2,), "float32")):
+            with R.dataflow():
+                a = R.add(x, y)
+                b = R.negative(x)
+                c = R.multiply(x, y)
+                R.output(a, b, c)
+            return (a, (b, c))
+
+    def test_imports_builds_back_runs_and_agrees(self):
+        program = agrees(self.Nested, [np.array([1.0, -2.0], "float32"), np.array([0.5, 3.0], "float32")])
+        assert [program.values[o].op for o in program.outputs] == ["add", "tuple"]
+
+
 class TestSymbolicDimsInATupleParameter:
     """test_transform_canonicalize_bindings' ``x: R.Tuple(R.Tensor((m, n)))``: an item of a tuple
     parameter typed with symbolic dims, as main takes it back."""

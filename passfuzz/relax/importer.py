@@ -699,7 +699,8 @@ class _Body:
     def resolve(self, expr) -> int:
         if isinstance(expr, relax.Var) and expr in self.scope:
             return self.scope[expr]
-        if isinstance(expr, tvm.ir.expr.GenericConst) or isinstance(expr, relax.TupleGetItem):
+        if isinstance(expr, (tvm.ir.expr.GenericConst, relax.TupleGetItem)) or \
+                (isinstance(expr, relax.Tuple) and expr.fields):  # a tuple inside main's result tuple
             return self.operand(expr, _Pseudo(expr))
         raise ImportRejected(f"cannot import {self.where}: its result {_brief(expr)} is not a value")
 
