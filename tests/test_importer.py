@@ -760,6 +760,37 @@ class TestTupleInsideTheResult:
         assert [program.values[o].op for o in program.outputs] == ["add", "tuple"]
 
 
+class TestMemoryView:
+    """test_op_view's modules: R.memory.view reads its operand's bytes with another shape, from an
+    offset, or as an integer dtype (catalogue/shapes.py's ``view``); TVMScript binds the missing
+    dtype's null value to a var of its own, which the view absorbs."""
+
+    @I.ir_module
+    class Views:
+        @R.function
+        def main(A: R.Tensor([64], "float32")):
+            B = R.memory.view(A, shape=R.shape([8, 8]))
+            C = R.memory.view(A, shape=R.shape([2, 8]), dtype=R.dtype("int32"), relative_byte_offset=R.prim_value(64))
+            D = R.memory.view(A)
+            E = R.add(D, A)
+            return (B, C, E)
+
+    @I.ir_module
+    class AsFloat:
+        @R.function
+        def main(A: R.Tensor([16], "uint8")):
+            B = R.memory.view(A, shape=R.shape([8]), dtype=R.dtype("float16"))
+            return B
+
+    def test_imports_builds_back_runs_and_agrees_and_reinterpreting_as_a_float_is_rejected(self):
+        program = agrees(self.Views, [np.linspace(-2, 2, 64, dtype="float32")])
+        assert [(n.op, n.attrs) for n in program.nodes[:3]] == [
+            ("view", {"shape": [8, 8]}), ("view", {"shape": [2, 8], "dtype": "int32", "offset": 64}), ("view", {})]
+        comes_back_exactly(program)
+        with pytest.raises(ImportRejected, match="uint8's bytes read as float16 may be any value float16 cannot hold"):
+            import_module(self.AsFloat)
+
+
 class TestSymbolicDimsInATupleParameter:
     """test_transform_canonicalize_bindings' ``x: R.Tuple(R.Tensor((m, n)))``: an item of a tuple
     parameter typed with symbolic dims, as main takes it back."""

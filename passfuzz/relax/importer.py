@@ -540,6 +540,10 @@ class _Body:
             found = self.reshape_runtime(b)
             if found:
                 return found
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.memory.view":
+            found = self.view(b)
+            if found:
+                return found
         if isinstance(value, tvm.ir.expr.GenericConst):
             return ("constant", value)
         if isinstance(value, relax.TupleGetItem) and self.importer.tuple_leaf(value) is not None:
@@ -606,6 +610,33 @@ class _Body:
         except Exception:  # noqa: BLE001 - what the op cannot emit is not this op
             return None
         return ("op", ("layout_transform", [call.args[0]], attrs)) if _same(emitted, call, {}) else None
+
+    def view(self, b):
+        """memory.view(x, shape, dtype, relative_byte_offset), each of the last three an empty tuple
+        or a null value (bound to a var of its own, as TVMScript writes it) where not given: read
+        into the attributes of catalogue/shapes.py's ``view``, and accepted, as every op is, only
+        when that op emits the same call again."""
+        call = b.value
+        x, shape, dtype, offset = call.args
+        nulls = {}
+        if isinstance(dtype, relax.Var) and self.absorbable(dtype) and \
+                getattr(self.bound[dtype].op, "name", "") == "relax.null_value":
+            nulls[dtype] = self.bound[dtype]
+        attrs = {}
+        if isinstance(shape, relax.ShapeExpr) and all(isinstance(d, tvm.tirx.IntImm) for d in shape.values):
+            attrs["shape"] = [int(d.value) for d in shape.values]
+        if isinstance(dtype, tvm.ir.expr.GenericConst) or type(dtype).__name__ == "DataTypeImm":
+            attrs["dtype"] = str(dtype.value)
+        if isinstance(offset, tvm.tirx.IntImm):
+            attrs["offset"] = int(offset.value)
+        try:
+            emitted = BY_NAME["view"].emit(relax, [x], attrs)
+        except Exception:  # noqa: BLE001 - what the op cannot emit is not this op
+            return None
+        if not _same(emitted, call, nulls):
+            return None
+        self.claimed.update(nulls)
+        return ("op", ("view", [x], attrs))
 
     def reshape_runtime(self, b):
         """reshape(x, (v...)) with (v...) defined by a match_cast of tensor_to_shape(shape_to_tensor(
