@@ -8,6 +8,7 @@ needs a value's range, nor a retyped operand, is accepted on it.
 """
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -338,6 +339,35 @@ def test_a_pure_packed_call_of_tvms_function_imports_opaque_builds_back_and_comp
     np.testing.assert_array_equal(run(build_module(program), arguments)[0], run(PurePacked, arguments)[0])
 
 
+def test_a_call_packed_of_a_copy_is_the_pure_packed_node_and_another_function_is_rejected():
+    """test_analysis' modules call vm.builtin.copy with R.call_packed in an impure function: a copy
+    computes a new tensor and does nothing else, so it is the call_pure_packed node; a function
+    not known pure (vm.builtin.reshape here, which returns a view of its operand) is rejected."""
+    @I.ir_module
+    class Impure:
+        @R.function(pure=False)
+        def main(x: R.Tensor((2, 3), "float32")):
+            y = R.add(x, x)
+            z = R.call_packed("vm.builtin.copy", y, ty_args=(R.Tensor((2, 3), "float32")))
+            return z
+
+    program = import_module(Impure)
+    assert program.node_ops() == ["add", "call_pure_packed"]
+    assert program.nodes[1].attrs["name"] == "vm.builtin.copy"
+    arguments = program.arguments()
+    np.testing.assert_array_equal(run(build_module(program), arguments)[0], run(Impure, arguments)[0])
+
+    @I.ir_module
+    class Other:
+        @R.function(pure=False)
+        def main(x: R.Tensor((2, 3), "float32")):
+            z = R.call_packed("vm.builtin.reshape", x, R.shape([3, 2]), ty_args=(R.Tensor((3, 2), "float32")))
+            return z
+
+    with pytest.raises(ImportRejected, match="op call is not in passfuzz's catalogue"):
+        import_module(Other)
+
+
 def test_a_packed_function_the_test_registers_itself_is_rejected():
     """The function must exist where the Program is built and run, not only in the process that
     executed the test file: one registered after TVM's own is not taken."""
@@ -375,3 +405,74 @@ def test_a_kernel_that_never_writes_its_output_is_rejected_since_its_result_is_u
 
     with pytest.raises(ImportRejected, match="never writes its output B .*uninitialized"):
         import_module(Placeholder)
+
+
+@I.ir_module(s_tir=True)
+class InPlace:
+    # test_transform's test_call_tir_inplace_some_new: output 0 overwrites operand x, output 1 is fresh
+    @T.prim_func(s_tir=True)
+    def copy(A: T.Buffer((2, 3), "int32"), B: T.Buffer((2, 3), "int32"), C: T.Buffer((2, 3), "int32")):
+        T.func_attr({"tirx.noalias": True})
+        for i0, i1 in T.grid(2, 3):
+            with T.sblock("copy"):
+                ax0, ax1 = T.axis.remap("SS", [i0, i1])
+                A[ax0, ax1] = B[ax0, ax1] + A[ax0, ax1]
+                C[ax0, ax1] = B[ax0, ax1]
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "int32"), y: R.Tensor((2, 3), "int32")):
+        res = R.call_tir_inplace(InPlace.copy, (x, y), [0, -1], [R.Tensor((2, 3), "int32"), R.Tensor((2, 3), "int32")])
+        return res
+
+
+def test_an_in_place_kernel_imports_builds_back_in_place_and_computes_the_same():
+    program = import_module(InPlace)
+    (kernel,) = program.nodes
+    assert kernel.attrs["inplace"] == [0, -1]
+    rebuilt = build_module(program)
+    assert rebuilt["main"].body.blocks[0].bindings[0].value.op.name == "relax.call_tir_inplace"
+    arguments = program.arguments()
+    for want, got in zip(run(InPlace, arguments), run(rebuilt, arguments)):
+        np.testing.assert_array_equal(got, want)
+    assert import_module(rebuilt, arguments=arguments).nodes == program.nodes
+    assert compare(program, ["EliminateCommonSubexpr", "FoldConstant"]).verdict.finding is None
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda p: Program((*p.values, Node("negative", (0,))), (*p.outputs, 3)), "read elsewhere or is an output"),
+    (lambda p: Program(p.values, (*p.outputs, 0)), "read elsewhere or is an output"),
+    (lambda p: Program((replace(p.values[0], role="weight"), *p.values[1:]), p.outputs), "not a tensor input of main"),
+], ids=["read-after", "an-output", "a-weight"])
+def test_an_in_place_kernel_overwrites_only_an_input_nothing_else_reads(change, message):
+    """Relax types the call as pure: a pass may read the overwritten value where a later reader
+    sits (CSE, fusion reorder), or make a weight a constant (BindParams) that the next call of
+    the same VM finds overwritten. The Program keeps none of those."""
+    program = import_module(InPlace)
+    analyse(program)
+    with pytest.raises(ProgramError, match=message):
+        analyse(change(program))
+
+
+def test_an_in_place_kernel_in_a_function_body_is_rejected_in_one_line():
+    @I.ir_module(s_tir=True)
+    class Fused:
+        @T.prim_func(s_tir=True)
+        def exp_inplace(A: T.Buffer((4,), "float32")):
+            for i in range(4):
+                with T.sblock("exp"):
+                    vi = T.axis.remap("S", [i])
+                    A[vi] = T.exp(A[vi])
+
+        @R.function(private=True)
+        def fused(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+            y = R.call_tir_inplace(Fused.exp_inplace, (x,), [0], R.Tensor((4,), "float32"))
+            return y
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            y = Fused.fused(x)
+            return y
+
+    with pytest.raises(ImportRejected, match=r"^cannot import main -> fused: binding y = R.call_tir_inplace\(...\): "
+                                             "an in-place kernel inside a function body or branch$"):
+        import_module(Fused)

@@ -7,6 +7,7 @@ undefined behaviour for every argument inside the declared parameter ranges.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from typing import Callable, Sequence
 
@@ -24,6 +25,7 @@ from passfuzz.ir.catalogue.base import (
 from passfuzz.ir.catalogue.structure import reference_value
 
 from .catalogue import BY_NAME, Chooser, OpError, ValueInfo, infer_application
+from .catalogue.kernels import inplace_operands
 from .program import EFFECTS, Node, Param, Program, ProgramError, numpy_dtype
 
 
@@ -68,6 +70,7 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
     check_symbols(program)
     check_prims(program)
     check_effects(program)
+    check_inplace(program)
     return infos
 
 
@@ -79,6 +82,28 @@ def check_effects(program: Program) -> None:
         raise ProgramError("an effect (print) inside a function body or branch")
     if any(isinstance(program.values[o], Node) and program.values[o].op in EFFECTS for o in program.outputs):
         raise ProgramError("outputs: a print, whose value is none")
+
+
+def check_inplace(program: Program) -> None:
+    """An in-place kernel (``call_tir`` with ``inplace``, catalogue/kernels.py) sits in main and
+    overwrites only tensor inputs of main that nothing else reads and that are no output, so that
+    no pass can read an overwritten value, whatever it reorders or merges."""
+    if sum(op == "call_tir" and bool(attrs.get("inplace")) for op, attrs in program.every_node()) != \
+            sum(n.op == "call_tir" and bool(n.attrs.get("inplace")) for n in program.nodes):
+        raise ProgramError("an in-place kernel inside a function body or branch")
+    reads = Counter(a for n in program.nodes for a in n.args) + Counter(program.outputs)
+    for i, value in enumerate(program.values):
+        if not (isinstance(value, Node) and value.op == "call_tir" and value.attrs.get("inplace")):
+            continue
+        for position in inplace_operands(value.attrs):
+            a = value.args[position]
+            operand = program.values[a]
+            if not (isinstance(operand, Param) and operand.role == "input" and not operand.prim and not operand.pack):
+                raise ProgramError(f"values[{i}] (call_tir): operand {position}, which it overwrites, "
+                                   "is not a tensor input of main")
+            if reads[a] != 1:
+                raise ProgramError(f"values[{i}] (call_tir): operand {position}, which it overwrites, "
+                                   "is read elsewhere or is an output")
 
 
 def check_prims(program: Program) -> None:

@@ -294,14 +294,18 @@ class Program:
 
     def node_ops(self) -> list[str]:
         """The op of every node, including those inside function bodies and branches."""
-        def walk(nodes) -> list[str]:
-            ops = []
+        return [op for op, _ in self.every_node()]
+
+    def every_node(self) -> list[tuple[str, dict]]:
+        """(op, attributes) of every node, including those inside function bodies and branches."""
+        def walk(nodes) -> list[tuple[str, dict]]:
+            found = []
             for op, attrs in nodes:
-                ops.append(op)
+                found.append((op, attrs))
                 for key in ("body", "then", "else"):
                     if isinstance(attrs.get(key), dict) and "values" in attrs[key]:
-                        ops += walk((n["op"], n["attrs"]) for n in attrs[key]["values"])
-            return ops
+                        found += walk((n["op"], n["attrs"]) for n in attrs[key]["values"])
+            return found
         return walk((n.op, n.attrs) for n in self.nodes)
 
     def summary(self) -> str:

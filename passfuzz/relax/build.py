@@ -352,6 +352,9 @@ def _kernel_call(bb, attrs: dict, operands: list) -> relax.Call:
     then called as the imported module called it."""
     kernel = bb.add_func(parse_kernel(attrs["kernel"], attrs["name"]), attrs["name"])
     outputs = [relax.TensorType(shape, dtype) for shape, dtype in attrs["outputs"]]
+    if attrs.get("inplace"):
+        return relax.call_tir_inplace(kernel, relax.Tuple(operands), list(attrs["inplace"]),
+                                      outputs if attrs["tuple"] else outputs[0])
     return relax.call_tir(kernel, relax.Tuple(operands), outputs if attrs["tuple"] else outputs[0])
 
 

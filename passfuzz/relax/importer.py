@@ -71,6 +71,13 @@ UNKNOWN_DTYPES = ["float32", "int32", "int64", "bool", "float16"]
 TVM_FUNCTIONS = frozenset(tvm_ffi.registry.list_global_func_names())
 
 
+# Global functions that compute a new value from their operands and do nothing else: an
+# ``R.call_packed`` of one (an impure call, written before RemovePurityChecking made it so, or in
+# an impure function) is the ``call_pure_packed`` node the Program has. Other functions called so
+# may write into their operands or keep state, and stay rejected.
+PURE_PACKED = frozenset({"vm.builtin.copy"})
+
+
 class ImportRejected(ValueError):
     """The module holds something passfuzz's Program cannot express; the message is one line."""
 
@@ -496,9 +503,9 @@ class _Body:
             return ("alias", value)
         if isinstance(value, relax.Var):
             return ("alias", value)
-        if isinstance(value, relax.Function):  # read at its call (closure); one nothing calls is dead code
-            if self.uses.get(b.var, 0) > 1:
-                self.fail(b, "a local function called more than once")
+        if isinstance(value, relax.Function):  # read at each call (a closure each); one nothing calls is dead code
+            if any(v.same_as(b.var) for v in _references(value.body, relax.Var)):
+                self.fail(b, "a local function that calls itself")
             return ("skip", None)
         if isinstance(value, relax.If):
             return ("if", value)
@@ -509,7 +516,15 @@ class _Body:
             return ("closure", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.call_tir":
             return ("kernel", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and \
+                value.op.name == "relax.call_tir_inplace":
+            if isinstance(self.values, _Offset):  # graph.check_inplace
+                self.fail(b, "an in-place kernel inside a function body or branch")
+            return ("kernel", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.call_pure_packed":
+            return ("packed", value)
+        if isinstance(value, relax.Call) and isinstance(value.op, relax.ExternFunc) and \
+                value.op.global_symbol in PURE_PACKED:
             return ("packed", value)
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.print":
             if isinstance(self.values, _Offset):  # build.py keeps effects in main (graph.check_effects)
@@ -523,6 +538,10 @@ class _Body:
                 return found
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.reshape":
             found = self.reshape_runtime(b)
+            if found:
+                return found
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.memory.view":
+            found = self.view(b)
             if found:
                 return found
         if isinstance(value, tvm.ir.expr.GenericConst):
@@ -591,6 +610,33 @@ class _Body:
         except Exception:  # noqa: BLE001 - what the op cannot emit is not this op
             return None
         return ("op", ("layout_transform", [call.args[0]], attrs)) if _same(emitted, call, {}) else None
+
+    def view(self, b):
+        """memory.view(x, shape, dtype, relative_byte_offset), each of the last three an empty tuple
+        or a null value (bound to a var of its own, as TVMScript writes it) where not given: read
+        into the attributes of catalogue/shapes.py's ``view``, and accepted, as every op is, only
+        when that op emits the same call again."""
+        call = b.value
+        x, shape, dtype, offset = call.args
+        nulls = {}
+        if isinstance(dtype, relax.Var) and self.absorbable(dtype) and \
+                getattr(self.bound[dtype].op, "name", "") == "relax.null_value":
+            nulls[dtype] = self.bound[dtype]
+        attrs = {}
+        if isinstance(shape, relax.ShapeExpr) and all(isinstance(d, tvm.tirx.IntImm) for d in shape.values):
+            attrs["shape"] = [int(d.value) for d in shape.values]
+        if isinstance(dtype, tvm.ir.expr.GenericConst) or type(dtype).__name__ == "DataTypeImm":
+            attrs["dtype"] = str(dtype.value)
+        if isinstance(offset, tvm.tirx.IntImm):
+            attrs["offset"] = int(offset.value)
+        try:
+            emitted = BY_NAME["view"].emit(relax, [x], attrs)
+        except Exception:  # noqa: BLE001 - what the op cannot emit is not this op
+            return None
+        if not _same(emitted, call, nulls):
+            return None
+        self.claimed.update(nulls)
+        return ("op", ("view", [x], attrs))
 
     def reshape_runtime(self, b):
         """reshape(x, (v...)) with (v...) defined by a match_cast of tensor_to_shape(shape_to_tensor(
@@ -670,6 +716,10 @@ class _Body:
 
     def finish(self) -> list[int]:
         result = self.result
+        if isinstance(result, relax.Tuple) and result.fields and not self.outputs_tuple:
+            # a function body returning ``(a, b)`` written inline returns one value, a tuple node
+            self.values.append(Node("tuple", tuple(self.resolve(f) for f in result.fields), {}))
+            return [self.importer.index(self.values)]
         if isinstance(result, relax.Tuple):
             return [self.resolve(f) for f in result.fields]
         if isinstance(result, relax.Var) and isinstance(self.bound.get(result), relax.Tuple) and \
@@ -680,7 +730,8 @@ class _Body:
     def resolve(self, expr) -> int:
         if isinstance(expr, relax.Var) and expr in self.scope:
             return self.scope[expr]
-        if isinstance(expr, tvm.ir.expr.GenericConst) or isinstance(expr, relax.TupleGetItem):
+        if isinstance(expr, (tvm.ir.expr.GenericConst, relax.TupleGetItem)) or \
+                (isinstance(expr, relax.Tuple) and expr.fields):  # a tuple inside main's result tuple
             return self.operand(expr, _Pseudo(expr))
         raise ImportRejected(f"cannot import {self.where}: its result {_brief(expr)} is not a value")
 
@@ -789,7 +840,7 @@ class _Importer:
 
     def kernel(self, call, body, binding) -> tuple[list, dict]:
         """The operands and attributes of an opaque kernel node (passfuzz/ir/catalogue/kernels.py)
-        for ``R.call_tir(kernel, (operands...), out_ty)``."""
+        for ``R.call_tir(kernel, (operands...), out_ty)`` or ``R.call_tir_inplace``."""
         if len(call.args) != 2 or not isinstance(call.args[1], relax.Tuple):
             body.fail(binding, "a call_tir with symbolic arguments, or operands not written as a tuple")
         function = self.mod[call.args[0]]
@@ -818,13 +869,16 @@ class _Importer:
         name, text = self.kernel_text(call.args[0], function)
         if text is None:
             body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
+        inplace = {"inplace": [int(j) for j in call.attrs.inplace_indices]} \
+            if call.op.name == "relax.call_tir_inplace" else {}
         return operands, {"name": name, "kernel": text, "inputs": inputs, "outputs": outputs,
-                          "tuple": is_tuple, **({"prims": prims} if prims else {})}
+                          "tuple": is_tuple, **({"prims": prims} if prims else {}), **inplace}
 
     def packed(self, call, body, binding) -> tuple[list, dict]:
         """The operands and attributes of an opaque ``call_pure_packed`` node (catalogue/kernels.py)
-        for ``R.call_pure_packed(name, operands..., ty_args=...)``."""
-        callee, *operands = call.args
+        for ``R.call_pure_packed(name, operands..., ty_args=...)``, or ``R.call_packed`` of a
+        function known pure (``PURE_PACKED``)."""
+        callee, *operands = [call.op, *call.args] if isinstance(call.op, relax.ExternFunc) else call.args
         name = callee.global_symbol
         if name not in TVM_FUNCTIONS:
             body.fail(binding, f"a call_pure_packed of {name}, which TVM does not register")
@@ -850,9 +904,6 @@ class _Importer:
             seq = seq.body
         values = _Offset(len(params))
         scope = {p: k for k, p in enumerate(params) if isinstance(p, relax.Var)}
-        for p in params:
-            if isinstance(p, relax.Var) and isinstance(getattr(p, "ty", None), relax.TupleType):
-                raise ImportRejected(f"cannot import {where}: a tuple parameter of a function body")
         body = _Body(self, where, values, scope, seq, leaf_map if leaf_map is not None else {}, outputs_tuple=False)
         body.run()
         outputs = body.finish()

@@ -25,9 +25,18 @@ dataflow blocks and passes may move or drop it. Attributes: ``name``, ``inputs``
 
 Attributes of ``call_tir``: ``name`` (the PrimFunc's), ``kernel`` (an IRModule holding only it, as TVMScript),
 ``inputs`` and ``outputs`` (``[shape, dtype]`` each), ``tuple`` (the call returns a tuple of its
-outputs, even of one), and ``prims`` when the kernel takes scalars (the positions of the operands
+outputs, even of one), ``prims`` when the kernel takes scalars (the positions of the operands
 that are R.Prim parameters, of shape () in ``inputs``; ``graph.check_prims`` holds those operands
-to be R.Prim parameters, and only those).
+to be R.Prim parameters, and only those), and ``inplace`` for an ``R.call_tir_inplace`` (per
+output, the position of the operand it overwrites, or -1 for a fresh tensor).
+
+An in-place kernel writes its result into an operand. Relax types the call as pure, and its
+docstring asks that no operand it overwrites be aliased or live after it, which passes rely on
+without checking (CSE may merge an overwritten value with an equal one read later; FoldConstant
+may make one a constant, which a second call of the same VM then finds overwritten).
+``graph.check_inplace`` keeps it where nothing can: in main, overwriting only inputs of main
+(not weights, which BindParams may make constants) that nothing else reads and that are no
+output; the harness gives each call of main fresh argument tensors.
 """
 
 from __future__ import annotations
@@ -54,7 +63,25 @@ def _result(shape, dtype: str) -> ValueInfo:
 
 def _call_tir_infer(args: list, attrs: dict):
     require(isinstance(attrs["kernel"], str), "a kernel is TVMScript")
+    inplace = attrs.get("inplace")
+    if inplace is not None:  # R.call_tir_inplace: output k overwrites operand inplace[k] (-1: a fresh tensor)
+        inputs, outputs = attrs["inputs"], attrs["outputs"]
+        require(isinstance(inplace, list), "inplace: a list")
+        written = [j for j in inplace if j != -1]
+        require(len(inplace) == len(outputs) and written
+                and all(isinstance(j, int) and -1 <= j < len(inputs) for j in inplace)
+                and len(set(written)) == len(written) and not set(written) & set(attrs.get("prims", ())),
+                "inplace: per output, the tensor operand it overwrites or -1, at least one, each once")
+        require(not (attrs["tuple"] and len(outputs) == 1), "an in-place kernel of one output returns it alone")
+        for k, j in enumerate(inplace):
+            require(j == -1 or list(inputs[j]) == list(outputs[k]),
+                    f"output {k} overwrites operand {j}, of another type")
     return _opaque_infer(args, attrs)
+
+
+def inplace_operands(attrs: dict) -> list[int]:
+    """The positions of the operands an in-place kernel (``inplace``) overwrites."""
+    return [j for j in attrs.get("inplace") or () if j != -1]
 
 
 def _opaque_infer(args: list, attrs: dict):
@@ -78,7 +105,8 @@ def _opaque_infer(args: list, attrs: dict):
 
 CALL_TIR = OpDef(
     "call_tir", _call_tir_infer, None, None, None, lambda info: False,
-    notes="an imported module's TIR kernel, kept opaque: no numpy reference, its floats unbounded")
+    notes="an imported module's TIR kernel (R.call_tir, or R.call_tir_inplace with inplace), kept opaque: "
+          "no numpy reference, its floats unbounded")
 
 
 def _call_pure_packed_emit(R, args, attrs):

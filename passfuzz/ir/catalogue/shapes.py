@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import DTYPES, Chooser, OpDef, Sketch, ValueInfo, checked, operand, pick, require
+from .base import DTYPES, INT_RANGE, Chooser, OpDef, Sketch, ValueInfo, checked, operand, pick, require
 
 
 def _shape_of_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
@@ -92,4 +92,55 @@ RESHAPE_RUNTIME = OpDef(
           "R.shape_of(like))), R.Shape([v...])): the target shape is a run-time value",
     symbolic=True, emit_in=_reshape_runtime_emit_in)
 
-OPS = [SHAPE_OF, RESHAPE_RUNTIME]
+
+# -- view -------------------------------------------------------------------------------------
+
+# Integer dtypes a view may reinterpret another dtype's bytes as: those whose INT_RANGE is every
+# value the dtype holds (int64's stops short of it, and float or bool bits may be NaN or not 0/1).
+REINTERPRETABLE = ("int8", "uint8", "int32")
+_BYTES = {"bool": 1, "bfloat16": 2}
+
+
+def _itemsize(dtype: str) -> int:
+    return _BYTES.get(dtype) or np.dtype(dtype).itemsize
+
+
+def _view_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and set(attrs) <= {"shape", "dtype", "offset"}, "view takes one operand")
+    (x,) = args
+    dtype = attrs.get("dtype") or x.dtype
+    shape = tuple(attrs["shape"]) if attrs.get("shape") is not None else x.shape
+    offset = attrs.get("offset") or 0
+    require(dtype in DTYPES and all(isinstance(d, int) and d >= 1 for d in shape), "a view's dtype and shape")
+    require(isinstance(offset, int) and offset >= 0 and offset % _itemsize(dtype) == 0,
+            f"byte offset {offset}: a multiple of {dtype}'s size")
+    require(attrs.get("shape") is not None or _itemsize(dtype) <= _itemsize(x.dtype),
+            "a view to a wider dtype needs a shape")
+    require(offset + int(np.prod(shape)) * _itemsize(dtype) <= x.size * _itemsize(x.dtype),
+            "the view reaches past its operand's bytes")
+    if dtype == x.dtype:
+        return ValueInfo(shape, dtype, x.lo, x.hi, x.exact)
+    require(dtype in REINTERPRETABLE, f"{x.dtype}'s bytes read as {dtype} may be any value {dtype} cannot hold")
+    return ValueInfo(shape, dtype, *INT_RANGE[dtype], True)
+
+
+def _view_reference(args: list, attrs: dict) -> np.ndarray:
+    (x,) = args
+    dtype = np.dtype(attrs["dtype"]) if attrs.get("dtype") else x.dtype
+    shape = tuple(attrs["shape"]) if attrs.get("shape") is not None else x.shape
+    data = np.ascontiguousarray(x).tobytes()
+    return np.frombuffer(data, dtype, int(np.prod(shape)), attrs.get("offset") or 0).reshape(shape).copy()
+
+
+def _view_emit(R, args, attrs):
+    return R.op.memory.view(args[0], shape=attrs.get("shape"), dtype=attrs.get("dtype"),
+                            relative_byte_offset=attrs.get("offset"))
+
+
+VIEW = OpDef(
+    "view", _view_infer, _view_emit, _view_reference, None, lambda info: True,
+    notes="R.memory.view(x, shape, dtype, relative_byte_offset): x's bytes read with another shape, from "
+          "an offset, or as an integer dtype; imported only (the importer reads it; LowerRuntimeBuiltin "
+          "lowers it in the build)")
+
+OPS = [SHAPE_OF, RESHAPE_RUNTIME, VIEW]

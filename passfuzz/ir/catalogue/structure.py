@@ -132,7 +132,6 @@ TUPLE_GET_ITEM = OpDef(
 # -- call -----------------------------------------------------------------------------------------
 
 def _call_infer(args, attrs):
-    require(len(args) >= 1, "a function takes at least one argument here")
     infos = analyse_region(attrs["body"], args)
     return infos[attrs["body"]["outputs"][0]]
 
