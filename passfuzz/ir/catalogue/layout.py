@@ -320,7 +320,7 @@ def _split_how(attrs):
     return attrs["indices"] if "indices" in attrs else attrs["sections"]
 
 
-SPLIT = OpDef(
+SPLIT = smooth(OpDef(  # linear
     "split", _split_infer,
     lambda R, args, at: R.TupleGetItem(R.op.split(args[0], _split_how(at), axis=at["axis"]), at["index"]),
     lambda args, at: np.split(args[0], _split_points(args[0].shape[at["axis"]], at), axis=at["axis"])[at["index"]],
@@ -328,7 +328,7 @@ SPLIT = OpDef(
     notes="One node is split followed by TupleGetItem(index). Relax splits uneven sections by ceiling "
           "(length 10 in 3 gives 4, 4, 2; 4 in 3 gives 2, 2, 0): only counts leaving no part empty are drawn. "
           "Split points "
-          "(attribute indices) split as numpy.split does; empty parts are never drawn.")
+          "(attribute indices) split as numpy.split does; empty parts are never drawn."))
 
 
 def _split_tuple_infer(args, attrs):
