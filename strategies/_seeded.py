@@ -445,7 +445,11 @@ def _with_arguments(program: Program, chooser) -> Program:
 
 def _inward(dtype: str, lo: float, hi: float) -> tuple[float, float]:
     """[lo, hi] narrowed to bounds the dtype's draw can hold exactly (an imported or computed
-    range such as -4.000004 is not a float32; bfloat16 is drawn as float32, then rounded)."""
+    range such as -4.000004 is not a float32; bfloat16 is drawn as float32, then rounded), and an
+    integer range moved into the dtype (a branch's parameter takes its operand's range, which
+    for uint8 may reach below 0)."""
+    if is_int(dtype):
+        return fit(dtype, lo, hi)
     if dtype not in ("float32", "float16", "bfloat16"):
         return lo, hi
     width = np.float16 if dtype == "float16" else np.float32

@@ -577,3 +577,16 @@ def test_a_test_file_importing_vdevice_from_tvm_ir_as_tvm_main_does_is_executed_
     (imported,) = run(build_module(program), arguments)
     assert np.array_equal(imported, arguments[0] * arguments[0]) and np.array_equal(evaluate(program)[0], imported)
     assert aliased == (not hasattr(tvm.ir, "VDevice"))  # named in the child that executed the file, not here
+
+
+@settings(max_examples=20, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_an_argument_drawn_for_a_parameter_whose_range_leaves_its_integer_dtype_stays_inside_it(data):
+    # A mutated branch takes its operands' ranges for its parameters; a uint8 range reaching
+    # below 0 once stopped a whole run (OverflowError drawing -8 as uint8).
+    from strategies._programs import DrawChooser
+    from strategies._seeded import _with_arguments
+
+    program = Program((Param((3,), "uint8", -8.0, 8.0, None), Node("add", (0, 0))), (1,))
+    drawn = _with_arguments(program, DrawChooser(data.draw))
+    assert all(0 <= v <= 8 for v in drawn.values[0].value)
