@@ -27,6 +27,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -66,8 +67,22 @@ from strategies import (
 )
 
 from . import runs
-from .events import ExampleChecked, FindingSaved, FindingSeen, Notify, Observed, OutsideContract, Replanned, VariantSeen
+from .events import (
+    ExampleChecked,
+    FindingSaved,
+    FindingSeen,
+    InternalError,
+    Notify,
+    Observed,
+    OutsideContract,
+    Replanned,
+    VariantSeen,
+)
 from .stats import Stats
+
+# Rounds passfuzz's own exceptions may drop before the run stops on the next one: a bad draw is
+# survived, the same bug in every round is not hidden for a night.
+MAX_INTERNAL_ERRORS = 3
 
 if sys.version_info < (3, 11):  # Hypothesis raises the backport's groups there (pyproject.toml lists it)
     from exceptiongroup import BaseExceptionGroup
@@ -566,9 +581,31 @@ class Fuzzer:
         except BaseException as exc:  # noqa: BLE001 - findings come back as (groups of) FindingError
             found = _collect(exc)
             if not found:
-                raise
+                if not isinstance(exc, Exception) or self.stats.internal_errors >= MAX_INTERNAL_ERRORS:
+                    raise
+                self._internal_error(exc)
             return found
         return []
+
+    def _internal_error(self, error: Exception) -> None:
+        """passfuzz's own exception (a generator or oracle bug) ended a round: count it, keep its
+        traceback in the run directory, say so; the run goes on with the next round, so one bad
+        draw does not end an overnight run (the same bug every round still does, after a few)."""
+        self.stats.internal_errors += 1
+        text = "".join(traceback.format_exception(error))
+        path = ""
+        if self.config.run_dir is not None:
+            target = Path(self.config.run_dir) / f"internal-error-{self.worker}-{self.stats.internal_errors}.txt"
+            try:
+                target.write_text(text, encoding="utf-8")
+                path = str(target)
+            except OSError:  # the traceback is also the event's line; losing the file loses little
+                pass
+        cause = error
+        while isinstance(cause, BaseExceptionGroup) and cause.exceptions:  # Hypothesis' FlakyFailure, say
+            cause = cause.exceptions[0]
+        first = (str(cause).strip().splitlines() or [""])[0]
+        self.notify(InternalError(f"{type(cause).__name__}: {first}"[:300], path))
 
     def reduce_and_save(self, error: FindingError) -> Path:
         """Reduce a shrunk finding (its passes and its Program, passfuzz.findings.reduce) and save it over

@@ -92,7 +92,15 @@ class Replanned:
     reason: str  # one line: the fire rate, what was found, the new focus
 
 
+@dataclass(frozen=True)
+class InternalError:
+    """passfuzz itself raised while generating or judging an example (its bug, not TVM's): the
+    round is dropped and the run goes on, up to a few times; the traceback is kept for a report."""
+    error: str  # the exception's type and first line
+    path: str  # the file holding the traceback ('' when the run keeps no directory)
+
+
 Event = Union[ExampleChecked, FindingSeen, OutsideContract, VariantSeen, Observed, FindingSaved, ClusterJoined, WorkerRefused,
-              WorkerLost, Replanned]
+              WorkerLost, Replanned, InternalError]
 Notify = Callable[[Event], None]
 

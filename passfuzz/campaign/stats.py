@@ -39,11 +39,13 @@ class Stats:
     seed: int | None = None
     examples_by_worker: dict[str, int] = field(default_factory=dict)  # with several workers (passfuzz.campaign.parallel)
     workers_lost: list[str] = field(default_factory=list)  # workers that died or left mid-run
+    internal_errors: int = 0  # rounds dropped because passfuzz itself raised (engine.MAX_INTERNAL_ERRORS)
 
     def merge(self, other: "Stats") -> None:
         self.last_new_behaviour = max(self.last_new_behaviour, other.last_new_behaviour)
         for name in ("examples", "shrink_runs", "generator_defects", "incomparable", "fired", "known", "behaviours",
-                     "seconds_generating", "seconds_shrinking", "missed_rewrites", "not_idempotent"):
+                     "seconds_generating", "seconds_shrinking", "missed_rewrites", "not_idempotent",
+                     "internal_errors"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in ("findings", "unblamed", "outside_contract", "variants", "missed", "examples_by_worker"):
             getattr(self, name).update(getattr(other, name))

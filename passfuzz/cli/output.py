@@ -19,6 +19,7 @@ from passfuzz.campaign.events import (
     ExampleChecked,
     FindingSaved,
     FindingSeen,
+    InternalError,
     Observed,
     OutsideContract,
     Replanned,
@@ -158,6 +159,9 @@ class Console:
                              f"  reproduce: python {str(path)[:-5]}.py")
             case Replanned(reason=reason):
                 self._write(f"re-planned: {reason}")
+            case InternalError(error=error, path=path):
+                self._write(f"passfuzz itself failed (its bug, please report it with the traceback"
+                            f"{' in ' + path if path else ''}): {error}; the round is dropped, the run goes on")
             case _:
                 raise TypeError(f"not an event: {event!r}")
 
@@ -189,7 +193,8 @@ class Console:
                if stats.workers_lost else ""),
             ("" if config.passes == [] else f"the passes changed the module in {fired:.0f}% of examples; ")
             + f"incomparable {stats.incomparable}; known bugs hit {stats.known}; "
-              f"generator defects {stats.generator_defects}",
+              f"generator defects {stats.generator_defects}"
+            + (f"; passfuzz's own errors {stats.internal_errors} (rounds dropped)" if stats.internal_errors else ""),
         ]
         rates = sorted(((stats.pass_fired.get(name, 0) / runs, name, runs) for name, runs in stats.pass_runs.items()),
                        key=lambda r: (-r[0], r[1]))
