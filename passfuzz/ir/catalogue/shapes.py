@@ -1,9 +1,9 @@
-"""Shape programs: a tensor's shape as a value, and reshaping to a shape known only at run time.
+"""Shape programs: a tensor's shape and size as values, and reshaping to a shape known only at run time.
 
 The shape of every value is statically known to passfuzz (it works on the drawn arguments'
-shapes), so both ops have exact static rules; what makes them interesting to passes is how the
-module is typed. On a parameter typed with symbolic dims, ``shape_of`` reads a shape that only
-the call fixes, and ``reshape_runtime``'s target shape goes through a tensor and back
+shapes), so these ops have exact static rules; what makes them interesting to passes is how the
+module is typed. On a parameter typed with symbolic dims, ``shape_of`` reads a shape (``size``
+a product of dims) that only the call fixes, and ``reshape_runtime``'s target shape goes through a tensor and back
 (``shape_of``, ``shape_to_tensor``, ``tensor_to_shape``, ``match_cast`` to fresh shape variables),
 so its result is typed with variables no parameter defines.
 
@@ -35,6 +35,25 @@ SHAPE_OF = OpDef(
     lambda args, at: np.array(args[0].shape, dtype="int64"),
     _shape_of_propose, lambda info: info.rank >= 1,
     notes="R.shape_to_tensor(R.shape_of(x)): the shape as an int64 tensor",
+    symbolic=True)
+
+
+def _size_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and not attrs, "size takes one operand and no attributes")
+    (x,) = args
+    return checked((), "int64", x.size, x.size, True)
+
+
+def _size_propose(sketch: Sketch, choose: Chooser) -> None:
+    sketch.add("size", [pick(sketch, choose, lambda info: True)])
+
+
+SIZE = OpDef(
+    "size", _size_infer, lambda R, args, at: R.op.size(args[0]),
+    lambda args, at: np.array(args[0].size, dtype="int64"),
+    _size_propose, lambda info: True,
+    notes="R.size(x): the element count as an int64 scalar tensor (a product of symbolic dims on a "
+          "symbolically typed operand)",
     symbolic=True)
 
 
@@ -92,4 +111,4 @@ RESHAPE_RUNTIME = OpDef(
           "R.shape_of(like))), R.Shape([v...])): the target shape is a run-time value",
     symbolic=True, emit_in=_reshape_runtime_emit_in)
 
-OPS = [SHAPE_OF, RESHAPE_RUNTIME]
+OPS = [SHAPE_OF, SIZE, RESHAPE_RUNTIME]
