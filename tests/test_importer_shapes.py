@@ -2,12 +2,17 @@
 below is in the style of apache/tvm's tests/python/relax/, and its import must build back into a
 module that gives what the written one gives, and what numpy gives (``agrees``)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from tvm.script import ir as I
 from tvm.script import relax as R
+from tvm.script import tirx as T
 
 from passfuzz.ir.catalogue.base import OpError
+from passfuzz.ir.graph import analyse
+from passfuzz.ir.program import ProgramError
 from passfuzz.relax.build import build_module
 
 from .catalogue_support import F, infer, ref
@@ -33,3 +38,26 @@ def test_size_of_a_symbolic_and_a_static_tensor_imports_and_agrees():
     assert infer("size", F((7, 3))).shape == () and infer("size", F((7, 3))).lo == 21
     with pytest.raises(OpError):
         infer("size", F((2,)), axis=0)
+
+
+# -- take at an R.Prim index ----------------------------------------------------------------------
+
+
+@I.ir_module
+class TakePrimIndex:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), "float32"), index: T.int64):
+        gv = R.take(x, index, axis=1, mode="fast")
+        return gv
+
+
+def test_an_int64_prim_parameter_no_type_names_is_a_scalar_index_value():
+    x = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    program = agrees(TakePrimIndex, [x, 2])
+    index = program.values[1]
+    assert index.prim and index.dtype == "int64" and (index.lo, index.hi) == (0, 2)  # narrowed to axis 1
+    assert program.arguments()[1] == 2 and not program.prim_params
+    assert "x1: T.int64" in build_module(program).script()  # the parameter as the test writes it
+    wide = replace(program, values=(program.values[0], replace(index, hi=3, value=3), *program.values[2:]))
+    with pytest.raises(ProgramError):  # a fast take's index may leave the axis
+        analyse(wide)

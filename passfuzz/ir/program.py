@@ -26,9 +26,10 @@ them after the tensor inputs (they count as inputs), and their arguments are the
 such a parameter *is* the symbolic variable, so it defines it for the tensor parameters after it,
 and its argument is a Python int. It is an input or a weight; ``main`` takes it just before the
 first parameter of its role whose type names it (the variable must be defined before it is used).
-An R.Prim parameter of another dtype (``R.Prim("float32")``, ``R.Prim("bool")``) is a value, not
-a variable: a Param of shape () with ``prim`` set, whose argument is a Python float or bool, which
-only binary elementwise ops, an If's condition and a kernel taking a scalar read
+An R.Prim parameter of another dtype (``R.Prim("float32")``, ``R.Prim("bool")``), or an int64 one
+no parameter's type names (``index: T.int64`` read by a take), is a value, not a variable: a Param
+of shape () with ``prim`` set, whose argument is a Python float, bool or int, which only binary
+elementwise ops, a take's index, an If's condition and a kernel taking a scalar read
 (``graph.check_prims``).
 """
 

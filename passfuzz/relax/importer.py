@@ -912,6 +912,7 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     if given is not None and len(given) != len(func.params):
         raise ImportRejected(f"cannot import {function}: {len(given)} arguments for {len(func.params)} parameters")
     sizes = _symbol_sizes(func, given, function)
+    typing = _typing_names(func.params)
     values: list = []
     scope: dict = {}
     shape_params, prim_params, groups = [], [], 0
@@ -920,12 +921,17 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
         ty = p.ty
         where = f"cannot import {function}: parameter {p.name}"
         if type(ty).__name__ == "PrimType" and str(ty.dtype) != "int64":
-            # a scalar value (an int64 one is a symbolic variable): drawn and ranged as a tensor of
+            # a scalar value (an int64 one a type names is a symbolic variable): drawn and ranged as a tensor of
             # shape () would be, passed to the VM as a Python value
             if str(ty.dtype) not in DTYPES:
                 raise ImportRejected(f"{where}: an R.Prim parameter of dtype {ty.dtype}, not among passfuzz's dtypes")
             value = np.asarray(given[k], numpy_dtype(str(ty.dtype))) if given is not None else None
             values.append(Param((), str(ty.dtype), 0, 0, value, role, prim=True))
+            scope[p] = len(values) - 1
+        elif type(ty).__name__ == "PrimType" and p.name not in typing:
+            # an int64 scalar no parameter's type names (``index: T.int64`` read by a take): a value
+            values.append(Param((), "int64", 0, 0, None if given is None else np.asarray(given[k], "int64"),
+                                role, prim=True))
             scope[p] = len(values) - 1
         elif type(ty).__name__ == "PrimType":
             prim_params.append(PrimParam(p.name, role))
@@ -1064,6 +1070,26 @@ def _check_reachable(mod, entry: str) -> None:
 
 def _global_refs(expr, out: list) -> None:
     out.extend(_references(expr, tvm.ir.GlobalVar))
+
+
+def _typing_names(params) -> set[str]:
+    """The symbolic variables the types of ``params`` name (their tensors' dims, their shapes)."""
+    names: set[str] = set()
+
+    def walk(ty):
+        if isinstance(ty, relax.TupleType):
+            for item in ty.fields:
+                walk(item)
+        elif isinstance(ty, relax.TensorType) and isinstance(ty.shape, relax.ShapeExpr):
+            for d in ty.shape.values:
+                names.update(v.name for v in tvm.tirx.analysis.undefined_vars(d))
+        elif isinstance(ty, relax.ShapeType) and ty.values is not None:
+            for d in ty.values:
+                names.update(v.name for v in tvm.tirx.analysis.undefined_vars(d))
+
+    for p in params:
+        walk(p.ty)
+    return names
 
 
 def _tuple_params(ty, values, path, given, where, role):
