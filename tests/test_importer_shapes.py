@@ -12,7 +12,7 @@ from tvm.script import tirx as T
 
 from passfuzz.ir.catalogue.base import OpError
 from passfuzz.ir.graph import analyse
-from passfuzz.ir.program import ProgramError
+from passfuzz.ir.program import Node, ProgramError
 from passfuzz.relax.build import build_module
 
 from .catalogue_support import F, infer, ref
@@ -61,3 +61,29 @@ def test_an_int64_prim_parameter_no_type_names_is_a_scalar_index_value():
     wide = replace(program, values=(program.values[0], replace(index, hi=3, value=3), *program.values[2:]))
     with pytest.raises(ProgramError):  # a fast take's index may leave the axis
         analyse(wide)
+
+
+# -- a literal shape as a tensor ------------------------------------------------------------------
+
+
+@I.ir_module
+class FoldShapeComputation:
+    @R.function
+    def main(data: R.Tensor((5, 4, 3, 2), "float32"), indices: R.Tensor((1,), "int64")):
+        with R.dataflow():
+            lv = R.shape_to_tensor(R.shape([5, 4, 3, 2]))
+            lv1 = R.take(lv, indices, axis=0)
+            gv = R.expand_dims(lv1, axis=[0])
+            R.output(gv)
+        return gv
+
+
+def test_a_literal_shape_converted_to_a_tensor_imports_and_agrees():
+    program = agrees(FoldShapeComputation, [np.zeros((5, 4, 3, 2), "float32"), np.array([2], "int64")])
+    assert program.nodes[0] == Node("shape_tensor", (), {"shape": [5, 4, 3, 2]})
+    assert (program.values[1].lo, program.values[1].hi) == (0, 3)  # the take's index stays inside the 4 dims
+    assert "R.shape_to_tensor(R.shape([5, 4, 3, 2]))" in build_module(program).script()
+    np.testing.assert_array_equal(ref("shape_tensor", shape=[1, 7]), np.array([1, 7], "int64"))
+    for bad in ([], [2, -1], [2.0]):
+        with pytest.raises(OpError):
+            infer("shape_tensor", shape=bad)

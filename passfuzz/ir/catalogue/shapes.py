@@ -38,6 +38,29 @@ SHAPE_OF = OpDef(
     symbolic=True)
 
 
+def _shape_tensor_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(not args and set(attrs) == {"shape"}, "shape_tensor takes no operand and a shape")
+    shape = attrs["shape"]
+    require(isinstance(shape, list) and shape and
+            all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape),
+            "shape_tensor's shape is a non-empty list of sizes")
+    return checked((len(shape),), "int64", min(shape), max(shape), True)
+
+
+def _shape_tensor_propose(sketch: Sketch, choose: Chooser) -> None:
+    like = sketch.infos[pick(sketch, choose, lambda info: info.rank >= 1)]
+    sketch.add("shape_tensor", [], {"shape": list(like.shape)})
+
+
+SHAPE_TENSOR = OpDef(
+    "shape_tensor", _shape_tensor_infer,
+    lambda R, args, at: R.op.shape_to_tensor(R.ShapeExpr(at["shape"])),
+    lambda args, at: np.array(at["shape"], dtype="int64"),
+    _shape_tensor_propose, lambda info: info.rank >= 1,
+    notes="R.shape_to_tensor(R.shape([...])): a literal shape as an int64 tensor (FoldConstant folds it); "
+          "drawn with the shape of an existing value")
+
+
 def _size_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     require(len(args) == 1 and not attrs, "size takes one operand and no attributes")
     (x,) = args
@@ -111,4 +134,4 @@ RESHAPE_RUNTIME = OpDef(
           "R.shape_of(like))), R.Shape([v...])): the target shape is a run-time value",
     symbolic=True, emit_in=_reshape_runtime_emit_in)
 
-OPS = [SHAPE_OF, SIZE, RESHAPE_RUNTIME]
+OPS = [SHAPE_OF, SHAPE_TENSOR, SIZE, RESHAPE_RUNTIME]
