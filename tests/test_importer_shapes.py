@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from tvm import relax
 from tvm.script import ir as I
 from tvm.script import relax as R
 from tvm.script import tirx as T
@@ -13,7 +14,7 @@ from tvm.script import tirx as T
 from passfuzz.ir.catalogue.base import OpError
 from passfuzz.ir.graph import analyse
 from passfuzz.ir.program import Node, ProgramError
-from passfuzz.relax.build import build_module
+from passfuzz.relax.build import _whole_parameter, build_module
 
 from .catalogue_support import F, infer, ref
 from .test_importer import agrees
@@ -87,3 +88,39 @@ def test_a_literal_shape_converted_to_a_tensor_imports_and_agrees():
     for bad in ([], [2, -1], [2.0]):
         with pytest.raises(OpError):
             infer("shape_tensor", shape=bad)
+
+
+# -- a tuple parameter read whole -----------------------------------------------------------------
+
+
+@I.ir_module
+class ConcatOfATupleParameter:
+    @R.function
+    def main(x: R.Tensor((3,), "float32"),
+             t: R.Tuple(R.Tensor((3, 4), "float32"), R.Tuple(R.Tensor((3, 5), "float32"), R.Tensor((3, 1), "float32")))):
+        a = R.concat(t[1], axis=1)
+        t1 = t[1]
+        b = R.concat((t[0], t1[0]), axis=1)
+        c = R.concat(t1, axis=1)
+        return (a, b, c, x)
+
+
+def test_a_tuple_parameter_read_whole_is_a_tuple_of_its_items_built_back_as_the_parameter():
+    rng = np.random.default_rng(0)
+    args = [rng.uniform(-4, 4, 3).astype("float32"),
+            (rng.uniform(-4, 4, (3, 4)).astype("float32"),
+             (rng.uniform(-4, 4, (3, 5)).astype("float32"), rng.uniform(-4, 4, (3, 1)).astype("float32")))]
+    program = agrees(ConcatOfATupleParameter, args)
+    assert [n.op for n in program.nodes] == ["tuple", "concat", "concat", "tuple", "concat"]
+    text = build_module(program).script()
+    # the parameter's item itself (bound once by the BlockBuilder), as written; a tuple of some items stays one
+    assert "lv: R.Tuple(" in text and text.count(") = t1[1]") == 1 and text.count("R.concat(lv, axis=1)") == 2
+    assert "R.concat((lv2, lv3), axis=1)" in text
+
+
+def test_only_every_item_of_a_tuple_parameter_in_order_is_that_parameter():
+    t = relax.Var("t", relax.TupleType([relax.TensorType((2,), "float32")] * 3))
+    items = [relax.TupleGetItem(t, k) for k in range(3)]
+    assert _whole_parameter(items).same_as(t)
+    assert _whole_parameter(items[:2]) is None  # some items: a tuple of its own
+    assert _whole_parameter([items[1], items[0], items[2]]) is None  # reordered

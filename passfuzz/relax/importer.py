@@ -471,7 +471,16 @@ class _Body:
             items = tuple(self.operand(e, binding) for e in expr.fields)
             self.values.append(Node("tuple", items, {}))
             return self.importer.index(self.values)
+        if isinstance(expr, relax.Var) and expr in self.importer.leaves and self.leaf_map is None:
+            return self.whole_tuple(self.importer.leaves[expr])
         self.fail(binding, f"operand {_brief(expr)} is not a value passfuzz can name")
+
+    def whole_tuple(self, entry) -> int:
+        """A tuple parameter of main read whole (``R.concat(t)``): a tuple node of its items, which
+        relax_build writes as the parameter again."""
+        items = tuple(self.whole_tuple(e) if isinstance(e, tuple) else e for e in entry)
+        self.values.append(Node("tuple", items, {}))
+        return self.importer.index(self.values)
 
     def run(self) -> None:
         plan = {}
