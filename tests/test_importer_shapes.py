@@ -112,6 +112,11 @@ def test_a_tuple_parameter_read_whole_is_a_tuple_of_its_items_built_back_as_the_
              (rng.uniform(-4, 4, (3, 5)).astype("float32"), rng.uniform(-4, 4, (3, 1)).astype("float32")))]
     program = agrees(ConcatOfATupleParameter, args)
     assert [n.op for n in program.nodes] == ["tuple", "concat", "concat", "tuple", "concat"]
+    assert program.nodes[0].attrs == {"parameter": True}
+    unmarked = replace(program, values=tuple(replace(v, attrs={}) if isinstance(v, Node) and v.op == "tuple" else v
+                                             for v in program.values))
+    assert 'lv3: R.Tuple(R.Tensor((3, 5), dtype="float32"), R.Tensor((3, 1), dtype="float32")) = lv1, lv2' in \
+        build_module(unmarked).script()  # a tuple drawn so stays one
     text = build_module(program).script()
     # the parameter's item itself (bound once by the BlockBuilder), as written; a tuple of some items stays one
     assert "lv: R.Tuple(" in text and text.count(") = t1[1]") == 1 and text.count("R.concat(lv, axis=1)") == 2

@@ -320,7 +320,7 @@ def _emit_node(bb, i: int, node: dict, exprs, casts, functions, prefix: str, out
         expr = relax.Call(callee, operands)
     elif op == "call_tir":
         expr = _kernel_call(bb, attrs, _static_operands(bb, node, exprs, casts))
-    elif op == "tuple" and _whole_parameter([exprs[a] for a in node["args"]]) is not None:
+    elif op == "tuple" and attrs.get("parameter") and _whole_parameter([exprs[a] for a in node["args"]]) is not None:
         exprs[i] = _whole_parameter([exprs[a] for a in node["args"]])  # no binding, as TVM's tests write it
         return
     elif op == "if":

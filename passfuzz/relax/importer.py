@@ -472,14 +472,15 @@ class _Body:
             self.values.append(Node("tuple", items, {}))
             return self.importer.index(self.values)
         if isinstance(expr, relax.Var) and expr in self.importer.leaves and self.leaf_map is None:
-            return self.whole_tuple(self.importer.leaves[expr])
+            self.scope[expr] = self.whole_tuple(self.importer.leaves[expr])  # once, as a constant is
+            return self.scope[expr]
         self.fail(binding, f"operand {_brief(expr)} is not a value passfuzz can name")
 
     def whole_tuple(self, entry) -> int:
-        """A tuple parameter of main read whole (``R.concat(t)``): a tuple node of its items, which
-        relax_build writes as the parameter again."""
+        """A tuple parameter of main read whole (``R.concat(t)``): a tuple node of its items marked
+        ``parameter``, which relax_build writes as the parameter again."""
         items = tuple(self.whole_tuple(e) if isinstance(e, tuple) else e for e in entry)
-        self.values.append(Node("tuple", items, {}))
+        self.values.append(Node("tuple", items, {"parameter": True}))
         return self.importer.index(self.values)
 
     def run(self) -> None:
@@ -689,7 +690,8 @@ class _Body:
     def resolve(self, expr) -> int:
         if isinstance(expr, relax.Var) and expr in self.scope:
             return self.scope[expr]
-        if isinstance(expr, tvm.ir.expr.GenericConst) or isinstance(expr, relax.TupleGetItem):
+        if isinstance(expr, tvm.ir.expr.GenericConst) or isinstance(expr, relax.TupleGetItem) or \
+                (isinstance(expr, relax.Var) and expr in self.importer.leaves and self.leaf_map is None):
             return self.operand(expr, _Pseudo(expr))
         raise ImportRejected(f"cannot import {self.where}: its result {_brief(expr)} is not a value")
 
@@ -1453,19 +1455,28 @@ def _ordered(program: Program) -> Program:
                                             for v in program.values))
     order = [i for i, _ in program.params]
     consts = {i for i, v in enumerate(program.values) if isinstance(v, Node) and v.op == "const"}
+    # a tuple parameter read whole is written inline too, and read back where first used
+    inline = consts | {i for i, v in enumerate(program.values) if isinstance(v, Node) and v.op == "tuple"
+                       and v.attrs.get("parameter")}
     placed = set(order)
+
+    def place(i):
+        for a in program.values[i].args if i in inline else ():
+            if a in inline and a not in placed:
+                place(a)
+        order.append(i)
+        placed.add(i)
+
     for i, v in enumerate(program.values):
-        if isinstance(v, Node) and v.op != "const":
+        if isinstance(v, Node) and i not in inline:
             for a in v.args:
-                if a in consts and a not in placed:
-                    order.append(a)
-                    placed.add(a)
+                if a in inline and a not in placed:
+                    place(a)
             order.append(i)
             placed.add(i)
     for o in program.outputs:
         if o not in placed:
-            order.append(o)
-            placed.add(o)
+            place(o)
     # what is left is a constant nothing reads (an If operand inlined above): the module has none
     assert all(i in consts for i in range(len(program.values)) if i not in placed)
     renumber = {old: new for new, old in enumerate(order)}

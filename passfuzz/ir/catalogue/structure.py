@@ -102,7 +102,9 @@ def _tuple_propose(sketch: Sketch, choose: Chooser) -> None:
 
 TUPLE = OpDef(
     "tuple", _tuple_infer, lambda R, args, at: R.Tuple(args), lambda args, at: tuple(args),
-    _tuple_propose, _any, notes="a tuple of values (tensors or tuples); several outputs also make one",
+    _tuple_propose, _any, notes="a tuple of values (tensors or tuples); several outputs also make one. "
+                                "Attribute parameter=True (imports only): every item of a tuple parameter, "
+                                "written as that parameter itself",
     takes_tuples=True)
 
 
