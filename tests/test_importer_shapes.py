@@ -6,15 +6,23 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+import tvm
+from hypothesis import HealthCheck, given, settings
 from tvm import relax
 from tvm.script import ir as I
 from tvm.script import relax as R
 from tvm.script import tirx as T
 
+from passfuzz.ir.catalogue import infer_application
 from passfuzz.ir.catalogue.base import OpError
 from passfuzz.ir.graph import analyse
 from passfuzz.ir.program import Node, ProgramError
+from passfuzz.judge.trial import check
+from passfuzz.passes.names import resolve
+from passfuzz.portable.standalone import numpy_outputs
 from passfuzz.relax.build import _whole_parameter, build_module
+from passfuzz.relax.importer import import_module
+from strategies import seeded_programs
 
 from .catalogue_support import F, infer, ref
 from .test_importer import agrees
@@ -129,3 +137,68 @@ def test_only_every_item_of_a_tuple_parameter_in_order_is_that_parameter():
     assert _whole_parameter(items).same_as(t)
     assert _whole_parameter(items[:2]) is None  # some items: a tuple of its own
     assert _whole_parameter([items[1], items[0], items[2]]) is None  # reordered
+
+
+# -- R.Shape values ---------------------------------------------------------------------------------
+
+
+@I.ir_module
+class ShapeValues:
+    @R.function
+    def main(x: R.Tensor(("m", 3), "float32"), s: R.Shape(ndim=2), t: R.Tensor((3,), "int64"), u: R.Shape(["a", "b"])):
+        a = R.shape_of(x)
+        b = R.shape_to_tensor(s)
+        c = R.tensor_to_shape(t)
+        d = R.shape_to_tensor(u)
+        return (a, b, c, d, s)
+
+
+def test_shapes_as_values_import_and_agree_and_are_returned_as_shape_tuples():
+    args = [np.zeros((4, 3), "float32"), (2, 7), np.array([1, 0, 5], "int64"), (3, 6)]
+    program = agrees(ShapeValues, args)
+    assert [n.op for n in program.nodes] == ["shape_value", "shape_to_tensor", "tensor_to_shape", "shape_to_tensor"]
+    assert [p.shape_value for _, p in program.params] == [False, True, False, True]
+    assert program.arguments()[1] == (2, 7) and program.values[2].lo >= 0  # sizes
+    assert [str(p.ty) for p in build_module(program)["main"].params][1::2] == ["R.Shape(ndim=2)"] * 2
+    info = infer("shape_value", F((4, 3)))
+    assert info.shape_value and info.shape == (2,)
+    with pytest.raises(OpError):  # a tensor is no R.Shape, and no other op reads an R.Shape
+        infer("shape_to_tensor", F((2,), 0, 8, "int64"))
+    with pytest.raises(OpError):
+        infer_application("exp", [0], [info], {})
+    with pytest.raises(OpError):  # a size below zero
+        infer("tensor_to_shape", F((2,), -1, 8, "int64"))
+
+
+def test_an_r_shape_value_is_an_input_of_int64_sizes_and_stays_in_main():
+    program = import_module(ShapeValues, arguments=[np.zeros((4, 3), "float32"), (2, 7),
+                                                    np.array([1, 0, 5], "int64"), (3, 6)])
+    s = program.values[1]
+    for bad in (replace(s, lo=-1, value=[-1, 7]), replace(s, dtype="int32"), replace(s, role="weight")):
+        with pytest.raises(ProgramError):
+            analyse(replace(program, values=(program.values[0], bad, *program.values[2:])))
+    inside = Node("call", (4,), {"local": False, "body": {"values": [{"op": "shape_to_tensor", "args": [0],
+                                                                      "attrs": {}}], "outputs": [1]}})
+    with pytest.raises(ProgramError):  # a function body taking one
+        analyse(replace(program, values=(*program.values, inside)))
+
+
+def test_a_program_of_shape_values_passes_a_trial_with_its_arguments_redrawn():
+    program = import_module(ShapeValues)  # arguments drawn by the importer: sizes in their ranges
+    for passes in (["LegalizeOps"], ["FoldConstant", "DeadCodeElimination"]):
+        verdict, _ = check(program, [resolve(p) for p in passes], ["llvm"], timeout=120, argument_draws=3)
+        assert verdict.finding is None and not verdict.generator_defect and not verdict.incomparable, verdict
+    (out,) = numpy_outputs(tvm.runtime.ShapeTuple([4, 0]))  # what the VM returns for an R.Shape
+    assert out.dtype == "int64" and out.tolist() == [4, 0]
+
+
+SHAPE_SEED = import_module(ShapeValues)
+
+
+@settings(deadline=None, database=None, max_examples=25, suppress_health_check=list(HealthCheck))
+@given(seeded_programs([SHAPE_SEED], max_mutations=4))
+def test_mutations_of_a_program_of_shape_values_build_and_keep_them_in_shape_ops(program):
+    infos = analyse(program)
+    shapes = {i for i, info in enumerate(infos) if getattr(info, "shape_value", False)}
+    assert all(n.op in ("shape_to_tensor",) for n in program.nodes if set(n.args) & shapes)
+    assert relax.analysis.check_well_formed(build_module(program))

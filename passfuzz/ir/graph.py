@@ -28,7 +28,8 @@ from .program import EFFECTS, Node, Param, Program, ProgramError, numpy_dtype
 
 
 def param_info(param: Param) -> ValueInfo:
-    return ValueInfo(tuple(param.shape), param.dtype, float(param.lo), float(param.hi), True)
+    return ValueInfo(tuple(param.shape), param.dtype, float(param.lo), float(param.hi), True,
+                     shape_value=param.shape_value)
 
 
 def infer_node(node: Node, infos: Sequence[ValueInfo], where: str = "node") -> ValueInfo:
@@ -51,6 +52,9 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
             if any(not isinstance(d, int) or d < 1 for d in value.shape) or not value.lo <= value.hi \
                     or not representable(value.dtype, value.lo, value.hi):
                 raise ProgramError(f"{where}: bad shape or range")
+            if value.shape_value and (value.dtype != "int64" or len(value.shape) != 1 or value.lo < 0 or
+                                      value.prim or value.pack or value.dims or value.role != "input"):
+                raise ProgramError(f"{where}: an R.Shape value is an input of int64 sizes >= 0, of shape (k,)")
             if check_values:
                 try:
                     array = value.array()
@@ -204,8 +208,10 @@ class ProgramSketch:
             return False
 
     def candidates(self, accept: Callable[[ValueInfo], bool], tuples: bool = False) -> list[int]:
-        """Values ``accept`` takes; tuples are offered only to ops that take them."""
-        return [i for i, info in enumerate(self.infos) if (tuples or isinstance(info, ValueInfo)) and accept(info)]
+        """Values ``accept`` takes; tuples are offered only to ops that take them, R.Shape values
+        (``ValueInfo.shape_value``) to none (the shape ops look for them themselves)."""
+        return [i for i, info in enumerate(self.infos) if (tuples or isinstance(info, ValueInfo))
+                and not getattr(info, "shape_value", False) and accept(info)]
 
     def region(self, params: Sequence) -> "RegionSketch":
         return RegionSketch(self, params)

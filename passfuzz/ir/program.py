@@ -31,6 +31,12 @@ no parameter's type names (``index: T.int64`` read by a take), is a value, not a
 of shape () with ``prim`` set, whose argument is a Python float, bool or int, which only binary
 elementwise ops, a take's index, an If's condition and a kernel taking a scalar read
 (``graph.check_prims``).
+
+An R.Shape parameter whose values no type names (``s: R.Shape(ndim=2)``, as TVM's tests give
+``shape_to_tensor``) is a value too: a Param of shape (k,), dtype int64, ``shape_value`` set (with
+``unknown_rank``, typed ``R.Shape(ndim=-1)``), whose argument is a tuple of k ints; such values
+(and those the shape ops compute) stay in ``main``, read only by ops taking an R.Shape
+(``OpDef.takes_shapes``), and may be its outputs (the VM returns a ShapeTuple).
 """
 
 from __future__ import annotations
@@ -69,9 +75,13 @@ class Param:
     dims: tuple[str, ...] = ()  # per dimension: a symbolic variable's name, or "" (static); () all static
     unknown_rank: bool = False  # typed R.Tensor(dtype=..., ndim=-1)
     prim: bool = False  # typed R.Prim(dtype): a scalar (shape ()) the VM takes as a Python value
+    shape_value: bool = False  # typed R.Shape(ndim=k): an int64 vector of k sizes the VM takes as a ShapeTuple
 
     def argument(self):
-        """The argument ``main`` takes for it: its array, or for an R.Prim scalar the Python value."""
+        """The argument ``main`` takes for it: its array, for an R.Prim scalar the Python value, for
+        an R.Shape value the tuple of its ints."""
+        if self.shape_value:
+            return tuple(int(v) for v in self.array())
         return self.array().item() if self.prim else self.array()
 
     @property
@@ -231,6 +241,8 @@ class Program:
                     values[-1]["unknown_rank"] = True
                 if v.prim:
                     values[-1]["prim"] = True
+                if v.shape_value:
+                    values[-1]["shape_value"] = True
             else:
                 values.append({"kind": "op", "op": v.op, "args": list(v.args), "attrs": v.attrs})
         doc = {"values": values, "outputs": list(self.outputs)}
@@ -252,7 +264,7 @@ class Program:
                     values.append(Param(tuple(int(d) for d in v["shape"]), str(v["dtype"]), lo, hi,
                                         v["value"], v.get("role", "input"), tuple(int(k) for k in v.get("pack", ())),
                                         tuple(str(d) for d in v.get("dims", ())), bool(v.get("unknown_rank", False)),
-                                        bool(v.get("prim", False))))
+                                        bool(v.get("prim", False)), bool(v.get("shape_value", False))))
                 elif v["kind"] == "op":
                     values.append(Node(str(v["op"]), tuple(int(a) for a in v["args"]), dict(v["attrs"])))
                 else:

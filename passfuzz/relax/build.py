@@ -342,7 +342,8 @@ def _op_expr(bb, i: int, node: dict, exprs, casts, name: str):
     operands = [exprs[a] for a in node["args"]]
     if op.symbolic and all(getattr(e.ty, "ndim", -1) != -1 for e in operands):
         expr = _make(bb, op, operands, node["attrs"], name)
-        if op.emit_in is not None or _is_static(expr.ty) or isinstance(getattr(expr.ty, "shape", None), relax.ShapeExpr):
+        if op.emit_in is not None or _is_static(expr.ty) or isinstance(getattr(expr.ty, "shape", None), relax.ShapeExpr) \
+                or isinstance(expr.ty, relax.ShapeType):
             return expr
     return _make(bb, op, _static_operands(bb, node, exprs, casts), node["attrs"], name)
 
@@ -361,7 +362,8 @@ def _static_operands(bb, node: dict, exprs, casts) -> list:
     operands = []
     for a, info in zip(node["args"], node["operands"]):
         expr = exprs[a]
-        if isinstance(info, ValueInfo) and not _is_static(expr.ty) and not isinstance(expr.ty, tvm.ir.PrimType):
+        if isinstance(info, ValueInfo) and not _is_static(expr.ty) and not isinstance(expr.ty, tvm.ir.PrimType) \
+                and not info.shape_value:
             if a not in casts:
                 casts[a] = bb.match_cast(expr, relax.TensorType(info.shape, info.dtype))
             expr = casts[a]
@@ -409,6 +411,8 @@ def param_type(param: Param, symbols: dict):
     R.Prim scalar (``Param.prim``) as R.Prim of its dtype."""
     if param.prim:
         return tvm.ir.PrimType(param.dtype)
+    if param.shape_value:
+        return relax.ShapeType(ndim=-1 if param.unknown_rank else param.shape[0])
     if param.unknown_rank:
         return relax.TensorType(dtype=param.dtype, ndim=-1)
     if param.dims:

@@ -111,6 +111,8 @@ def _tree_size(expr) -> int:
 def _type(info):
     if isinstance(info, TupleInfo):
         return relax.TupleType([_type(i) for i in info.items])
+    if info.shape_value:
+        return relax.ShapeType(ndim=info.shape[0])
     return relax.TensorType(info.shape, info.dtype)
 
 
@@ -567,6 +569,8 @@ class _Body:
                 if len(holes) != len(pattern.holes):
                     continue
                 operands = [holes[h] for h in pattern.holes]
+            if any(isinstance(o, relax.ShapeExpr) for o in operands):  # a literal shape is no operand: an attribute
+                continue
             inline = {v: self.bound[v] for v in absorbed}
             literals = _literals(value, operands, inline)
             for attrs in _attr_candidates(pattern, literals):
@@ -947,9 +951,16 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
         elif type(ty).__name__ == "PrimType":
             prim_params.append(PrimParam(p.name, role))
             sizes.setdefault(p.name, int(given[k]) if given is not None else None)
+        elif isinstance(ty, relax.ShapeType) and role == "input" and \
+                not _typing_names([q for q in func.params if not q.same_as(p)]) & _typing_names([p]) and \
+                all(isinstance(v, relax.Var) for v in (ty.values or [])):
+            # sizes no other parameter's type names (``s: R.Shape(ndim=2)``): a value
+            values.append(_shape_value_param(ty, given[k] if given is not None else None, where))
+            scope[p] = len(values) - 1
         elif isinstance(ty, relax.ShapeType):
             if role != "input" or not all(isinstance(v, relax.Var) for v in (ty.values or [])) or not ty.values:
-                raise ImportRejected(f"{where}: an R.Shape parameter is an input naming variables only")
+                raise ImportRejected(f"{where}: an R.Shape parameter is an input naming variables, or sizes "
+                                     "no other parameter names, only")
             shape_params.append(tuple(v.name for v in ty.values))
             if given is not None:
                 for v, d in zip(ty.values, given[k]):
@@ -1101,6 +1112,22 @@ def _typing_names(params) -> set[str]:
     for p in params:
         walk(p.ty)
     return names
+
+
+SHAPE_VALUE_NDIM = 2  # sizes of an R.Shape(ndim=-1) parameter that no argument gives
+
+
+def _shape_value_param(ty, given, where: str) -> Param:
+    """An R.Shape parameter read as a value (``Param.shape_value``): typed R.Shape(ndim=k), its
+    variables (named by nothing else) left out."""
+    value = None if given is None else np.asarray([int(v) for v in given], "int64")
+    ndim = len(ty.values) if ty.values is not None else int(ty.ndim)
+    if given is not None:
+        if ndim >= 0 and len(value) != ndim:
+            raise ImportRejected(f"{where}: an R.Shape(ndim={ndim}) parameter given {len(value)} sizes")
+        ndim = len(value)
+    return Param((ndim if ndim >= 0 else SHAPE_VALUE_NDIM,), "int64", 0, 0, value, "input",
+                 unknown_rank=ty.values is None and int(ty.ndim) < 0, shape_value=True)
 
 
 def _tuple_params(ty, values, path, given, where, role):
@@ -1355,6 +1382,8 @@ def _clipped(program: Program, index: int, lo: float, hi: float) -> Program:
 
 
 def _ranges(param: Param, have_values: bool) -> list[tuple[float, float]]:
+    if param.shape_value:  # sizes
+        return [r for r in _ranges(replace(param, shape_value=False), have_values) if r[0] >= 0]
     if param.dtype == "bool":
         return [(0, 1)]
     if have_values:

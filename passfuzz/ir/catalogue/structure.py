@@ -35,6 +35,7 @@ def analyse_region(region: dict, params: Sequence) -> list:
             raise OpError(f"region value {j} ({node['op']}): {exc}") from None
     outputs = region["outputs"]
     require(len(outputs) == 1 and 0 <= outputs[0] < len(infos), "a region returns exactly one value")
+    require(not any(getattr(i, "shape_value", False) for i in infos), "R.Shape values stay in main")
     return infos
 
 
