@@ -202,3 +202,46 @@ def test_mutations_of_a_program_of_shape_values_build_and_keep_them_in_shape_ops
     shapes = {i for i, info in enumerate(infos) if getattr(info, "shape_value", False)}
     assert all(n.op in ("shape_to_tensor",) for n in program.nodes if set(n.args) & shapes)
     assert relax.analysis.check_well_formed(build_module(program))
+
+
+# -- dims written as expressions --------------------------------------------------------------------
+
+
+@I.ir_module
+class SplitSymbolic:
+    @R.function
+    def main(dumb_param: R.Tensor(("n",), "float32"), x: R.Tensor(("m", "n * 3"), "float32")):
+        gv = R.split(x, indices_or_sections=3, axis=1)
+        return gv
+
+
+@I.ir_module
+class DefinedByAShape:
+    @R.function
+    def main(s: R.Shape(["c"]), x: R.Tensor(("n", "4 * c"), "float32"), gamma: R.Tensor(("4 * c",), "float32")):
+        gv = R.multiply(x, gamma)
+        return gv
+
+
+def test_dims_written_as_expressions_import_typed_so_and_agree():
+    rng = np.random.default_rng(0)
+    program = agrees(SplitSymbolic, [np.zeros(2, "float32"), rng.uniform(-4, 4, (3, 6)).astype("float32")])
+    assert program.values[1].dims == ("m", "n * 3") and program.symbol_values() == {"n": 2, "m": 3}
+    assert 'x1: R.Tensor((m, "n * 3"), dtype="float32")' in build_module(program).script()
+    args = [(2,), rng.uniform(-4, 4, (3, 8)).astype("float32"), rng.uniform(-4, 4, 8).astype("float32")]
+    program = agrees(DefinedByAShape, args)  # c only an R.Shape parameter defines
+    assert program.shape_params == (("c",),) and program.symbol_values()["c"] == 2  # 4 * c is 8
+    assert program.arguments()[2] == (2,)
+    drawn = import_module(DefinedByAShape)  # sizes drawn: c first, 4 * c from it
+    assert drawn.values[0].shape[1] == 4 * drawn.symbol_values()["c"] == drawn.values[1].shape[0]
+
+
+def test_an_expression_dim_must_be_its_size_and_name_defined_variables_only():
+    program = import_module(SplitSymbolic, arguments=[np.zeros(2, "float32"), np.zeros((3, 6), "float32")])
+    x = program.values[1]
+    for bad in (replace(x, shape=(3, 7), value=np.zeros((3, 7)).tolist()),  # not 3 * n
+                replace(x, dims=("m", "k * 3"))):  # k: defined by nothing
+        with pytest.raises(ProgramError):
+            analyse(replace(program, values=(program.values[0], bad, *program.values[2:])))
+    with pytest.raises(ProgramError):  # not an expression a dim can be
+        analyse(replace(program, values=(program.values[0], replace(x, dims=("m", "n ** 3")), *program.values[2:])))

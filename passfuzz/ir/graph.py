@@ -24,7 +24,7 @@ from passfuzz.ir.catalogue.base import (
 from passfuzz.ir.catalogue.structure import reference_value
 
 from .catalogue import BY_NAME, Chooser, OpError, ValueInfo, infer_application
-from .program import EFFECTS, Node, Param, Program, ProgramError, numpy_dtype
+from .program import EFFECTS, Node, Param, Program, ProgramError, dim_names, dim_value, numpy_dtype
 
 
 def param_info(param: Param) -> ValueInfo:
@@ -150,8 +150,10 @@ def flatten(value, info=None) -> list:
 
 def check_symbols(program: Program) -> None:
     """The symbolic typing is consistent: one dimension name per dim, a name stands for one
-    concrete size, every shape parameter defines names the tensor parameters use, and every
-    primitive parameter is such a name, defined before any parameter uses it."""
+    concrete size, an expression dim is its size for those of its variables (each defined by a
+    dim, an R.Shape or an R.Prim parameter), every shape parameter defines names the tensor
+    parameters use, and every primitive parameter is such a name, defined before any parameter
+    uses it."""
     sizes: dict[str, int] = {}
     for i, param in program.params:
         where = f"values[{i}].dims"
@@ -164,13 +166,24 @@ def check_symbols(program: Program) -> None:
             # unknown shape, so such a program would not even compile unoptimized.
             raise ProgramError(f"values[{i}]: only an input may have an unknown rank")
         for name, size in zip(param.dims, param.shape):
-            if name and (not name.isidentifier() or sizes.setdefault(name, size) != size):
-                raise ProgramError(f"{where}: {name!r} is not a name, or stands for two sizes")
+            if name and name.isidentifier() and sizes.setdefault(name, size) != size:
+                raise ProgramError(f"{where}: {name!r} stands for two sizes")
+    # an expression's variables are defined where a variable can be: a dim of its own, an R.Shape
+    # or R.Prim parameter
+    defined = set(sizes) | {n for names in program.shape_params for n in names} | {p.name for p in program.prim_params}
+    solved = program.symbol_values()  # with the variables only expressions name
+    for i, param in program.params:
+        for dim, size in zip(param.dims, param.shape):
+            if dim and not dim.isidentifier():
+                if any(n not in defined or n not in solved for n in dim_names(dim)) or dim_value(dim, solved) != size:
+                    raise ProgramError(f"values[{i}].dims: {dim!r} is not {size} for sizes of variables defined "
+                                       "by a dim, an R.Shape or an R.Prim parameter")
+    sizes = solved
     for k, names in enumerate(program.shape_params):
         if not names or any(name not in sizes for name in names):
             raise ProgramError(f"shape_params[{k}]: names no symbolic dimension of a tensor parameter")
     shaped = {name for names in program.shape_params for name in names}
-    input_names = {name for _, p in program.params if p.role == "input" for name in p.dims}
+    input_names = {name for _, p in program.params if p.role == "input" for d in p.dims for name in dim_names(d)}
     for k, prim in enumerate(program.prim_params):
         where = f"prim_params[{k}]"
         if prim.role not in ("input", "weight") or prim.name not in sizes or prim.name in shaped or \

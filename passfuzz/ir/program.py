@@ -41,6 +41,7 @@ An R.Shape parameter whose values no type names (``s: R.Shape(ndim=2)``, as TVM'
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Union
 
@@ -58,6 +59,45 @@ class ProgramError(ValueError):
     """A Program that is not well formed: a bad reference, a type error, an invalid range."""
 
 
+# -- a dimension written as an expression of variables ("n * 3", "4 * c", "m - 1") ------------------
+
+_DIM_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+            ast.FloorDiv: lambda a, b: a // b}
+
+
+def _dim_tree(dim: str):
+    """The parsed expression of a dim entry; ProgramError unless it is ints and names joined by
+    + - * //."""
+    try:
+        tree = ast.parse(dim, mode="eval").body
+    except SyntaxError:
+        raise ProgramError(f"dim {dim!r} is not a name nor an expression of names and ints") from None
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.BinOp, ast.Name, ast.Constant, ast.Load, *_DIM_OPS)) or \
+                (isinstance(node, ast.Constant) and type(node.value) is not int):
+            raise ProgramError(f"dim {dim!r}: only ints and names joined by + - * //")
+    return tree
+
+
+def dim_names(dim: str) -> list[str]:
+    """The variables a dim entry names: itself for a name, those of an expression, none for ""."""
+    if not dim or dim.isidentifier():
+        return [dim] if dim else []
+    return list(dict.fromkeys(n.id for n in ast.walk(_dim_tree(dim)) if isinstance(n, ast.Name)))
+
+
+def dim_value(dim: str, sizes: dict):
+    """A dim entry's size given its variables' (KeyError for one not among ``sizes``); given TIR
+    variables instead, its TIR expression."""
+    def value(node):
+        if isinstance(node, ast.Name):
+            return sizes[node.id]
+        if isinstance(node, ast.Constant):
+            return node.value
+        return _DIM_OPS[type(node.op)](value(node.left), value(node.right))
+    return sizes[dim] if dim.isidentifier() else value(_dim_tree(dim))
+
+
 # Ops whose call is its effect (``print``): nothing reads their value, yet they stay, in main only,
 # outside dataflow blocks of a function built impure (passfuzz.relax.build).
 EFFECTS = frozenset({"print"})
@@ -72,7 +112,8 @@ class Param:
     value: Any  # nested lists, exactly as np.ndarray.tolist() gives them
     role: str = "input"  # "input" or "weight"
     pack: tuple[int, ...] = ()  # (group, item, ...) inside a tuple parameter; () = a tensor parameter
-    dims: tuple[str, ...] = ()  # per dimension: a symbolic variable's name, or "" (static); () all static
+    # per dimension: a symbolic variable's name, an expression of them ("n * 3"), or "" (static); () all static
+    dims: tuple[str, ...] = ()
     unknown_rank: bool = False  # typed R.Tensor(dtype=..., ndim=-1)
     prim: bool = False  # typed R.Prim(dtype): a scalar (shape ()) the VM takes as a Python value
     shape_value: bool = False  # typed R.Shape(ndim=k): an int64 vector of k sizes the VM takes as a ShapeTuple
@@ -174,7 +215,7 @@ class Program:
         for role in ("input", "weight"):
             prims = [p for p in self.prim_params if p.role == role]
             for entry in tensors[role]:
-                names = {n for i in _flat([entry]) for n in self.values[i].dims}
+                names = {n for i in _flat([entry]) for d in self.values[i].dims for n in dim_names(d)}
                 ordered += [(role, "prim", p) for p in prims if p.name in names]
                 prims = [p for p in prims if p.name not in names]
                 ordered.append((role, "tensor", entry))
@@ -211,8 +252,17 @@ class Program:
                 else symbols[what.name] for _, kind, what in self.main_parameters()]
 
     def symbol_values(self) -> dict[str, int]:
-        """The concrete value of every symbolic variable in the parameters' types."""
-        return {name: size for _, p in self.params for name, size in zip(p.dims, p.shape) if name}
+        """The concrete value of every symbolic variable in the parameters' types: a dim's size,
+        or for a variable only an expression names (``4 * c``), the least size >= 0 that makes one
+        such expression, of no other unknown, its dim's size."""
+        sizes = {name: size for _, p in self.params for name, size in zip(p.dims, p.shape) if name.isidentifier()}
+        pending = [(d, size) for _, p in self.params for d, size in zip(p.dims, p.shape) if d and not d.isidentifier()]
+        for dim, size in pending:
+            unknown = [n for n in dim_names(dim) if n not in sizes]
+            if len(unknown) == 1:
+                sizes[unknown[0]] = next((v for v in range(size + 2) if dim_value(dim, {**sizes, unknown[0]: v}) == size),
+                                         0)
+        return sizes
 
     def weight_values(self) -> dict[str, np.ndarray]:
         """Each weight's argument, by its parameter name in ``main``."""
@@ -300,7 +350,7 @@ class Program:
     def with_live_symbols(self, values, outputs=None) -> "Program":
         """A Program of ``values`` keeping the shape and primitive parameters whose variables
         the tensor parameters among them still use."""
-        used = {name for v in values if isinstance(v, Param) for name in v.dims if name}
+        used = {name for v in values if isinstance(v, Param) for d in v.dims for name in dim_names(d)}
         return Program(tuple(values), self.outputs if outputs is None else outputs,
                        tuple(names for names in self.shape_params if set(names) <= used),
                        tuple(p for p in self.prim_params if p.name in used))

@@ -34,7 +34,7 @@ from passfuzz.ir.catalogue import BY_NAME
 from passfuzz.ir.catalogue.base import TupleInfo, ValueInfo
 from passfuzz.ir.catalogue.structure import analyse_region
 from passfuzz.ir.graph import analyse
-from passfuzz.ir.program import EFFECTS, Node, Param, Program
+from passfuzz.ir.program import EFFECTS, Node, Param, Program, dim_value
 from passfuzz.portable.standalone import to_tvm  # noqa: F401 - passfuzz converts arguments as its scripts do
 
 
@@ -416,7 +416,9 @@ def param_type(param: Param, symbols: dict):
     if param.unknown_rank:
         return relax.TensorType(dtype=param.dtype, ndim=-1)
     if param.dims:
-        return relax.TensorType([symbols[n] if n else d for n, d in zip(param.dims, param.shape)], param.dtype)
+        # an expression dim computed on the variables themselves is their TIR expression
+        return relax.TensorType([dim_value(n, symbols) if n else d for n, d in zip(param.dims, param.shape)],
+                                param.dtype)
     return relax.TensorType(param.shape, param.dtype)
 
 

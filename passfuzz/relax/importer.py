@@ -50,7 +50,7 @@ from passfuzz.ir.catalogue import BY_NAME, OPS
 from passfuzz.ir.catalogue.base import DTYPES, RandomChooser, TupleInfo, fit, is_int, representable
 from passfuzz.ir.catalogue.structure import analyse_region
 from passfuzz.ir.graph import ProgramSketch, analyse
-from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError, numpy_dtype
+from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError, dim_names, dim_value, numpy_dtype
 
 # Declared ranges tried for a parameter without a given one, simplest first; the later ones make
 # indices, divisors and log domains valid (an index range [0, axis-1] is added per use).
@@ -973,7 +973,7 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
             values.append(_tensor_param(ty, role, (), given[k] if given is not None else None, where, func, p))
             scope[p] = len(values) - 1
             for name, size in zip(values[-1].dims, values[-1].shape or ()):
-                if name and size is not None:
+                if name.isidentifier() and size is not None:
                     sizes.setdefault(name, size)
         else:
             raise ImportRejected(f"{where}: of type {ty}, which passfuzz cannot express")
@@ -1175,8 +1175,12 @@ def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
         elif isinstance(d, relax.Var):
             dims.append(d.name)
             shape.append(None)
+        elif _dim_text(d) is not None:  # n * 3: sized once its variables are
+            dims.append(_dim_text(d)[1:-1])  # without the outer parentheses
+            shape.append(None)
         else:
-            raise ImportRejected(f"{where}: dimension {d} is an expression, which passfuzz's parameters cannot be")
+            raise ImportRejected(f"{where}: dimension {d} is an expression other than variables and ints joined "
+                                 "by + - * //, which passfuzz's parameters cannot be")
     if given is not None:
         actual = tuple(int(s) for s in np.shape(given.numpy() if hasattr(given, "numpy") else given))
         if len(actual) != len(shape) or any(d is not None and d != a for d, a in zip(shape, actual)):
@@ -1184,6 +1188,20 @@ def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
             raise ImportRejected(f"{where}: its argument has shape {actual}, not {declared}")
         shape = list(actual)
     return Param(tuple(shape), dtype, 0, 0, given, role, pack, tuple(dims) if any(dims) else (), False)
+
+
+_DIM_TEXT = {"Add": "+", "Sub": "-", "Mul": "*", "FloorDiv": "//"}
+
+
+def _dim_text(expr) -> str | None:
+    """A TIR dim expression as a ``Param.dims`` entry ("n * 3"), or None for any other form."""
+    if isinstance(expr, tvm.tirx.IntImm):
+        return str(int(expr.value))
+    if isinstance(expr, relax.Var):
+        return expr.name
+    op = _DIM_TEXT.get(type(expr).__name__)
+    a, b = (_dim_text(expr.a), _dim_text(expr.b)) if op else (None, None)
+    return None if a is None or b is None else f"({a} {op} {b})"
 
 
 def _unknown_dtype(func, var, given) -> str | None:
@@ -1259,7 +1277,8 @@ def _settle_redrawn(program: Program, sizes: dict, have_values: bool, seed: int,
     try:
         return _settle(program, dict(sizes), have_values, seed, where, argument_ranges)
     except ImportRejected as first:
-        names = [n for _, p in program.params for n in p.dims if n] + [p.name for p in program.prim_params]
+        names = [n for _, p in program.params for d in p.dims for n in dim_names(d)] + \
+            [p.name for p in program.prim_params] + [n for names in program.shape_params for n in names]
         free = [n for n in names if sizes.get(n) is None]
         if not free:
             raise
@@ -1277,13 +1296,15 @@ def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: 
             argument_ranges: bool = False) -> tuple[Program, list[str]]:
     """Concrete dims, declared ranges and argument values that ``graph.analyse`` accepts."""
     rng = _Draws(seed)
-    for name in [n for _, p in program.params for n in p.dims if n] + [p.name for p in program.prim_params]:
+    for name in [n for _, p in program.params for d in p.dims for n in dim_names(d)] + \
+            [p.name for p in program.prim_params] + [n for names in program.shape_params for n in names]:
         if sizes.get(name) is None:
             sizes[name] = rng.randint(2, 4)
     values = list(program.values)
     for i, v in enumerate(values):
         if isinstance(v, Param) and v.dims:
-            values[i] = replace(v, shape=tuple(sizes[n] if n else d for n, d in zip(v.dims, v.shape)))
+            values[i] = replace(v, shape=tuple(sizes[n] if n.isidentifier() else dim_value(n, sizes) if n else d
+                                               for n, d in zip(v.dims, v.shape)))
         elif isinstance(v, Node):
             values[i] = _kernels_sized(v, sizes, where)
     for i, v in enumerate(values):
