@@ -245,3 +245,25 @@ def test_an_expression_dim_must_be_its_size_and_name_defined_variables_only():
             analyse(replace(program, values=(program.values[0], bad, *program.values[2:])))
     with pytest.raises(ProgramError):  # not an expression a dim can be
         analyse(replace(program, values=(program.values[0], replace(x, dims=("m", "n ** 3")), *program.values[2:])))
+
+
+# -- a literal R.prim_value operand -------------------------------------------------------------------
+
+
+@I.ir_module
+class TakeLiteralIndex:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), "float32")):
+        gv = R.take(x, R.prim_value(2), axis=1, mode="fast")
+        return gv
+
+
+def test_a_literal_prim_value_operand_is_a_const_written_as_one_again():
+    program = agrees(TakeLiteralIndex, [np.arange(24, dtype="float32").reshape(2, 3, 4)])
+    assert program.values[1] == Node("const", (), {"shape": [], "dtype": "int64", "value": 2, "prim": True})
+    assert "R.take(x0, 2, axis=1" in build_module(program).script()  # as the module writes it
+    for op in ("exp", "negative"):  # read by an op that takes no R.Prim, or returned, it is refused
+        with pytest.raises(ProgramError):
+            analyse(replace(program, values=(*program.values, Node(op, (1,))), outputs=(2, 3)))
+    with pytest.raises(ProgramError):
+        analyse(replace(program, outputs=(1, 2)))

@@ -89,7 +89,8 @@ def check_prims(program: Program) -> None:
     """An R.Prim scalar parameter (``Param.prim``) is a plain input of shape () that only ops
     taking a PrimValue read (``OpDef.takes_prims``), an If as its condition, a kernel where it
     took one (``call_tir``'s ``prims``), or an If whose branches read it so; no function body and
-    no output takes one in TVM. A kernel's ``prims`` operands are such parameters, and only those."""
+    no output takes one in TVM. A kernel's ``prims`` operands are such parameters, and only those.
+    A literal R.prim_value (a const marked ``prim``) is held to the same."""
     prims = {i for i, v in enumerate(program.values) if isinstance(v, Param) and v.prim}
     for i in sorted(prims):
         param = program.values[i]
@@ -102,7 +103,8 @@ def check_prims(program: Program) -> None:
 
 def _prims_in_scope(nodes: list[tuple[int, dict]], prims: set[int], outputs: list[int], where: str) -> None:
     """``check_prims`` on one scope (``main``, a function body, a branch): ``prims`` are the
-    indices there that are R.Prim scalars."""
+    indices there that are R.Prim parameters; literal R.prim_values (a const marked ``prim``) are too."""
+    prims = prims | {k for k, node in nodes if node["op"] == "const" and node["attrs"].get("prim")}
     if prims & set(outputs):
         raise ProgramError(f"{where}: an R.Prim parameter is no output")
     for k, node in nodes:

@@ -469,6 +469,11 @@ class _Body:
                 if self.leaf_map is not None and leaf not in self.leaf_map:
                     self.fail(binding, "reads an item of a tuple parameter the branch does not take")
                 return leaf if self.leaf_map is None else self.leaf_map[leaf]
+        if isinstance(expr, (tvm.tirx.IntImm, tvm.tirx.FloatImm)) and str(expr.ty) in DTYPES:
+            # a literal R.prim_value (0.27: the IntImm itself): a const marked prim, written so again
+            self.values.append(Node("const", (), {"shape": [], "dtype": str(expr.ty), "value": _python(expr),
+                                                  "prim": True}))
+            return self.importer.index(self.values)
         if isinstance(expr, relax.Tuple) and expr.fields:  # written inline (``f((a, b))``): a tuple node
             items = tuple(self.operand(e, binding) for e in expr.fields)
             self.values.append(Node("tuple", items, {}))
