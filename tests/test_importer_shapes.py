@@ -16,7 +16,7 @@ from tvm.script import tirx as T
 from passfuzz.ir.catalogue import infer_application
 from passfuzz.ir.catalogue.base import OpError
 from passfuzz.ir.graph import analyse
-from passfuzz.ir.program import Node, ProgramError
+from passfuzz.ir.program import Node, ProgramError, dim_names, dim_value
 from passfuzz.judge.trial import check
 from passfuzz.passes.names import resolve
 from passfuzz.portable.standalone import numpy_outputs
@@ -267,3 +267,9 @@ def test_a_literal_prim_value_operand_is_a_const_written_as_one_again():
             analyse(replace(program, values=(*program.values, Node(op, (1,))), outputs=(2, 3)))
     with pytest.raises(ProgramError):
         analyse(replace(program, outputs=(1, 2)))
+
+
+def test_a_dim_dividing_by_a_variable_of_size_0_is_invalid_not_a_crash():
+    with pytest.raises(ProgramError):
+        dim_value("n // m", {"n": 4, "m": 0})
+    assert dim_value("(n * 3 + 3 - 1) // 3", {"n": 2}) == 2 and sorted(dim_names("n * 3 - m")) == ["m", "n"]

@@ -61,8 +61,14 @@ class ProgramError(ValueError):
 
 # -- a dimension written as an expression of variables ("n * 3", "4 * c", "m - 1") ------------------
 
+def _floordiv(a, b):
+    if isinstance(b, int) and b == 0:
+        raise ProgramError("a dim divides by a variable of size 0")
+    return a // b
+
+
 _DIM_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-            ast.FloorDiv: lambda a, b: a // b}
+            ast.FloorDiv: _floordiv}
 
 
 def _dim_tree(dim: str):
@@ -87,8 +93,8 @@ def dim_names(dim: str) -> list[str]:
 
 
 def dim_value(dim: str, sizes: dict):
-    """A dim entry's size given its variables' (KeyError for one not among ``sizes``); given TIR
-    variables instead, its TIR expression."""
+    """A dim entry's size given its variables' (KeyError for one not among ``sizes``, ProgramError
+    for a division by 0); given TIR variables instead, its TIR expression."""
     def value(node):
         if isinstance(node, ast.Name):
             return sizes[node.id]
@@ -96,6 +102,13 @@ def dim_value(dim: str, sizes: dict):
             return node.value
         return _DIM_OPS[type(node.op)](value(node.left), value(node.right))
     return sizes[dim] if dim.isidentifier() else value(_dim_tree(dim))
+
+
+def _sized(dim: str, sizes: dict[str, int]) -> int | None:
+    try:
+        return dim_value(dim, sizes)
+    except ProgramError:
+        return None
 
 
 # Ops whose call is its effect (``print``): nothing reads their value, yet they stay, in main only,
@@ -260,8 +273,7 @@ class Program:
         for dim, size in pending:
             unknown = [n for n in dim_names(dim) if n not in sizes]
             if len(unknown) == 1:
-                sizes[unknown[0]] = next((v for v in range(size + 2) if dim_value(dim, {**sizes, unknown[0]: v}) == size),
-                                         0)
+                sizes[unknown[0]] = next((v for v in range(size + 2) if _sized(dim, {**sizes, unknown[0]: v}) == size), 0)
         return sizes
 
     def weight_values(self) -> dict[str, np.ndarray]:

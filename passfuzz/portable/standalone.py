@@ -102,7 +102,7 @@ def numpy_outputs(value):
     if hasattr(value, "numpy"):
         return [value.numpy()]
     if isinstance(value, tvm.runtime.ShapeTuple):
-        return [np.array(list(value), dtype="int64").reshape(len(value))]
+        return [np.array(list(value), dtype="int64")]
     return [array for item in value for array in numpy_outputs(item)]
 
 

@@ -408,7 +408,8 @@ def _branch(bb, node, key: str, operands, functions, prefix: str) -> relax.SeqEx
 
 def param_type(param: Param, symbols: dict):
     """How ``main`` types a tensor parameter: static, with symbolic dims, or of unknown rank; an
-    R.Prim scalar (``Param.prim``) as R.Prim of its dtype."""
+    R.Prim scalar (``Param.prim``) as R.Prim of its dtype; an R.Shape value (``Param.shape_value``) as
+    R.Shape(ndim=k)."""
     if param.prim:
         return tvm.ir.PrimType(param.dtype)
     if param.shape_value:

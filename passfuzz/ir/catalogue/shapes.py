@@ -1,11 +1,13 @@
-"""Shape programs: a tensor's shape and size as values, and reshaping to a shape known only at run time.
+"""Shape programs: a tensor's shape and size as values, and reshaping to a shape known only at run
+time.
 
 The shape of every value is statically known to passfuzz (it works on the drawn arguments'
 shapes), so these ops have exact static rules; what makes them interesting to passes is how the
-module is typed. On a parameter typed with symbolic dims, ``shape_of`` reads a shape (``size``
-a product of dims) that only the call fixes, and ``reshape_runtime``'s target shape goes through a tensor and back
-(``shape_of``, ``shape_to_tensor``, ``tensor_to_shape``, ``match_cast`` to fresh shape variables),
-so its result is typed with variables no parameter defines.
+module is typed. On a parameter typed with symbolic dims, ``shape_of`` reads a shape (``size`` a
+product of dims) that only the call fixes, and ``reshape_runtime``'s target shape goes through a
+tensor and back (``shape_of``, ``shape_to_tensor``, ``tensor_to_shape``, ``match_cast`` to fresh
+shape variables), so its result is typed with variables no parameter defines. R.Shape values
+themselves (``shape_value`` and its kin below) are imported only.
 
 ``reshape_runtime`` binds values of its own (the ``match_cast`` that defines the variables), so
 it is emitted through ``emit_in``, which gets the BlockBuilder; its ``emit`` is never used.
