@@ -1308,8 +1308,11 @@ def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: 
     values = list(program.values)
     for i, v in enumerate(values):
         if isinstance(v, Param) and v.dims:
-            values[i] = replace(v, shape=tuple(sizes[n] if n.isidentifier() else dim_value(n, sizes) if n else d
-                                               for n, d in zip(v.dims, v.shape)))
+            try:
+                values[i] = replace(v, shape=tuple(sizes[n] if n.isidentifier() else dim_value(n, sizes) if n else d
+                                                   for n, d in zip(v.dims, v.shape)))
+            except ProgramError as exc:  # an expression dim dividing by a variable of size 0
+                raise ImportRejected(f"cannot import {where}: {exc}") from None
         elif isinstance(v, Node):
             values[i] = _kernels_sized(v, sizes, where)
     for i, v in enumerate(values):
