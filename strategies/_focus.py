@@ -68,7 +68,7 @@ class _SteeredSketch:
         value = self._steer if isinstance(self._steer, int) else self._steer.get(call)
         if value is not None:
             info = self._sketch.infos[value]
-            if (tuples or not isinstance(info, TupleInfo)) and accept(info):
+            if (tuples or not isinstance(info, TupleInfo)) and not getattr(info, "shape_value", False) and accept(info):
                 self.offered = value
                 return [value]
         if self._fresh and value is None and call > 0:

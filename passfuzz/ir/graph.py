@@ -26,11 +26,12 @@ from passfuzz.ir.catalogue.structure import reference_value
 
 from .catalogue import BY_NAME, Chooser, OpError, ValueInfo, infer_application
 from .catalogue.kernels import inplace_operands
-from .program import EFFECTS, Node, Param, Program, ProgramError, numpy_dtype
+from .program import EFFECTS, Node, Param, Program, ProgramError, dim_names, dim_value, numpy_dtype
 
 
 def param_info(param: Param) -> ValueInfo:
-    return ValueInfo(tuple(param.shape), param.dtype, float(param.lo), float(param.hi), True)
+    return ValueInfo(tuple(param.shape), param.dtype, float(param.lo), float(param.hi), True,
+                     shape_value=param.shape_value)
 
 
 def infer_node(node: Node, infos: Sequence[ValueInfo], where: str = "node") -> ValueInfo:
@@ -53,6 +54,9 @@ def analyse(program: Program, check_values: bool = True) -> list[ValueInfo]:
             if any(not isinstance(d, int) or d < 1 for d in value.shape) or not value.lo <= value.hi \
                     or not representable(value.dtype, value.lo, value.hi):
                 raise ProgramError(f"{where}: bad shape or range")
+            if value.shape_value and (value.dtype != "int64" or len(value.shape) != 1 or value.lo < 0 or
+                                      value.prim or value.pack or value.dims or value.role != "input"):
+                raise ProgramError(f"{where}: an R.Shape value is an input of int64 sizes >= 0, of shape (k,)")
             if check_values:
                 try:
                     array = value.array()
@@ -110,7 +114,8 @@ def check_prims(program: Program) -> None:
     """An R.Prim scalar parameter (``Param.prim``) is a plain input of shape () that only ops
     taking a PrimValue read (``OpDef.takes_prims``), an If as its condition, a kernel where it
     took one (``call_tir``'s ``prims``), or an If whose branches read it so; no function body and
-    no output takes one in TVM. A kernel's ``prims`` operands are such parameters, and only those."""
+    no output takes one in TVM. A kernel's ``prims`` operands are such parameters, and only those.
+    A literal R.prim_value (a const marked ``prim``) is held to the same."""
     prims = {i for i, v in enumerate(program.values) if isinstance(v, Param) and v.prim}
     for i in sorted(prims):
         param = program.values[i]
@@ -123,7 +128,8 @@ def check_prims(program: Program) -> None:
 
 def _prims_in_scope(nodes: list[tuple[int, dict]], prims: set[int], outputs: list[int], where: str) -> None:
     """``check_prims`` on one scope (``main``, a function body, a branch): ``prims`` are the
-    indices there that are R.Prim scalars."""
+    indices there that are R.Prim parameters; literal R.prim_values (a const marked ``prim``) are too."""
+    prims = prims | {k for k, node in nodes if node["op"] == "const" and node["attrs"].get("prim")}
     if prims & set(outputs):
         raise ProgramError(f"{where}: an R.Prim parameter is no output")
     for k, node in nodes:
@@ -171,8 +177,10 @@ def flatten(value, info=None) -> list:
 
 def check_symbols(program: Program) -> None:
     """The symbolic typing is consistent: one dimension name per dim, a name stands for one
-    concrete size, every shape parameter defines names the tensor parameters use, and every
-    primitive parameter is such a name, defined before any parameter uses it."""
+    concrete size, an expression dim is its size for those of its variables (each defined by a
+    dim, an R.Shape or an R.Prim parameter), every shape parameter defines names the tensor
+    parameters use, and every primitive parameter is such a name, defined before any parameter
+    uses it."""
     sizes: dict[str, int] = {}
     for i, param in program.params:
         where = f"values[{i}].dims"
@@ -185,13 +193,24 @@ def check_symbols(program: Program) -> None:
             # unknown shape, so such a program would not even compile unoptimized.
             raise ProgramError(f"values[{i}]: only an input may have an unknown rank")
         for name, size in zip(param.dims, param.shape):
-            if name and (not name.isidentifier() or sizes.setdefault(name, size) != size):
-                raise ProgramError(f"{where}: {name!r} is not a name, or stands for two sizes")
+            if name and name.isidentifier() and sizes.setdefault(name, size) != size:
+                raise ProgramError(f"{where}: {name!r} stands for two sizes")
+    # an expression's variables are defined where a variable can be: a dim of its own, an R.Shape
+    # or R.Prim parameter
+    defined = set(sizes) | {n for names in program.shape_params for n in names} | {p.name for p in program.prim_params}
+    solved = program.symbol_values()  # with the variables only expressions name
+    for i, param in program.params:
+        for dim, size in zip(param.dims, param.shape):
+            if dim and not dim.isidentifier():
+                if any(n not in defined or n not in solved for n in dim_names(dim)) or dim_value(dim, solved) != size:
+                    raise ProgramError(f"values[{i}].dims: {dim!r} is not {size} for sizes of variables defined "
+                                       "by a dim, an R.Shape or an R.Prim parameter")
+    sizes = solved
     for k, names in enumerate(program.shape_params):
         if not names or any(name not in sizes for name in names):
             raise ProgramError(f"shape_params[{k}]: names no symbolic dimension of a tensor parameter")
     shaped = {name for names in program.shape_params for name in names}
-    input_names = {name for _, p in program.params if p.role == "input" for name in p.dims}
+    input_names = {name for _, p in program.params if p.role == "input" for d in p.dims for name in dim_names(d)}
     for k, prim in enumerate(program.prim_params):
         where = f"prim_params[{k}]"
         if prim.role not in ("input", "weight") or prim.name not in sizes or prim.name in shaped or \
@@ -233,8 +252,10 @@ class ProgramSketch:
             return False
 
     def candidates(self, accept: Callable[[ValueInfo], bool], tuples: bool = False) -> list[int]:
-        """Values ``accept`` takes; tuples are offered only to ops that take them."""
-        return [i for i, info in enumerate(self.infos) if (tuples or isinstance(info, ValueInfo)) and accept(info)]
+        """Values ``accept`` takes; tuples are offered only to ops that take them, R.Shape values
+        (``ValueInfo.shape_value``) to none (the shape ops look for them themselves)."""
+        return [i for i, info in enumerate(self.infos) if (tuples or isinstance(info, ValueInfo))
+                and not getattr(info, "shape_value", False) and accept(info)]
 
     def region(self, params: Sequence) -> "RegionSketch":
         return RegionSketch(self, params)

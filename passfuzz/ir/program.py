@@ -26,14 +26,22 @@ them after the tensor inputs (they count as inputs), and their arguments are the
 such a parameter *is* the symbolic variable, so it defines it for the tensor parameters after it,
 and its argument is a Python int. It is an input or a weight; ``main`` takes it just before the
 first parameter of its role whose type names it (the variable must be defined before it is used).
-An R.Prim parameter of another dtype (``R.Prim("float32")``, ``R.Prim("bool")``) is a value, not
-a variable: a Param of shape () with ``prim`` set, whose argument is a Python float or bool, which
-only binary elementwise ops, an If's condition and a kernel taking a scalar read
+An R.Prim parameter of another dtype (``R.Prim("float32")``, ``R.Prim("bool")``), or an int64 one
+no parameter's type names (``index: T.int64`` read by a take), is a value, not a variable: a Param
+of shape () with ``prim`` set, whose argument is a Python float, bool or int, which only binary
+elementwise ops, a take's index, an If's condition and a kernel taking a scalar read
 (``graph.check_prims``).
+
+An R.Shape parameter whose values no type names (``s: R.Shape(ndim=2)``, as TVM's tests give
+``shape_to_tensor``) is a value too: a Param of shape (k,), dtype int64, ``shape_value`` set (with
+``unknown_rank``, typed ``R.Shape(ndim=-1)``), whose argument is a tuple of k ints; such values
+(and those the shape ops compute) stay in ``main``, read only by ops taking an R.Shape
+(``OpDef.takes_shapes``), and may be its outputs (the VM returns a ShapeTuple).
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Union
 
@@ -51,6 +59,58 @@ class ProgramError(ValueError):
     """A Program that is not well formed: a bad reference, a type error, an invalid range."""
 
 
+# -- a dimension written as an expression of variables ("n * 3", "4 * c", "m - 1") ------------------
+
+def _floordiv(a, b):
+    if isinstance(b, int) and b == 0:
+        raise ProgramError("a dim divides by a variable of size 0")
+    return a // b
+
+
+_DIM_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+            ast.FloorDiv: _floordiv}
+
+
+def _dim_tree(dim: str):
+    """The parsed expression of a dim entry; ProgramError unless it is ints and names joined by
+    + - * //."""
+    try:
+        tree = ast.parse(dim, mode="eval").body
+    except SyntaxError:
+        raise ProgramError(f"dim {dim!r} is not a name nor an expression of names and ints") from None
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.BinOp, ast.Name, ast.Constant, ast.Load, *_DIM_OPS)) or \
+                (isinstance(node, ast.Constant) and type(node.value) is not int):
+            raise ProgramError(f"dim {dim!r}: only ints and names joined by + - * //")
+    return tree
+
+
+def dim_names(dim: str) -> list[str]:
+    """The variables a dim entry names: itself for a name, those of an expression, none for ""."""
+    if not dim or dim.isidentifier():
+        return [dim] if dim else []
+    return list(dict.fromkeys(n.id for n in ast.walk(_dim_tree(dim)) if isinstance(n, ast.Name)))
+
+
+def dim_value(dim: str, sizes: dict):
+    """A dim entry's size given its variables' (KeyError for one not among ``sizes``, ProgramError
+    for a division by 0); given TIR variables instead, its TIR expression."""
+    def value(node):
+        if isinstance(node, ast.Name):
+            return sizes[node.id]
+        if isinstance(node, ast.Constant):
+            return node.value
+        return _DIM_OPS[type(node.op)](value(node.left), value(node.right))
+    return sizes[dim] if dim.isidentifier() else value(_dim_tree(dim))
+
+
+def _sized(dim: str, sizes: dict[str, int]) -> int | None:
+    try:
+        return dim_value(dim, sizes)
+    except ProgramError:
+        return None
+
+
 # Ops whose call is its effect (``print``): nothing reads their value, yet they stay, in main only,
 # outside dataflow blocks of a function built impure (passfuzz.relax.build).
 EFFECTS = frozenset({"print"})
@@ -65,12 +125,17 @@ class Param:
     value: Any  # nested lists, exactly as np.ndarray.tolist() gives them
     role: str = "input"  # "input" or "weight"
     pack: tuple[int, ...] = ()  # (group, item, ...) inside a tuple parameter; () = a tensor parameter
-    dims: tuple[str, ...] = ()  # per dimension: a symbolic variable's name, or "" (static); () all static
+    # per dimension: a symbolic variable's name, an expression of them ("n * 3"), or "" (static); () all static
+    dims: tuple[str, ...] = ()
     unknown_rank: bool = False  # typed R.Tensor(dtype=..., ndim=-1)
     prim: bool = False  # typed R.Prim(dtype): a scalar (shape ()) the VM takes as a Python value
+    shape_value: bool = False  # typed R.Shape(ndim=k): an int64 vector of k sizes the VM takes as a ShapeTuple
 
     def argument(self):
-        """The argument ``main`` takes for it: its array, or for an R.Prim scalar the Python value."""
+        """The argument ``main`` takes for it: its array, for an R.Prim scalar the Python value, for
+        an R.Shape value the tuple of its ints."""
+        if self.shape_value:
+            return tuple(int(v) for v in self.array())
         return self.array().item() if self.prim else self.array()
 
     @property
@@ -163,7 +228,7 @@ class Program:
         for role in ("input", "weight"):
             prims = [p for p in self.prim_params if p.role == role]
             for entry in tensors[role]:
-                names = {n for i in _flat([entry]) for n in self.values[i].dims}
+                names = {n for i in _flat([entry]) for d in self.values[i].dims for n in dim_names(d)}
                 ordered += [(role, "prim", p) for p in prims if p.name in names]
                 prims = [p for p in prims if p.name not in names]
                 ordered.append((role, "tensor", entry))
@@ -200,8 +265,16 @@ class Program:
                 else symbols[what.name] for _, kind, what in self.main_parameters()]
 
     def symbol_values(self) -> dict[str, int]:
-        """The concrete value of every symbolic variable in the parameters' types."""
-        return {name: size for _, p in self.params for name, size in zip(p.dims, p.shape) if name}
+        """The concrete value of every symbolic variable in the parameters' types: a dim's size,
+        or for a variable only an expression names (``4 * c``), the least size >= 0 that makes one
+        such expression, of no other unknown, its dim's size."""
+        sizes = {name: size for _, p in self.params for name, size in zip(p.dims, p.shape) if name.isidentifier()}
+        pending = [(d, size) for _, p in self.params for d, size in zip(p.dims, p.shape) if d and not d.isidentifier()]
+        for dim, size in pending:
+            unknown = [n for n in dim_names(dim) if n not in sizes]
+            if len(unknown) == 1:
+                sizes[unknown[0]] = next((v for v in range(size + 2) if _sized(dim, {**sizes, unknown[0]: v}) == size), 0)
+        return sizes
 
     def weight_values(self) -> dict[str, np.ndarray]:
         """Each weight's argument, by its parameter name in ``main``."""
@@ -230,6 +303,8 @@ class Program:
                     values[-1]["unknown_rank"] = True
                 if v.prim:
                     values[-1]["prim"] = True
+                if v.shape_value:
+                    values[-1]["shape_value"] = True
             else:
                 values.append({"kind": "op", "op": v.op, "args": list(v.args), "attrs": v.attrs})
         doc = {"values": values, "outputs": list(self.outputs)}
@@ -251,7 +326,7 @@ class Program:
                     values.append(Param(tuple(int(d) for d in v["shape"]), str(v["dtype"]), lo, hi,
                                         v["value"], v.get("role", "input"), tuple(int(k) for k in v.get("pack", ())),
                                         tuple(str(d) for d in v.get("dims", ())), bool(v.get("unknown_rank", False)),
-                                        bool(v.get("prim", False))))
+                                        bool(v.get("prim", False)), bool(v.get("shape_value", False))))
                 elif v["kind"] == "op":
                     values.append(Node(str(v["op"]), tuple(int(a) for a in v["args"]), dict(v["attrs"])))
                 else:
@@ -287,7 +362,7 @@ class Program:
     def with_live_symbols(self, values, outputs=None) -> "Program":
         """A Program of ``values`` keeping the shape and primitive parameters whose variables
         the tensor parameters among them still use."""
-        used = {name for v in values if isinstance(v, Param) for name in v.dims if name}
+        used = {name for v in values if isinstance(v, Param) for d in v.dims for name in dim_names(d)}
         return Program(tuple(values), self.outputs if outputs is None else outputs,
                        tuple(names for names in self.shape_params if set(names) <= used),
                        tuple(p for p in self.prim_params if p.name in used))

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 
+import numpy as np
 import tvm
 from tvm import relax
 
@@ -112,9 +113,12 @@ def is_plain(target, build=None):
 
 
 def numpy_outputs(value):
-    """The VM's result (a tensor or nested tuples of tensors) as a flat list of numpy arrays."""
+    """The VM's result (a tensor, an R.Shape's ShapeTuple, or nested tuples of them) as a flat list of
+    numpy arrays (a shape's as int64)."""
     if hasattr(value, "numpy"):
         return [value.numpy()]
+    if isinstance(value, tvm.runtime.ShapeTuple):
+        return [np.array(list(value), dtype="int64")]
     return [array for item in value for array in numpy_outputs(item)]
 
 

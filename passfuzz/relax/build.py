@@ -34,7 +34,7 @@ from passfuzz.ir.catalogue import BY_NAME
 from passfuzz.ir.catalogue.base import TupleInfo, ValueInfo
 from passfuzz.ir.catalogue.structure import analyse_region
 from passfuzz.ir.graph import analyse
-from passfuzz.ir.program import EFFECTS, Node, Param, Program
+from passfuzz.ir.program import EFFECTS, Node, Param, Program, dim_value
 from passfuzz.portable.standalone import to_tvm  # noqa: F401 - passfuzz converts arguments as its scripts do
 
 
@@ -185,6 +185,26 @@ def _bind_leaves(expr, entry, exprs) -> None:
             exprs[item] = getter
 
 
+def _whole_parameter(items: list):
+    """The tuple parameter (or item of one) whose every item, in order, ``items`` are (as
+    ``_bind_leaves`` reads them), else None: a tuple of them is that parameter itself."""
+    if not items or not all(isinstance(e, relax.TupleGetItem) and e.index == k for k, e in enumerate(items)):
+        return None
+    source = items[0].tuple_value
+    if not all(e.tuple_value.same_as(source) for e in items):
+        return None
+    ty, path = source, []
+    while isinstance(ty, relax.TupleGetItem):
+        path.append(ty.index)
+        ty = ty.tuple_value
+    if not isinstance(ty, relax.Var) or not isinstance(ty.ty, relax.TupleType):
+        return None
+    ty = ty.ty
+    for k in reversed(path):
+        ty = ty.fields[k]
+    return source if len(ty.fields) == len(items) else None
+
+
 def _outside_dataflow(node: dict) -> bool:
     """Relax binds If, local functions and effects (an impure call) outside dataflow blocks."""
     return node["op"] in ("if", *EFFECTS) or (node["op"] == "call" and node["attrs"].get("local", False))
@@ -300,6 +320,9 @@ def _emit_node(bb, i: int, node: dict, exprs, casts, functions, prefix: str, out
         expr = relax.Call(callee, operands)
     elif op == "call_tir":
         expr = _kernel_call(bb, attrs, _static_operands(bb, node, exprs, casts))
+    elif op == "tuple" and attrs.get("parameter") and _whole_parameter([exprs[a] for a in node["args"]]) is not None:
+        exprs[i] = _whole_parameter([exprs[a] for a in node["args"]])  # no binding, as TVM's tests write it
+        return
     elif op == "if":
         operands = _static_operands(bb, node, exprs, casts)
         branches = [_branch(bb, node, key, operands[1:], functions, _prefix(f"{prefix}{i}", key))
@@ -319,7 +342,8 @@ def _op_expr(bb, i: int, node: dict, exprs, casts, name: str):
     operands = [exprs[a] for a in node["args"]]
     if op.symbolic and all(getattr(e.ty, "ndim", -1) != -1 for e in operands):
         expr = _make(bb, op, operands, node["attrs"], name)
-        if op.emit_in is not None or _is_static(expr.ty) or isinstance(getattr(expr.ty, "shape", None), relax.ShapeExpr):
+        if op.emit_in is not None or _is_static(expr.ty) or isinstance(getattr(expr.ty, "shape", None), relax.ShapeExpr) \
+                or isinstance(expr.ty, relax.ShapeType):
             return expr
     return _make(bb, op, _static_operands(bb, node, exprs, casts), node["attrs"], name)
 
@@ -338,7 +362,8 @@ def _static_operands(bb, node: dict, exprs, casts) -> list:
     operands = []
     for a, info in zip(node["args"], node["operands"]):
         expr = exprs[a]
-        if isinstance(info, ValueInfo) and not _is_static(expr.ty) and not isinstance(expr.ty, tvm.ir.PrimType):
+        if isinstance(info, ValueInfo) and not _is_static(expr.ty) and not isinstance(expr.ty, tvm.ir.PrimType) \
+                and not info.shape_value:
             if a not in casts:
                 casts[a] = bb.match_cast(expr, relax.TensorType(info.shape, info.dtype))
             expr = casts[a]
@@ -386,13 +411,18 @@ def _branch(bb, node, key: str, operands, functions, prefix: str) -> relax.SeqEx
 
 def param_type(param: Param, symbols: dict):
     """How ``main`` types a tensor parameter: static, with symbolic dims, or of unknown rank; an
-    R.Prim scalar (``Param.prim``) as R.Prim of its dtype."""
+    R.Prim scalar (``Param.prim``) as R.Prim of its dtype; an R.Shape value (``Param.shape_value``) as
+    R.Shape(ndim=k)."""
     if param.prim:
         return tvm.ir.PrimType(param.dtype)
+    if param.shape_value:
+        return relax.ShapeType(ndim=-1 if param.unknown_rank else param.shape[0])
     if param.unknown_rank:
         return relax.TensorType(dtype=param.dtype, ndim=-1)
     if param.dims:
-        return relax.TensorType([symbols[n] if n else d for n, d in zip(param.dims, param.shape)], param.dtype)
+        # an expression dim computed on the variables themselves is their TIR expression
+        return relax.TensorType([dim_value(n, symbols) if n else d for n, d in zip(param.dims, param.shape)],
+                                param.dtype)
     return relax.TensorType(param.shape, param.dtype)
 
 

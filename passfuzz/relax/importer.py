@@ -50,7 +50,7 @@ from passfuzz.ir.catalogue import BY_NAME, OPS
 from passfuzz.ir.catalogue.base import DTYPES, RandomChooser, TupleInfo, fit, is_int, representable
 from passfuzz.ir.catalogue.structure import analyse_region
 from passfuzz.ir.graph import ProgramSketch, analyse
-from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError, numpy_dtype
+from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError, dim_names, dim_value, numpy_dtype
 
 # Declared ranges tried for a parameter without a given one, simplest first; the later ones make
 # indices, divisors and log domains valid (an index range [0, axis-1] is added per use).
@@ -118,6 +118,8 @@ def _tree_size(expr) -> int:
 def _type(info):
     if isinstance(info, TupleInfo):
         return relax.TupleType([_type(i) for i in info.items])
+    if info.shape_value:
+        return relax.ShapeType(ndim=info.shape[0])
     return relax.TensorType(info.shape, info.dtype)
 
 
@@ -474,11 +476,26 @@ class _Body:
                 if self.leaf_map is not None and leaf not in self.leaf_map:
                     self.fail(binding, "reads an item of a tuple parameter the branch does not take")
                 return leaf if self.leaf_map is None else self.leaf_map[leaf]
+        if isinstance(expr, (tvm.tirx.IntImm, tvm.tirx.FloatImm)) and str(expr.ty) in DTYPES:
+            # a literal R.prim_value (0.27: the IntImm itself): a const marked prim, written so again
+            self.values.append(Node("const", (), {"shape": [], "dtype": str(expr.ty), "value": _python(expr),
+                                                  "prim": True}))
+            return self.importer.index(self.values)
         if isinstance(expr, relax.Tuple) and expr.fields:  # written inline (``f((a, b))``): a tuple node
             items = tuple(self.operand(e, binding) for e in expr.fields)
             self.values.append(Node("tuple", items, {}))
             return self.importer.index(self.values)
+        if isinstance(expr, relax.Var) and expr in self.importer.leaves and self.leaf_map is None:
+            self.scope[expr] = self.whole_tuple(self.importer.leaves[expr])  # once, as a constant is
+            return self.scope[expr]
         self.fail(binding, f"operand {_brief(expr)} is not a value passfuzz can name")
+
+    def whole_tuple(self, entry) -> int:
+        """A tuple parameter of main read whole (``R.concat(t)``): a tuple node of its items marked
+        ``parameter``, which relax_build writes as the parameter again."""
+        items = tuple(self.whole_tuple(e) if isinstance(e, tuple) else e for e in entry)
+        self.values.append(Node("tuple", items, {"parameter": True}))
+        return self.importer.index(self.values)
 
     def run(self) -> None:
         plan = {}
@@ -562,8 +579,14 @@ class _Body:
         if not candidates:
             what = f"op {key}" if isinstance(value, relax.Call) else f"a {type(value).__name__}"
             self.fail(b, f"{what} is not in passfuzz's catalogue")
-        if self.importer.reading is None:  # the pieces first; a composite only where they fail to match
-            candidates = [p for p in candidates if not _composite(p)] + [p for p in candidates if _composite(p)]
+        if self.importer.reading is None:  # the pieces first; a composite only where they fail to match,
+            # or where a piece reads an R.Shape value, which may only sit in main: the drawn
+            # shape_of is shape_to_tensor(shape_of(x)) in a function body too
+            first = [p for p in candidates if _composite(p) and inner is None and any(
+                isinstance(a, relax.Var) and isinstance(getattr(a, "ty", None), relax.ShapeType) and
+                self.absorbable(a) for a in getattr(value, "args", ()))]
+            candidates = first + [p for p in candidates if not _composite(p)] + \
+                [p for p in candidates if _composite(p) and p not in first]
         else:
             candidates = [p for p in candidates if p is not self.importer.reading]
         for pattern in candidates:
@@ -576,6 +599,8 @@ class _Body:
                 if len(holes) != len(pattern.holes):
                     continue
                 operands = [holes[h] for h in pattern.holes]
+            if any(isinstance(o, relax.ShapeExpr) for o in operands):  # a literal shape is no operand: an attribute
+                continue
             inline = {v: self.bound[v] for v in absorbed}
             literals = _literals(value, operands, inline)
             for attrs in _attr_candidates(pattern, literals):
@@ -731,7 +756,8 @@ class _Body:
         if isinstance(expr, relax.Var) and expr in self.scope:
             return self.scope[expr]
         if isinstance(expr, (tvm.ir.expr.GenericConst, relax.TupleGetItem)) or \
-                (isinstance(expr, relax.Tuple) and expr.fields):  # a tuple inside main's result tuple
+                (isinstance(expr, relax.Tuple) and expr.fields) or \
+                (isinstance(expr, relax.Var) and expr in self.importer.leaves and self.leaf_map is None):
             return self.operand(expr, _Pseudo(expr))
         raise ImportRejected(f"cannot import {self.where}: its result {_brief(expr)} is not a value")
 
@@ -967,6 +993,7 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     if given is not None and len(given) != len(func.params):
         raise ImportRejected(f"cannot import {function}: {len(given)} arguments for {len(func.params)} parameters")
     sizes = _symbol_sizes(func, given, function)
+    typing = _typing_names(func.params)
     values: list = []
     scope: dict = {}
     shape_params, prim_params, groups = [], [], 0
@@ -975,19 +1002,31 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
         ty = p.ty
         where = f"cannot import {function}: parameter {p.name}"
         if type(ty).__name__ == "PrimType" and str(ty.dtype) != "int64":
-            # a scalar value (an int64 one is a symbolic variable): drawn and ranged as a tensor of
+            # a scalar value (an int64 one a type names is a symbolic variable): drawn and ranged as a tensor of
             # shape () would be, passed to the VM as a Python value
             if str(ty.dtype) not in DTYPES:
                 raise ImportRejected(f"{where}: an R.Prim parameter of dtype {ty.dtype}, not among passfuzz's dtypes")
             value = np.asarray(given[k], numpy_dtype(str(ty.dtype))) if given is not None else None
             values.append(Param((), str(ty.dtype), 0, 0, value, role, prim=True))
             scope[p] = len(values) - 1
+        elif type(ty).__name__ == "PrimType" and p.name not in typing:
+            # an int64 scalar no parameter's type names (``index: T.int64`` read by a take): a value
+            values.append(Param((), "int64", 0, 0, None if given is None else np.asarray(given[k], "int64"),
+                                role, prim=True))
+            scope[p] = len(values) - 1
         elif type(ty).__name__ == "PrimType":
             prim_params.append(PrimParam(p.name, role))
             sizes.setdefault(p.name, int(given[k]) if given is not None else None)
+        elif isinstance(ty, relax.ShapeType) and role == "input" and \
+                not _typing_names([q for q in func.params if not q.same_as(p)]) & _typing_names([p]) and \
+                all(isinstance(v, relax.Var) for v in (ty.values or [])):
+            # sizes no other parameter's type names (``s: R.Shape(ndim=2)``): a value
+            values.append(_shape_value_param(ty, given[k] if given is not None else None, where))
+            scope[p] = len(values) - 1
         elif isinstance(ty, relax.ShapeType):
             if role != "input" or not all(isinstance(v, relax.Var) for v in (ty.values or [])) or not ty.values:
-                raise ImportRejected(f"{where}: an R.Shape parameter is an input naming variables only")
+                raise ImportRejected(f"{where}: an R.Shape parameter is an input naming variables, or sizes "
+                                     "no other parameter names, only")
             shape_params.append(tuple(v.name for v in ty.values))
             if given is not None:
                 for v, d in zip(ty.values, given[k]):
@@ -1000,7 +1039,7 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
             values.append(_tensor_param(ty, role, (), given[k] if given is not None else None, where, func, p))
             scope[p] = len(values) - 1
             for name, size in zip(values[-1].dims, values[-1].shape or ()):
-                if name and size is not None:
+                if name.isidentifier() and size is not None:
                     sizes.setdefault(name, size)
         else:
             raise ImportRejected(f"{where}: of type {ty}, which passfuzz cannot express")
@@ -1131,6 +1170,42 @@ def _global_refs(expr, out: list) -> None:
     out.extend(_references(expr, tvm.ir.GlobalVar))
 
 
+def _typing_names(params) -> set[str]:
+    """The symbolic variables the types of ``params`` name (their tensors' dims, their shapes)."""
+    names: set[str] = set()
+
+    def walk(ty):
+        if isinstance(ty, relax.TupleType):
+            for item in ty.fields:
+                walk(item)
+        elif isinstance(ty, relax.TensorType) and isinstance(ty.shape, relax.ShapeExpr):
+            for d in ty.shape.values:
+                names.update(v.name for v in tvm.tirx.analysis.undefined_vars(d))
+        elif isinstance(ty, relax.ShapeType) and ty.values is not None:
+            for d in ty.values:
+                names.update(v.name for v in tvm.tirx.analysis.undefined_vars(d))
+
+    for p in params:
+        walk(p.ty)
+    return names
+
+
+SHAPE_VALUE_NDIM = 2  # sizes of an R.Shape(ndim=-1) parameter that no argument gives
+
+
+def _shape_value_param(ty, given, where: str) -> Param:
+    """An R.Shape parameter read as a value (``Param.shape_value``): typed R.Shape(ndim=k), its
+    variables (named by nothing else) left out."""
+    value = None if given is None else np.asarray([int(v) for v in given], "int64")
+    ndim = len(ty.values) if ty.values is not None else int(ty.ndim)
+    if given is not None:
+        if ndim >= 0 and len(value) != ndim:
+            raise ImportRejected(f"{where}: an R.Shape(ndim={ndim}) parameter given {len(value)} sizes")
+        ndim = len(value)
+    return Param((ndim if ndim >= 0 else SHAPE_VALUE_NDIM,), "int64", 0, 0, value, "input",
+                 unknown_rank=ty.values is None and int(ty.ndim) < 0, shape_value=True)
+
+
 def _tuple_params(ty, values, path, given, where, role):
     entries = []
     for k, item in enumerate(ty.fields):
@@ -1176,8 +1251,12 @@ def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
         elif isinstance(d, relax.Var):
             dims.append(d.name)
             shape.append(None)
+        elif _dim_text(d) is not None:  # n * 3: sized once its variables are
+            dims.append(_dim_text(d)[1:-1])  # without the outer parentheses
+            shape.append(None)
         else:
-            raise ImportRejected(f"{where}: dimension {d} is an expression, which passfuzz's parameters cannot be")
+            raise ImportRejected(f"{where}: dimension {d} is an expression other than variables and ints joined "
+                                 "by + - * //, which passfuzz's parameters cannot be")
     if given is not None:
         actual = tuple(int(s) for s in np.shape(given.numpy() if hasattr(given, "numpy") else given))
         if len(actual) != len(shape) or any(d is not None and d != a for d, a in zip(shape, actual)):
@@ -1185,6 +1264,20 @@ def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
             raise ImportRejected(f"{where}: its argument has shape {actual}, not {declared}")
         shape = list(actual)
     return Param(tuple(shape), dtype, 0, 0, given, role, pack, tuple(dims) if any(dims) else (), False)
+
+
+_DIM_TEXT = {"Add": "+", "Sub": "-", "Mul": "*", "FloorDiv": "//"}
+
+
+def _dim_text(expr) -> str | None:
+    """A TIR dim expression as a ``Param.dims`` entry ("n * 3"), or None for any other form."""
+    if isinstance(expr, tvm.tirx.IntImm):
+        return str(int(expr.value))
+    if isinstance(expr, relax.Var):
+        return expr.name
+    op = _DIM_TEXT.get(type(expr).__name__)
+    a, b = (_dim_text(expr.a), _dim_text(expr.b)) if op else (None, None)
+    return None if a is None or b is None else f"({a} {op} {b})"
 
 
 def _unknown_dtype(func, var, given) -> str | None:
@@ -1260,7 +1353,8 @@ def _settle_redrawn(program: Program, sizes: dict, have_values: bool, seed: int,
     try:
         return _settle(program, dict(sizes), have_values, seed, where, argument_ranges)
     except ImportRejected as first:
-        names = [n for _, p in program.params for n in p.dims if n] + [p.name for p in program.prim_params]
+        names = [n for _, p in program.params for d in p.dims for n in dim_names(d)] + \
+            [p.name for p in program.prim_params] + [n for names in program.shape_params for n in names]
         free = [n for n in names if sizes.get(n) is None]
         if not free:
             raise
@@ -1278,13 +1372,18 @@ def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: 
             argument_ranges: bool = False) -> tuple[Program, list[str]]:
     """Concrete dims, declared ranges and argument values that ``graph.analyse`` accepts."""
     rng = _Draws(seed)
-    for name in [n for _, p in program.params for n in p.dims if n] + [p.name for p in program.prim_params]:
+    for name in [n for _, p in program.params for d in p.dims for n in dim_names(d)] + \
+            [p.name for p in program.prim_params] + [n for names in program.shape_params for n in names]:
         if sizes.get(name) is None:
             sizes[name] = rng.randint(2, 4)
     values = list(program.values)
     for i, v in enumerate(values):
         if isinstance(v, Param) and v.dims:
-            values[i] = replace(v, shape=tuple(sizes[n] if n else d for n, d in zip(v.dims, v.shape)))
+            try:
+                values[i] = replace(v, shape=tuple(sizes[n] if n.isidentifier() else dim_value(n, sizes) if n else d
+                                                   for n, d in zip(v.dims, v.shape)))
+            except ProgramError as exc:  # an expression dim dividing by a variable of size 0
+                raise ImportRejected(f"cannot import {where}: {exc}") from None
         elif isinstance(v, Node):
             values[i] = _kernels_sized(v, sizes, where)
     for i, v in enumerate(values):
@@ -1383,6 +1482,8 @@ def _clipped(program: Program, index: int, lo: float, hi: float) -> Program:
 
 
 def _ranges(param: Param, have_values: bool) -> list[tuple[float, float]]:
+    if param.shape_value:  # sizes
+        return [r for r in _ranges(replace(param, shape_value=False), have_values) if r[0] >= 0]
     if param.dtype == "bool":
         return [(0, 1)]
     if have_values:
@@ -1483,19 +1584,28 @@ def _ordered(program: Program) -> Program:
                                             for v in program.values))
     order = [i for i, _ in program.params]
     consts = {i for i, v in enumerate(program.values) if isinstance(v, Node) and v.op == "const"}
+    # a tuple parameter read whole is written inline too, and read back where first used
+    inline = consts | {i for i, v in enumerate(program.values) if isinstance(v, Node) and v.op == "tuple"
+                       and v.attrs.get("parameter")}
     placed = set(order)
+
+    def place(i):
+        for a in program.values[i].args if i in inline else ():
+            if a in inline and a not in placed:
+                place(a)
+        order.append(i)
+        placed.add(i)
+
     for i, v in enumerate(program.values):
-        if isinstance(v, Node) and v.op != "const":
+        if isinstance(v, Node) and i not in inline:
             for a in v.args:
-                if a in consts and a not in placed:
-                    order.append(a)
-                    placed.add(a)
+                if a in inline and a not in placed:
+                    place(a)
             order.append(i)
             placed.add(i)
     for o in program.outputs:
         if o not in placed:
-            order.append(o)
-            placed.add(o)
+            place(o)
     # what is left is a constant nothing reads (an If operand inlined above): the module has none
     assert all(i in consts for i in range(len(program.values)) if i not in placed)
     renumber = {old: new for new, old in enumerate(order)}

@@ -61,6 +61,8 @@ def infer_application(name: str, args: Sequence[int], infos: Sequence, attrs: di
         raise OpError("reads a print's value, which is none")
     if not op.takes_tuples and any(isinstance(i, TupleInfo) for i in operands):
         raise OpError("takes no tuple operand")
+    if not op.takes_shapes and any(getattr(i, "shape_value", False) for i in operands):
+        raise OpError("takes no R.Shape operand")
     try:
         result = op.infer(operands, dict(attrs))
     except (KeyError, TypeError, IndexError, ValueError) as exc:

@@ -114,6 +114,8 @@ class ValueInfo:
     # or from one: lo and hi are then a nominal [-1, 1] that holds zero and negatives, so an op
     # that needs its operand's range (a log, a divisor) refuses it, and the value is inexact.
     bounded: bool = True
+    # An R.Shape of shape[0] sizes, not a tensor: only ops with ``OpDef.takes_shapes`` read one.
+    shape_value: bool = False
 
     @property
     def rank(self) -> int:
@@ -262,6 +264,8 @@ class OpDef:
     # May an operand be a scalar parameter typed R.Prim (``Param.prim``)? TVM's binary ops take a
     # PrimValue on either side and legalize it as a scalar; every other op takes tensors only.
     takes_prims: bool = False
+    # May an operand be an R.Shape value (``ValueInfo.shape_value``)? Only the shape ops' are.
+    takes_shapes: bool = False
     # Infinitely differentiable on every operand range ``infer`` accepts (no kink, no discrete
     # output, domains kept away from singularities by the range rule), float in and float out:
     # what Gradient's loss programs are drawn from (passfuzz.judge.gradient), so that finite

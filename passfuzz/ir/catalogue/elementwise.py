@@ -46,16 +46,27 @@ def _const_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
     require(not args, "const takes no operands")
     array = _const_array(attrs)
     require(array.size > 0 and np.all(np.isfinite(array.astype("float64"))), "const must be finite and non-empty")
+    require(not attrs.get("prim") or array.shape == (), "a literal R.prim_value is a scalar")
     return checked(array.shape, attrs["dtype"], float(array.min()), float(array.max()), True)
+
+
+def _const_emit(R, args, at):
+    if not at.get("prim"):
+        return R.const(_const_array(at), at["dtype"])
+    from tvm import tirx  # a literal R.prim_value, of the dtype it was written with
+    imm = tirx.IntImm if is_int(at["dtype"]) or at["dtype"] == "bool" else tirx.FloatImm
+    return R.prim_value(imm(at["dtype"], at["value"]))
 
 
 CONST = OpDef(
     name="const",
     infer=_const_infer,
-    emit=lambda R, args, at: R.const(_const_array(at), at["dtype"]),
+    emit=_const_emit,
     reference=lambda args, at: _const_array(at),
     propose=None,  # constants come in as operands (base.operand), never as free-standing nodes
     accepts=lambda info: False,
+    notes="attribute prim=True (imports only): a scalar written as a literal R.prim_value, which only "
+          "ops taking an R.Prim read (graph.check_prims)",
 )
 
 # -- unary --------------------------------------------------------------------------------

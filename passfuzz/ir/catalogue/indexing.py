@@ -145,7 +145,9 @@ TAKE = smooth(OpDef("take", _take_infer,
              notes="mode='fast' (the default, and the meaning of a missing mode) checks no bounds: an index out "
                    "of range reads garbage or segfaults and a negative one is not wrapped, so fast indices are "
                    "in range by construction. mode='clip' clamps to [0, n-1]; mode='wrap' takes the index "
-                   "modulo n (numpy 'wrap'); both define every index. mode='nan' is not drawn."))
+                   "modulo n (numpy 'wrap'); both define every index. mode='nan' is not drawn. The index may "
+                   "be an R.Prim scalar parameter (``index: T.int64``), as TVM's tests write one.",
+             takes_prims=True))
 
 # -- take_backward: the gradient of take (relax.grad) -------------------------------------------
 

@@ -1,11 +1,13 @@
-"""Shape programs: a tensor's shape as a value, and reshaping to a shape known only at run time.
+"""Shape programs: a tensor's shape and size as values, and reshaping to a shape known only at run
+time.
 
 The shape of every value is statically known to passfuzz (it works on the drawn arguments'
-shapes), so both ops have exact static rules; what makes them interesting to passes is how the
-module is typed. On a parameter typed with symbolic dims, ``shape_of`` reads a shape that only
-the call fixes, and ``reshape_runtime``'s target shape goes through a tensor and back
-(``shape_of``, ``shape_to_tensor``, ``tensor_to_shape``, ``match_cast`` to fresh shape variables),
-so its result is typed with variables no parameter defines.
+shapes), so these ops have exact static rules; what makes them interesting to passes is how the
+module is typed. On a parameter typed with symbolic dims, ``shape_of`` reads a shape (``size`` a
+product of dims) that only the call fixes, and ``reshape_runtime``'s target shape goes through a
+tensor and back (``shape_of``, ``shape_to_tensor``, ``tensor_to_shape``, ``match_cast`` to fresh
+shape variables), so its result is typed with variables no parameter defines. R.Shape values
+themselves (``shape_value`` and its kin below) are imported only.
 
 ``reshape_runtime`` binds values of its own (the ``match_cast`` that defines the variables), so
 it is emitted through ``emit_in``, which gets the BlockBuilder; its ``emit`` is never used.
@@ -35,6 +37,118 @@ SHAPE_OF = OpDef(
     lambda args, at: np.array(args[0].shape, dtype="int64"),
     _shape_of_propose, lambda info: info.rank >= 1,
     notes="R.shape_to_tensor(R.shape_of(x)): the shape as an int64 tensor",
+    symbolic=True)
+
+
+# -- R.Shape values -------------------------------------------------------------------------------
+# What TVM's tests write with an R.Shape in between: ``R.shape_of(x)`` returned as it is,
+# ``R.shape_to_tensor(s)`` of an R.Shape parameter, ``R.tensor_to_shape(t)``. Proposed only to teach
+# the importer these forms (the drawn ``shape_of`` above is the pair of the first two): an R.Shape
+# value is read by these ops alone (``takes_shapes``) and stays in main (graph and structure check it).
+
+
+def _shape_value_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and not attrs, "shape_value takes one operand and no attributes")
+    (x,) = args
+    require(not x.shape_value and x.rank >= 1, "shape_value reads a tensor of rank >= 1")
+    return ValueInfo((x.rank,), "int64", min(x.shape), max(x.shape), True, shape_value=True)
+
+
+def _shape_value_propose(sketch: Sketch, choose: Chooser) -> None:
+    sketch.add("shape_value", [pick(sketch, choose, lambda info: info.rank >= 1)])
+
+
+SHAPE_VALUE = OpDef(
+    "shape_value", _shape_value_infer, lambda R, args, at: R.op.shape_of(args[0]),
+    lambda args, at: np.array(args[0].shape, dtype="int64"),
+    _shape_value_propose, lambda info: info.rank >= 1,
+    notes="R.shape_of(x): the shape as an R.Shape value (not drawn; see catalogue/shapes.py)",
+    symbolic=True, drawn=False)
+
+
+def _shape_to_tensor_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and not attrs, "shape_to_tensor takes one operand and no attributes")
+    (s,) = args
+    require(s.shape_value, "shape_to_tensor reads an R.Shape value")
+    return ValueInfo(s.shape, "int64", s.lo, s.hi, True)
+
+
+def _shape_to_tensor_propose(sketch: Sketch, choose: Chooser) -> None:
+    """An R.Shape value of the sketch (candidates offers none), or one of a tensor's."""
+    shapes = [i for i, info in enumerate(sketch.infos) if isinstance(info, ValueInfo) and info.shape_value]
+    if not shapes:
+        shapes = [sketch.add("shape_value", [pick(sketch, choose, lambda info: info.rank >= 1)])]
+    sketch.add("shape_to_tensor", [choose.choice(shapes)])
+
+
+SHAPE_TO_TENSOR = OpDef(
+    "shape_to_tensor", _shape_to_tensor_infer, lambda R, args, at: R.op.shape_to_tensor(args[0]),
+    lambda args, at: np.asarray(args[0], dtype="int64"),
+    _shape_to_tensor_propose, lambda info: info.rank >= 1,  # a tensor whose shape it reads
+    notes="R.shape_to_tensor(s) of an R.Shape value (not drawn; see catalogue/shapes.py)",
+    symbolic=True, takes_shapes=True, drawn=False)
+
+
+def _tensor_to_shape_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and not attrs, "tensor_to_shape takes one operand and no attributes")
+    (t,) = args
+    require(t.rank == 1 and t.dtype == "int64" and not t.shape_value, "tensor_to_shape reads a 1-d int64 tensor")
+    require(t.bounded and t.lo >= 0, "tensor_to_shape's sizes must be >= 0")
+    return ValueInfo(t.shape, "int64", t.lo, t.hi, True, shape_value=True)
+
+
+def _tensor_to_shape_propose(sketch: Sketch, choose: Chooser) -> None:
+    sketch.add("tensor_to_shape", [operand(sketch, choose, [(choose.integer(1, 4),)], "int64", 0, 8)])
+
+
+TENSOR_TO_SHAPE = OpDef(
+    "tensor_to_shape", _tensor_to_shape_infer, lambda R, args, at: R.op.tensor_to_shape(args[0]),
+    lambda args, at: np.asarray(args[0], dtype="int64"),
+    _tensor_to_shape_propose, lambda info: info.rank == 1 and info.dtype == "int64",
+    notes="R.tensor_to_shape(t): a 1-d int64 tensor of sizes >= 0 as an R.Shape value (not drawn; see "
+          "catalogue/shapes.py)",
+    symbolic=True, drawn=False)
+
+
+def _shape_tensor_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(not args and set(attrs) == {"shape"}, "shape_tensor takes no operand and a shape")
+    shape = attrs["shape"]
+    require(isinstance(shape, list) and shape and
+            all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape),
+            "shape_tensor's shape is a non-empty list of sizes")
+    return checked((len(shape),), "int64", min(shape), max(shape), True)
+
+
+def _shape_tensor_propose(sketch: Sketch, choose: Chooser) -> None:
+    like = sketch.infos[pick(sketch, choose, lambda info: info.rank >= 1)]
+    sketch.add("shape_tensor", [], {"shape": list(like.shape)})
+
+
+SHAPE_TENSOR = OpDef(
+    "shape_tensor", _shape_tensor_infer,
+    lambda R, args, at: R.op.shape_to_tensor(R.ShapeExpr(at["shape"])),
+    lambda args, at: np.array(at["shape"], dtype="int64"),
+    _shape_tensor_propose, lambda info: info.rank >= 1,
+    notes="R.shape_to_tensor(R.shape([...])): a literal shape as an int64 tensor (FoldConstant folds it); "
+          "drawn with the shape of an existing value")
+
+
+def _size_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
+    require(len(args) == 1 and not attrs, "size takes one operand and no attributes")
+    (x,) = args
+    return checked((), "int64", x.size, x.size, True)
+
+
+def _size_propose(sketch: Sketch, choose: Chooser) -> None:
+    sketch.add("size", [pick(sketch, choose, lambda info: True)])
+
+
+SIZE = OpDef(
+    "size", _size_infer, lambda R, args, at: R.op.size(args[0]),
+    lambda args, at: np.array(args[0].size, dtype="int64"),
+    _size_propose, lambda info: True,
+    notes="R.size(x): the element count as an int64 scalar tensor (a product of symbolic dims on a "
+          "symbolically typed operand)",
     symbolic=True)
 
 
@@ -143,4 +257,4 @@ VIEW = OpDef(
           "an offset, or as an integer dtype; imported only (the importer reads it; LowerRuntimeBuiltin "
           "lowers it in the build)")
 
-OPS = [SHAPE_OF, RESHAPE_RUNTIME, VIEW]
+OPS = [SHAPE_OF, SHAPE_TENSOR, SIZE, RESHAPE_RUNTIME, SHAPE_VALUE, SHAPE_TO_TENSOR, TENSOR_TO_SHAPE, VIEW]

@@ -35,6 +35,7 @@ def analyse_region(region: dict, params: Sequence) -> list:
             raise OpError(f"region value {j} ({node['op']}): {exc}") from None
     outputs = region["outputs"]
     require(len(outputs) == 1 and 0 <= outputs[0] < len(infos), "a region returns exactly one value")
+    require(not any(getattr(i, "shape_value", False) for i in infos), "R.Shape values stay in main")
     return infos
 
 
@@ -102,7 +103,9 @@ def _tuple_propose(sketch: Sketch, choose: Chooser) -> None:
 
 TUPLE = OpDef(
     "tuple", _tuple_infer, lambda R, args, at: R.Tuple(args), lambda args, at: tuple(args),
-    _tuple_propose, _any, notes="a tuple of values (tensors or tuples); several outputs also make one",
+    _tuple_propose, _any, notes="a tuple of values (tensors or tuples); several outputs also make one. "
+                                "Attribute parameter=True (imports only): every item of a tuple parameter, "
+                                "written as that parameter itself",
     takes_tuples=True)
 
 
