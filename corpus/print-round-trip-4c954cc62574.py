@@ -13,6 +13,8 @@ from tvm import relax
 from tvm.script import ir as I
 from tvm.script import relax as R
 
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # again: import tvm wrapped it
+
 
 INLINE_SCALAR_DTYPES = ('float32', 'float16', 'float64', 'int32', 'int64', 'int8', 'bool')
 

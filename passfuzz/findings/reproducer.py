@@ -308,7 +308,7 @@ class _Script:
                                          ("R", "from tvm.script import relax as R"),
                                          ("T", "from tvm.script import tirx as T")) if uses(name)]
         text = "\n".join(stdlib) + "\n\n" + _CANNOT_RUN_HOOK + "\n\n" \
-            + "\n".join(third + list(dict.fromkeys(self.tvm_imports))) + "\n" + _CANNOT_RUN_HOOK_AGAIN + "\n"
+            + "\n".join(third + list(dict.fromkeys(self.tvm_imports))) + "\n\n" + _CANNOT_RUN_HOOK_AGAIN + "\n"
         if self.custom_imports:  # a pass of the user's own, found from the current directory as passfuzz did
             text += '\nsys.path.insert(0, "")\n' + "\n".join(sorted(set(self.custom_imports))) + "\n"
         return text
