@@ -390,7 +390,9 @@ def _range_for(dtype: str, lo: float, hi: float) -> tuple[float, float]:
         lo, hi = float(int(-(-lo // 1))), float(int(hi // 1))
     if lo <= hi and representable(dtype, lo, hi):
         return lo, hi
-    return (INT_RANGES if is_int(dtype) else FLOAT_RANGES)[0]
+    # A range holding no value of dtype (an integer dtype for [0.25, 0.75]): the first default
+    # range, moved into dtype as well (uint8 holds no -8 of [-8, 8]; a draw of it overflows).
+    return fit(dtype, *(INT_RANGES if is_int(dtype) else FLOAT_RANGES)[0])
 
 
 def _with_block(program: Program, at: int, block: Sequence, drop: bool = False) -> Program:

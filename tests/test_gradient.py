@@ -15,6 +15,7 @@ from passfuzz.findings import corpus
 from passfuzz.ir.graph import analyse, evaluate
 from passfuzz.ir.program import Node, Param, Program
 from passfuzz.judge import gradient
+from passfuzz.judge.trial import check
 from passfuzz.passes.catalogue import fuzzable_pool
 from passfuzz.passes.names import resolve
 from passfuzz.portable.finite_differences import STEP, central_differences, gradient_mismatch
@@ -188,3 +189,15 @@ def test_adjoint_adapter_is_read_off_a_gradient_module():
     program = Program((x, Node("exp", (0,), {}), Node("sum", (1,), {"axis": None, "keepdims": False})), (2,))
     assert choose_adapter(build_module(program), relax.transform.Gradient("main")(build_module(program)), None) \
         == ADJOINT
+
+
+def test_the_float64_twin_widens_a_matmuls_out_dtype_too():
+    # out_dtype="float32" kept on float64 operands made a mixed-dtype matmul, whose gradient
+    # Gradient cannot build (a false pass-error of Gradient, not a bug of the float32 program).
+    weights = Node("const", (), {"shape": [2, 1, 4], "dtype": "float32", "value": [[[0.5, 0.0, -1.0, 2.0]]] * 2})
+    x = Param((4, 2), "float32", -4.0, 4.0, [[1.0, 0.0], [0.5, -1.0], [0.0, 2.0], [1.5, 1.0]])
+    program = Program((weights, x, Node("matmul", (0, 1), {"out_dtype": "float32"}),
+                       Node("sum", (2,), {"axis": None, "keepdims": False})), (3,))
+    assert gradient.promote(program).values[2].attrs == {"out_dtype": "float64"}
+    verdict, _ = check(program, [resolve("Gradient")], ["llvm"], timeout=120)
+    assert verdict.finding is None and not verdict.incomparable, verdict

@@ -20,6 +20,7 @@ from passfuzz.findings.known_bugs import shipped
 from passfuzz.findings.reduce import _static, complexity
 from passfuzz.ir.graph import analyse, evaluate
 from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError
+from passfuzz.judge.oracle import Verdict
 from passfuzz.judge.trial import check
 from passfuzz.passes.catalogue import with_prerequisites
 from passfuzz.passes.names import resolve, resolve_list
@@ -329,3 +330,21 @@ def test_a_reproducer_passes_an_r_prim_scalar_as_a_python_float(tmp_path):
     results = run_scripts(script, fixed_twin(script, "permute_as_reshape", "permute_as_reshape_fixed"))
     assert results[0].returncode == 1 and results[0].stdout.startswith("BUG REPRODUCES (wrong-result)"), results[0]
     assert results[1].returncode == 0 and results[1].stdout.startswith("fixed"), results[1]
+
+
+# main(n0, x0: (n0,), x2) = argmin(x0) <= x2, no num_input: LazyGetInput makes every parameter a
+# weight read through fget_param by its position in the original signature (x0 is weight 1), and
+# never reads n0, which x0's shape defines.
+LAZY_ALL = Program((replace(X, shape=(2,), value=[-1.0, 2.0], dims=("n0",)),
+                    Node("argmin", (0,), {"axis": 0, "keepdims": False}), Param((), "int64", -4, 4, 0),
+                    Node("less_equal", (1, 2))), (3,), (), (PrimParam("n0", "input"),))
+
+
+@pytest.mark.parametrize("passes, dropped", [("LazyGetInput", ()), ("BindSymbolicVars,LazyGetInput", (0,))])
+def test_the_getter_reads_weights_by_the_index_lazy_get_input_gave_them_a_prim_one_counted_unless_bound_before(
+        passes, dropped):
+    # Counting n0 only when a pass bound it away first (BindSymbolicVars: LazyGetInput then never
+    # saw it). Dropping it after LazyGetInput alone handed x2 for x0: a false runtime error.
+    verdict, optimized = check(LAZY_ALL, resolve_list(passes), ["llvm"], timeout=120)
+    assert verdict == Verdict(), verdict  # no finding, no defect, comparable
+    assert optimized.adapter.slots == ("getter",) and optimized.adapter.dropped == dropped

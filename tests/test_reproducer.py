@@ -249,7 +249,7 @@ def test_gradient_script_holds_the_expected_gradients_inline(tmp_path):
     # d/dx sum(exp(x)) = exp(x): the central differences inline are exp(0.5) and exp(-1.0)
     expected = re.search(r"^expected = \[np\.array\((\[.*?\]), dtype='float64'\)\]", text, re.M)
     np.testing.assert_allclose(json.loads(expected.group(1)), np.exp([0.5, -1.0]), rtol=1e-8)
-    assert sum(1 for line in text.splitlines() if line.strip()) <= 50, text
+    assert sum(1 for line in text.splitlines() if line.strip()) <= 51, text  # 50 + the hook set again
     bug, fixed = run_scripts(script, fixed_twin(script, "doubled_exp_gradient", "right_exp_gradient"))
     assert_reproduces(bug, "wrong-result")
     assert "main_adjoint: gradient 0" in bug.stdout
@@ -419,3 +419,16 @@ def test_symbolic_dims_print_as_tvmscript_is_written():
     assert "        n = T.int64()\n" in text  # the body's annotations use it
     parsed = tvm.script.from_source(text, extra_vars=SCRIPT_NAMES)
     assert tvm_ffi.structural_equal(parsed, mod), text
+
+
+def test_a_script_whose_module_text_the_parser_rejects_exits_125_not_1(tmp_path):
+    # TVM's parser raises a DiagnosticError, and importing tvm wraps sys.excepthook in one that
+    # prints a note for it instead of calling the script's hook: Python would exit 1, a verdict.
+    script, _ = saved(NEGATE, f"LegalizeOps,{PLANTED}raise_after_legalize", tmp_path, "pass-error")
+    text = script.read_text()
+    assert "R.negative(x0)" in text, text
+    rejected = tmp_path / "rejected.py"
+    rejected.write_text(text.replace("R.negative(x0)", "R.negative(x0, no_such_keyword=1)"))
+    result = run_script(rejected)
+    assert result.returncode == CANNOT_RUN, result
+    assert "BUG REPRODUCES" not in result.stdout, result

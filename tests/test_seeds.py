@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 from passfuzz.campaign.seeds import Seed, SeedError, SeedSet, find_seeds, reason_group, seed_paths
 from passfuzz.findings.corpus import entries, load
 from passfuzz.ir.catalogue import OPS
-from passfuzz.ir.catalogue.base import RandomChooser
+from passfuzz.ir.catalogue.base import RandomChooser, representable
 from passfuzz.ir.graph import analyse
 from passfuzz.ir.program import Node, Param, Program
 from strategies import relax_programs, seeded_programs
-from strategies._seeded import _Mutator
+from strategies._programs import DrawChooser
+from strategies._seeded import _Mutator, _retyped, _with_arguments
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = entries([ROOT / "corpus"])
@@ -590,3 +591,20 @@ def test_an_argument_drawn_for_a_parameter_whose_range_leaves_its_integer_dtype_
     program = Program((Param((3,), "uint8", -8.0, 8.0, None), Node("add", (0, 0))), (1,))
     drawn = _with_arguments(program, DrawChooser(data.draw))
     assert all(0 <= v <= 8 for v in drawn.values[0].value)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32"])
+def test_a_parameter_retyped_to_an_integer_dtype_its_range_holds_no_integer_of_gets_a_range_the_dtype_holds(dtype):
+    # [0.25, 0.75] holds no integer: the range falls back to a default, which must fit the dtype
+    # (uint8 and [-8, 8]: Hypothesis' draw of -8 into a uint8 array raised OverflowError mid-run).
+    program = Program((Param((2,), "float32", 0.25, 0.75, [0.5, 0.5]), Node("negative", (0,))), (1,))
+    retyped = _retyped(program, program.values[0], (2,), dtype).values[0]
+    assert retyped.dtype == dtype and retyped.lo <= retyped.hi and representable(dtype, retyped.lo, retyped.hi), retyped
+
+    @settings(max_examples=20, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def drawn(data):
+        argument = _with_arguments(Program((retyped, Node("negative", (0,))), (1,)), DrawChooser(data.draw))
+        assert all(retyped.lo <= x <= retyped.hi for x in argument.values[0].value)
+
+    drawn()

@@ -235,6 +235,9 @@ EXIT_STATUSES = (f"Exit status: 1 reproduces, 0 fixed, {CANNOT_RUN} cannot run (
 # verdict: the script exits CANNOT_RUN after Python's traceback, not 1.
 _CANNOT_RUN_HOOK = (f"sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit({CANNOT_RUN}))"
                     "  # cannot run")
+# Importing tvm wraps the hook in one that, for a DiagnosticError (TVMScript the parser rejects),
+# prints a note instead of calling it: Python then exits 1. Set again after the imports.
+_CANNOT_RUN_HOOK_AGAIN = _CANNOT_RUN_HOOK.replace("# cannot run", "# again: import tvm wrapped it")
 # Pipeline scripts: how a child re-running the script ended.
 _FATE_PREFIX = {"pipeline-crash": "died of", "pipeline-hang": "no result", "pipeline-error": "exited with status"}
 # Kinds about the module itself, not its run on a target.
@@ -309,7 +312,7 @@ class _Script:
                                          ("R", "from tvm.script import relax as R"),
                                          ("T", "from tvm.script import tirx as T")) if uses(name)]
         text = "\n".join(stdlib) + "\n\n" + _CANNOT_RUN_HOOK + "\n\n" \
-            + "\n".join(third + list(dict.fromkeys(self.tvm_imports))) + "\n"
+            + "\n".join(third + list(dict.fromkeys(self.tvm_imports))) + "\n\n" + _CANNOT_RUN_HOOK_AGAIN + "\n"
         if self.custom_imports:  # a pass of the user's own, found from the current directory as passfuzz did
             text += '\nsys.path.insert(0, "")\n' + "\n".join(sorted(set(self.custom_imports))) + "\n"
         return text

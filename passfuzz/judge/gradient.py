@@ -78,16 +78,22 @@ def loss_ops(ops: Sequence[str] | None = None) -> list[str]:
 
 
 def promote(program: Program) -> Program:
-    """The float64 twin: every float32 parameter, constant and dtype attribute made float64."""
+    """The float64 twin: every float32 parameter, constant and dtype attribute (``dtype``, and
+    ``out_dtype`` and the like: a matmul's out_dtype left float32 made a mixed-dtype matmul of
+    float64 operands, which Gradient's matmul rule rejects) made float64."""
     def wide(dtype: str) -> str:
         return "float64" if dtype == "float32" else dtype
+
+    def names_dtype(key: str) -> bool:
+        return key == "dtype" or key.endswith("_dtype")
 
     values = []
     for value in program.values:
         if isinstance(value, Param):
             value = replace(value, dtype=wide(value.dtype))
-        elif "dtype" in value.attrs:
-            value = Node(value.op, value.args, {**value.attrs, "dtype": wide(value.attrs["dtype"])})
+        elif any(names_dtype(key) for key in value.attrs):
+            value = Node(value.op, value.args, {key: wide(v) if names_dtype(key) and isinstance(v, str) else v
+                                                for key, v in value.attrs.items()})
         values.append(value)
     return Program(tuple(values), program.outputs)
 

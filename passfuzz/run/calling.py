@@ -166,6 +166,22 @@ def _is_prim(param) -> bool:
     return isinstance(param.ty, tvm.ir.PrimType)
 
 
+def _getter_counts(main, weights) -> bool:
+    """Whether every ``fget_param(i, name)`` of ``main`` (LazyGetInput's reads) names
+    ``weights[i]``: the getter's indices count each of ``weights``, prim ones too."""
+    reads: list[tuple[int, str]] = []
+
+    def visit(expr):
+        if isinstance(expr, relax.Call) and isinstance(expr.op, relax.Var) and expr.op.name == "fget_param" \
+                and len(expr.args) == 2:
+            index, name = (getattr(arg, "value", None) for arg in expr.args)  # an IntImm, a StringImm
+            if isinstance(index, int) and isinstance(name, str):
+                reads.append((index, name))
+
+    relax.analysis.post_order_visit(main.body, visit)
+    return all(i < len(weights) and weights[i].name == name for i, name in reads)
+
+
 def _takes_each_output(transform, weights, symbols: dict[str, int] | None) -> bool:
     """Whether ``main``'s weight parameters are the transform's outputs one for one (what
     LiftTransformParams makes), as opposed to one tuple of them all (BundleModelParams after it)."""
@@ -204,18 +220,24 @@ def choose_adapter(original: tvm.IRModule, optimized: tvm.IRModule, num_input: i
     # BindSymbolicVars, or BindParams of the weights that use it, binds an R.Prim parameter's
     # variable to the value its argument has, and main stops taking it: that argument is left out.
     # A prim weight moved with the others (into a transform, a tuple or a getter) is not dropped.
-    n = num_input if num_input is not None else len(before_main.params)
+    # Without num_input, LazyGetInput takes every parameter as a weight.
+    lazy_all = num_input is None and bool(main.params) and main.params[0].name == "fget_param"
+    n = 0 if lazy_all else num_input if num_input is not None else len(before_main.params)
     kept = {p.name for p in main.params if _is_prim(p)}
     gone = [k for k, p in enumerate(before_main.params) if _is_prim(p) and p.name not in kept]
     # Only main's weights tell whether weights moved; an input may be a tuple of its own.
     weights_now = main.params[n - sum(k < n for k in gone):]
     moved = transform is not None or any(_slot(p) in ("tuple", "getter") for p in weights_now)
     dropped = tuple(k for k in gone if k < n or not moved)
+    if any(_slot(p) == "getter" for p in weights_now) and not _getter_counts(main, before_main.params[n:]):
+        # fget_param's indices are those of main's weights when LazyGetInput ran: a prim weight
+        # a pass bound away before it (BindSymbolicVars) is not among them.
+        dropped = tuple(gone)
+        if not _getter_counts(main, [p for k, p in enumerate(before_main.params) if k >= n and k not in dropped]):
+            return None
     before_params = [p for k, p in enumerate(before_main.params) if k not in dropped]
     n -= sum(k < n for k in dropped)
-    inputs = None
-    if num_input is None and main.params and main.params[0].name == "fget_param":
-        n = inputs = 0  # without num_input, LazyGetInput takes every parameter as a weight
+    inputs = 0 if lazy_all else None
     if _types(main.params[:n], symbols) != _types(before_params[:n], symbols):
         return None
     slots = tuple(_slot(p) for p in main.params[n:])
