@@ -25,7 +25,7 @@ ALL_STEPS = [step for steps in standalone.STEPS.values() for step in steps]
 # What each feature copies beside its step: none of it may appear in a script that does not use it.
 FEATURE_CODE = {"target_options": "def target_config(", "dlight_pipeline": "def gpu_pipeline(",
                 "scheduled_pipeline": "def schedule_pass(", "tuned_pipeline": "def records_pass("}
-BUDGET = 80  # non-blank lines of a script for a small module, whatever its build (schedules aside)
+BUDGET = 81  # non-blank lines of a script for a small module, whatever its build (schedules aside; the hook set again after the imports is one)
 
 
 def step_names(steps: dict) -> set[str]:

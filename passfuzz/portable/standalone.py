@@ -113,12 +113,9 @@ def is_plain(target, build=None):
 
 
 def numpy_outputs(value):
-    """The VM's result (a tensor, an R.Shape's ShapeTuple, or nested tuples of them) as a flat list of
-    numpy arrays (a shape's as int64)."""
-    if hasattr(value, "numpy"):
-        return [value.numpy()]
-    if isinstance(value, tvm.runtime.ShapeTuple):
-        return [np.array(list(value), dtype="int64")]
+    """The VM's result (tensors, R.Shape values as int64, nested tuples of them) as flat numpy arrays."""
+    if hasattr(value, "numpy") or isinstance(value, tvm.runtime.ShapeTuple):
+        return [value.numpy() if hasattr(value, "numpy") else np.array(list(value), dtype="int64")]
     return [array for item in value for array in numpy_outputs(item)]
 
 
