@@ -202,7 +202,7 @@ def test_a_module_only_a_later_target_fails_to_compile_is_that_targets_fault_not
 
 def test_a_c_compiler_failure_is_named_by_its_first_diagnostic_not_by_tvms_prefix_alone():
     from passfuzz.judge.finding import normalize_error
-    from passfuzz.run.execute import headline
+    from passfuzz.portable.standalone import headline
 
     def gcc(diagnostic):
         return ("RuntimeError: Compilation error:\n/tmp/tmpab12/lib0.c: In function 'int32_t f(void*)':\n"
