@@ -26,6 +26,8 @@ Gradient("main") adds ``main_adjoint``, which returns (main's output, (d output 
 
 from __future__ import annotations
 
+import json
+from collections import OrderedDict
 from dataclasses import replace
 from typing import Sequence
 
@@ -220,6 +222,23 @@ WEIGHTS = (0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0)
 _blamed: list[str] = []
 
 
+# What isolated programs showed, by their text: while a finding shrinks, the node at fault and the
+# values it reads often stay as they were while the rest of the program changes.
+_shown: OrderedDict[str, str] = OrderedDict()
+SHOWN_KEPT = 256
+
+
+def _shows(alone: Program, passes: Sequence[PassSpec], targets: Sequence[str], timeout: float, build: Build) -> str:
+    """The kind of finding ``alone`` shows under ``passes`` ('' for none), remembered."""
+    key = json.dumps([alone.to_json(), [spec.text for spec in passes], list(targets), build.text], sort_keys=True)
+    if key not in _shown:
+        verdict, _ = check(alone, passes, targets, timeout, build, localized=False)
+        _shown[key] = verdict.finding.kind if verdict.finding is not None else ""
+        while len(_shown) > SHOWN_KEPT:
+            _shown.popitem(last=False)
+    return _shown[key]
+
+
 def isolated(program: Program, index: int) -> Program | None:
     """The loss program of node ``index`` alone, at the point ``program``'s arguments put it: each
     tensor operand a float32 parameter holding the value it had (in its analysed range), each
@@ -268,10 +287,7 @@ def localize(program: Program, finding: Finding, targets: Sequence[str], timeout
                    key=lambda i: (program.values[i].op not in _blamed, i))
     for index in order:
         alone = isolated(program, index)
-        if alone is None or unjudgeable(alone):
-            continue
-        shown, _ = check(alone, finding.passes, targets, timeout, build, localized=False)
-        if shown.finding is None or shown.finding.kind != finding.kind:
+        if alone is None or unjudgeable(alone) or _shows(alone, finding.passes, targets, timeout, build) != finding.kind:
             continue
         op = program.values[index].op
         _blamed[:] = [op, *(name for name in _blamed if name != op)][:4]
