@@ -11,11 +11,25 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 
 from passfuzz.ir.catalogue import BY_NAME, DTYPES, OPS, OpError, is_int
-from passfuzz.ir.catalogue.base import (INTS, ValueInfo, differentiable_here, kinked_here, representable, valid,
-                                        varying_where_held)
+from passfuzz.ir.catalogue.base import (
+    INTS,
+    ValueInfo,
+    differentiable_here,
+    kinked_here,
+    representable,
+    valid,
+    varying_where_held,
+)
 from passfuzz.ir.catalogue.motifs import motifs_within
 from passfuzz.ir.graph import ProgramSketch
-from passfuzz.ir.program import Node, Param, PrimParam, Program, numpy_dtype, parameter_dependent
+from passfuzz.ir.program import (
+    Node,
+    Param,
+    PrimParam,
+    Program,
+    numpy_dtype,
+    parameter_dependent,
+)
 
 from ._focus import Focus
 

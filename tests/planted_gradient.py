@@ -1,4 +1,4 @@
-"""A planted defect in a registered gradient, named on the command line before Gradient:
+"""Planted defects in registered gradients, named on the command line before Gradient:
 ``--passes tests.planted_gradient:doubled_exp_gradient,Gradient``.
 
 The pass itself leaves the module alone; running it re-registers the gradient of ``relax.exp``
@@ -14,8 +14,8 @@ def _doubled_exp_grad(orig_var, orig_call, output_grad, ctx):
     return [relax.op.multiply(relax.op.multiply(output_grad, orig_var), relax.const(2.0, orig_var.ty.dtype))]
 
 
-def _register(fgradient):
-    op = tvm.ir.Op.get("relax.exp")
+def _register(fgradient, name="relax.exp"):
+    op = tvm.ir.Op.get(name)
     op.reset_attr("FPrimalGradient")
     op.set_attr("FPrimalGradient", fgradient)
 
@@ -34,4 +34,28 @@ def _exp_grad(orig_var, orig_call, output_grad, ctx):
 @tvm.transform.module_pass(opt_level=0, name="RightExpGradient")
 def right_exp_gradient(mod, ctx):
     _register(_exp_grad)
+    return mod
+
+
+# relu's gradient passing output_grad on whatever the operand's sign (right only where it is positive).
+def _sign_blind_relu_grad(orig_var, orig_call, output_grad, ctx):
+    return [output_grad]
+
+
+@tvm.transform.module_pass(opt_level=0, name="SignBlindReluGradient")
+def sign_blind_relu_gradient(mod, ctx):
+    _register(_sign_blind_relu_grad, "relax.nn.relu")
+    return mod
+
+
+# where's gradient with its branches swapped.
+def _swapped_where_grad(orig_var, orig_call, output_grad, ctx):
+    cond, x1, x2 = orig_call.args
+    return [relax.op.zeros_like(cond), relax.op.where(cond, relax.const(0.0, x1.ty.dtype), output_grad),
+            relax.op.where(cond, output_grad, relax.const(0.0, x2.ty.dtype))]
+
+
+@tvm.transform.module_pass(opt_level=0, name="SwappedWhereGradient")
+def swapped_where_gradient(mod, ctx):
+    _register(_swapped_where_grad, "relax.where")
     return mod

@@ -204,3 +204,84 @@ def test_the_float64_twin_widens_a_matmuls_out_dtype_too():
     assert gradient.promote(program).values[2].attrs == {"out_dtype": "float64"}
     verdict, _ = check(program, [resolve("Gradient")], ["llvm"], timeout=120)
     assert verdict.finding is None and not verdict.incomparable, verdict
+
+
+def _drawn(ops, examples=80, max_nodes=5):
+    """The loss programs Hypothesis draws from ``ops``, each checked judgeable."""
+    programs = []
+
+    @settings(max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(relax_programs(ops=ops, loss=True, max_nodes=max_nodes))
+    def look(program):
+        assert gradient.unjudgeable(program) == ""
+        programs.append(program)
+
+    look()
+    return programs
+
+
+def test_loss_programs_draw_negative_axes_for_take_split_and_concat():
+    # TVM's take gradient once misplaced a negative axis that loss programs never drew
+    # (corpus/faults/gradient-take-negative-axis-misplaced.json).
+    signs = collections.defaultdict(set)
+    for program in _drawn(["take", "split", "concat", "sum"], examples=120, max_nodes=4):
+        for node in program.nodes:
+            if node.op in ("take", "split", "concat"):
+                signs[node.op].add(node.attrs["axis"] < 0)
+    assert all(signs[op] == {True, False} for op in ("take", "split", "concat")), dict(signs)
+
+
+def test_loss_programs_draw_kinked_ops_only_clear_of_their_kinks():
+    from passfuzz.ir.catalogue import BY_NAME
+    from passfuzz.ir.catalogue.base import kinked_here
+
+    seen = collections.Counter()
+    for program in _drawn(["abs", "relu", "sqrt", "maximum", "exp", "negative", "sigmoid", "add", "sum"], 150):
+        infos = analyse(program)
+        for node in program.nodes:
+            if BY_NAME[node.op].kinks is not None:
+                assert kinked_here(BY_NAME[node.op], [infos[a] for a in node.args]) == "", program.summary()
+                seen[node.op] += 1
+    assert all(seen[op] for op in ("abs", "relu", "sqrt", "maximum")), seen
+
+
+def test_loss_programs_hold_constant_what_tvms_gradient_leaves_out():
+    from passfuzz.ir.program import parameter_dependent
+
+    held = {"where": (0,), "nll_loss": (1, 2)}
+    seen = collections.Counter()
+    for program in _drawn(["where", "nll_loss", "full", "full_like", "zeros_like", "exp", "add", "sum"], 120):
+        varying = parameter_dependent(program.values)
+        for node in program.nodes:
+            assert not {node.args[k] for k in held.get(node.op, ()) if k < len(node.args)} & varying
+            assert node.op not in ("full", "full_like") or node.attrs["value"] is not None or \
+                not set(node.args[-1:]) & varying
+            seen[node.op] += 1
+    assert all(seen[op] for op in ("where", "nll_loss", "full", "full_like", "zeros_like")), seen
+    x = Param((2, 3), "float32", -4.0, 4.0, np.zeros((2, 3)).tolist())
+    t = Node("const", (), {"shape": [2], "dtype": "int64", "value": [0, 2]})
+    weights = Param((3,), "float32", 0.5, 2.0, [1.0, 1.0, 1.0])
+    weighted = Program((x, t, weights, Node("nll_loss", (0, 1, 2), {"reduction": "sum", "ignore_index": -1})), (3,))
+    assert "nll_loss's operand 2 is computed from a parameter" in gradient.unjudgeable(weighted)
+
+
+LOSS = {"axis": None, "keepdims": False}
+X = Param((3,), "float32", -4.0, 4.0, [-1.5, 0.5, 2.0])
+
+
+@pytest.mark.parametrize("planted, program", [
+    ("sign_blind_relu_gradient",  # relu of negative values: a zero gradient
+     Program((X, Node("exp", (0,), {}), Node("negative", (1,), {}), Node("relu", (2,), {}),
+              Node("add", (3, 0), {}), Node("sum", (4,), LOSS)), (5,))),
+    ("swapped_where_gradient",
+     Program((X, Node("const", (), {"shape": [3], "dtype": "bool", "value": [True, False, True]}),
+              Node("exp", (0,), {}), Node("sin", (0,), {}), Node("where", (1, 2, 3), {}), Node("sum", (4,), LOSS)),
+             (5,))),
+])
+def test_a_planted_gradient_of_a_newly_drawn_op_is_found_and_tvms_own_is_not(planted, program):
+    assert gradient.unjudgeable(program) == ""
+    verdict, _ = check(program, [resolve(PLANTED + planted), resolve("Gradient")], ["llvm"], timeout=120)
+    assert verdict.finding is not None and verdict.finding.kind == "wrong-result", verdict
+    assert "main_adjoint: gradient 0" in verdict.finding.message
+    verdict, _ = check(program, [resolve("Gradient")], ["llvm"], timeout=120)
+    assert verdict.finding is None and not verdict.incomparable, verdict

@@ -32,7 +32,11 @@ import numpy as np
 import tvm
 
 from passfuzz.ir.catalogue import BY_NAME
-from passfuzz.ir.catalogue.base import differentiable_here, kinked_here, varying_where_held
+from passfuzz.ir.catalogue.base import (
+    differentiable_here,
+    kinked_here,
+    varying_where_held,
+)
 from passfuzz.ir.graph import analyse, evaluate_all
 from passfuzz.ir.program import Node, Param, Program, ProgramError, parameter_dependent
 from passfuzz.passes.names import PassSpec
