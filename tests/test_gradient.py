@@ -285,3 +285,17 @@ def test_a_planted_gradient_of_a_newly_drawn_op_is_found_and_tvms_own_is_not(pla
     assert "main_adjoint: gradient 0" in verdict.finding.message
     verdict, _ = check(program, [resolve("Gradient")], ["llvm"], timeout=120)
     assert verdict.finding is None and not verdict.incomparable, verdict
+
+
+def test_loss_programs_draw_power_of_a_parameter_base_and_exponent():
+    # The base was clipped into range (a clip is no smooth op, so loss programs dropped it): power
+    # of a computed base or exponent, whose gradient is y x^(y-1) and x^y log x, was almost never drawn.
+    from passfuzz.ir.program import parameter_dependent
+
+    varying = collections.Counter()
+    for program in _drawn(["power", "exp", "multiply", "sum"], examples=100, max_nodes=4):
+        computed = parameter_dependent(program.values)
+        for node in program.nodes:
+            if node.op == "power":
+                varying[(node.args[0] in computed, node.args[1] in computed)] += 1
+    assert varying[(True, False)] and varying[(False, True)], varying

@@ -565,12 +565,13 @@ def _power_rule(a: ValueInfo, b: ValueInfo) -> tuple[float, float, bool]:
 
 def _power_propose(infer) -> Callable[[Sketch, Chooser], None]:
     def propose(sketch: Sketch, choose: Chooser) -> None:
-        """The base is a float value already in range or one clipped into [0.5, 4]; the exponent is
-        in [-2, 2]."""
+        """The base is a float value already in range, or else one in [0.5, 4] of its shape: a value
+        in range, a new constant or parameter (what a loss program, which takes no clip, can
+        differentiate), or a value clipped; the exponent is in [-2, 2]."""
         x = pick(sketch, choose, lambda i: i.dtype in POWER_DTYPES)
         info = sketch.infos[x]
         if not (POWER_BASE[0] <= info.lo and info.hi <= POWER_BASE[1]) or choose.boolean():
-            x = sketch.add("clip", [x], {"min": 0.5, "max": 4.0})
+            x = _within(sketch, choose, [info.shape], info.dtype, 0.5, 4.0)
         exponent = _within(sketch, choose, broadcastable_shapes(info.shape), info.dtype, -2.0, 2.0)
         sketch.add("power", [x, exponent])
 
