@@ -1,8 +1,9 @@
-"""Planted defects in registered gradients, named on the command line before Gradient:
+"""Planted defects in registered gradients, each named on the command line before Gradient:
 ``--passes tests.planted_gradient:doubled_exp_gradient,Gradient``.
 
-The pass itself leaves the module alone; running it re-registers the gradient of ``relax.exp``
-as twice the right one, so the Gradient pass that follows differentiates exp wrongly. Passes
+Each pass leaves the module alone; running it re-registers the gradient of an op wrongly
+(``relax.exp``'s as twice the right one, ...), so the Gradient pass that follows differentiates
+that op wrongly. Passes
 run in forked children (passfuzz's and the reproducer's), so the registration never leaks.
 """
 
@@ -34,6 +35,30 @@ def _exp_grad(orig_var, orig_call, output_grad, ctx):
 @tvm.transform.module_pass(opt_level=0, name="RightExpGradient")
 def right_exp_gradient(mod, ctx):
     _register(_exp_grad)
+    return mod
+
+
+# Wrong only where the gradient flowing into exp is not uniform: exp' applied to dy reversed along
+# its first axis. A loss that sums exp's result directly cannot show it.
+def _flipped_exp_grad(orig_var, orig_call, output_grad, ctx):
+    return [relax.op.multiply(relax.op.flip(output_grad, 0), orig_var)]
+
+
+@tvm.transform.module_pass(opt_level=0, name="FlippedExpGradient")
+def flipped_exp_gradient(mod, ctx):
+    _register(_flipped_exp_grad)
+    return mod
+
+
+# A second op's wrong gradient: tanh' taken as 1 - y instead of 1 - y * y.
+def _wrong_tanh_grad(orig_var, orig_call, output_grad, ctx):
+    one = relax.const(1.0, orig_var.ty.dtype)
+    return [relax.op.multiply(output_grad, relax.op.subtract(one, orig_var))]
+
+
+@tvm.transform.module_pass(opt_level=0, name="WrongTanhGradient")
+def wrong_tanh_gradient(mod, ctx):
+    _register(_wrong_tanh_grad, "relax.tanh")
     return mod
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from passfuzz.findings import corpus, known_bugs
 from passfuzz.ir.program import Program
-from passfuzz.judge.finding import APART, identify, named_as, same_bug, signature_key, trigger_entry
+from passfuzz.judge.finding import APART, identify, named_as, names_one_bug, same_bug, signature_key, trigger_entry
 from passfuzz.relax.build import relax_ops
 
 from .conftest import ROOT
@@ -105,9 +105,12 @@ def test_the_corpus_and_the_baseline_carry_the_triggers_of_wrong_results():
     erf = next(r for r in wrong if r["id"] == "wrong-result-7231f14da01f")  # FastMathTransform on float16 erf
     assert f"{erf['fingerprint']}>{erf['fingerprint']}:relax.erf" in known
     baseline = {bug.id: bug for bug in known_bugs.from_corpus(ROOT / "corpus").bugs}
-    gradients = {r["id"] for r in wrong if r["signature"].endswith("gradient differs")}
-    assert gradients and not gradients & set(baseline)  # every loss program shares its sum: known, it would hide all
-    assert all(baseline[r["id"]].trigger for r in wrong if r["id"] not in gradients)
+    unnamed = {r["id"] for r in wrong if not names_one_bug(r["signature"])}
+    assert not unnamed & set(baseline)  # every loss program shares its sum: known, it would hide all
+    named = [r["id"] for r in wrong if "gradient differs at " in r["signature"]]  # the op gradient.localize saw
+    assert named and all(baseline[r["id"]].trigger for r in wrong if r["id"] not in unnamed)
+    assert not names_one_bug("wrong-result | Gradient('main') | gradient differs")
+    assert names_one_bug("wrong-result | Gradient('main') | gradient differs at cumsum")
     assert not any(bug.trigger for bug in baseline.values() if bug.kind not in ("wrong-result", "target-mismatch"))
 
 

@@ -17,7 +17,7 @@ from passfuzz.ir.program import Node, Param, Program
 from passfuzz.judge import gradient
 from passfuzz.judge.trial import check
 from passfuzz.passes.catalogue import fuzzable_pool
-from passfuzz.passes.names import resolve
+from passfuzz.passes.names import resolve, resolve_list
 from passfuzz.portable.finite_differences import STEP, central_differences, gradient_mismatch
 from strategies import relax_programs
 
@@ -236,13 +236,15 @@ def test_loss_programs_draw_kinked_ops_only_clear_of_their_kinks():
     from passfuzz.ir.catalogue.base import kinked_here
 
     seen = collections.Counter()
-    for program in _drawn(["abs", "relu", "sqrt", "maximum", "exp", "negative", "sigmoid", "add", "sum"], 150):
+    drawn = _drawn(["abs", "relu", "sqrt", "exp", "negative", "sigmoid", "add", "sum"], 100) + \
+        _drawn(["maximum", "minimum", "exp", "negative", "sum"], 120, max_nodes=8)  # disjoint: exp against -exp
+    for program in drawn:
         infos = analyse(program)
         for node in program.nodes:
             if BY_NAME[node.op].kinks is not None:
                 assert kinked_here(BY_NAME[node.op], [infos[a] for a in node.args]) == "", program.summary()
                 seen[node.op] += 1
-    assert all(seen[op] for op in ("abs", "relu", "sqrt", "maximum")), seen
+    assert all(seen[op] for op in ("abs", "relu", "sqrt", "maximum")), seen  # minimum: the same rule
 
 
 def test_loss_programs_hold_constant_what_tvms_gradient_leaves_out():
@@ -299,3 +301,57 @@ def test_loss_programs_draw_power_of_a_parameter_base_and_exponent():
             if node.op == "power":
                 varying[(node.args[0] in computed, node.args[1] in computed)] += 1
     assert varying[(True, False)] and varying[(False, True)], varying
+
+
+def _exp_tanh_loss(weights=(1.0, 2.0, 3.0)):
+    """x -> exp -> tanh, weighted by distinct constants and summed."""
+    x = Param((3,), "float32", -1.0, 1.0, [0.25, -0.5, 0.75])
+    w = Node("const", (), {"shape": [3], "dtype": "float32", "value": list(weights)})
+    return Program((x, Node("exp", (0,)), Node("tanh", (1,)), w, Node("multiply", (2, 3)),
+                    Node("sum", (4,), {"axis": None, "keepdims": False})), (5,))
+
+
+@pytest.mark.parametrize("planted, op", [("doubled_exp_gradient", "exp"), ("wrong_tanh_gradient", "tanh")])
+def test_a_wrong_gradient_is_named_after_the_op_that_shows_it_alone(planted, op):
+    verdict, _ = gradient.check(_exp_tanh_loss(), resolve_list(PLANTED + planted + ",Gradient"), ["llvm"], 60)
+    assert verdict.finding is not None and verdict.finding.kind == "wrong-result"
+    assert verdict.finding.signature.endswith(f"gradient differs at {op}"), verdict.finding.signature
+    assert f"({op}) shows it alone" in verdict.finding.message
+
+
+def test_two_ops_wrong_gradients_are_two_fingerprints_and_a_right_one_none():
+    def found(planted):
+        return gradient.check(_exp_tanh_loss(), resolve_list(PLANTED + planted + ",Gradient"), ["llvm"], 60)[0].finding
+
+    exp, tanh = found("doubled_exp_gradient"), found("wrong_tanh_gradient")
+    assert exp.fingerprint != tanh.fingerprint
+    assert found("right_exp_gradient") is None
+
+
+def test_a_gradient_wrong_only_under_an_uneven_upstream_is_still_named():
+    # flip(dy) is dy where dy is uniform: the isolated loss weights exp's result by distinct
+    # constants, or it would show nothing and the finding stay unnamed.
+    x = Param((3,), "float32", -1.0, 1.0, [0.25, -0.5, 0.75])
+    w = Node("const", (), {"shape": [3], "dtype": "float32", "value": [1.0, 2.0, 3.0]})
+    program = Program((x, Node("exp", (0,)), w, Node("multiply", (1, 2)),
+                       Node("sum", (3,), {"axis": None, "keepdims": False})), (4,))
+    verdict, _ = gradient.check(program, resolve_list(PLANTED + "flipped_exp_gradient,Gradient"), ["llvm"], 60)
+    assert verdict.finding is not None and verdict.finding.signature.endswith("gradient differs at exp")
+    uniform = Program(program.values[:2] + (Node("sum", (1,), {"axis": None, "keepdims": False}),), (2,))
+    assert gradient.check(uniform, resolve_list(PLANTED + "flipped_exp_gradient,Gradient"), ["llvm"], 60)[0].finding is None
+
+
+def test_an_isolated_node_reads_the_values_its_operands_had_and_keeps_its_constants():
+    x = Param((2, 3), "float32", -1.0, 1.0, [[0.1, 0.2, 0.3], [0.4, -0.5, 0.6]])
+    indices = Node("const", (), {"shape": [2], "dtype": "int64", "value": [0, 2]})
+    program = Program((x, Node("exp", (0,)), indices, Node("take", (1, 2), {"axis": 1, "mode": "fast"}),
+                       Node("multiply", (3, 3)), Node("sum", (4,), {"axis": None, "keepdims": False})), (5,))
+    alone = gradient.isolated(program, 3)
+    assert gradient.unjudgeable(alone) == ""
+    param, constant, take = alone.values[:3]
+    np.testing.assert_allclose(param.array(), np.exp(x.array()), rtol=1e-6)
+    assert param.lo <= float(param.array().min()) and float(param.array().max()) <= param.hi
+    assert constant == indices and take == Node("take", (0, 1), {"axis": 1, "mode": "fast"})
+    squared = gradient.isolated(program, 4)  # an operand read twice is one parameter
+    assert [type(v).__name__ for v in squared.values[:2]] == ["Param", "Node"] and squared.values[1].args == (0, 0)
+    assert gradient.isolated(program, 2) is None  # a constant is nothing to differentiate

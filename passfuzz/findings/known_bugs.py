@@ -154,8 +154,8 @@ def shipped(tvm_version: str) -> Baseline:
 def from_corpus(directory: Path) -> Baseline:
     """The baseline a triaged corpus directory defines: each record, named by the fault that lists
     it (``<directory>/faults/``), a wrong result with its trigger (passfuzz.judge.finding), except
-    a wrong gradient: every loss program shares its final ``sum`` with the trigger, so known ahead
-    it would hide every other wrong gradient. A corpus without faults (a user's own) makes its
+    a wrong gradient no single op was seen to show: every loss program shares its final ``sum``
+    with the trigger, so known ahead it would hide every other wrong gradient. A corpus without faults (a user's own) makes its
     records known by fingerprint alone."""
     faults = fault_files.load(directory)
     owner = {record["id"]: (fault, record["note"]) for fault in faults for record in fault.records}

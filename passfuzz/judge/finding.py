@@ -68,10 +68,10 @@ VALUE_KINDS = ("wrong-result", "target-mismatch", "emi-mismatch")
 APART = " | apart from "
 
 
-# A wrong gradient is fingerprinted by its pass list and what differs, not by the op at fault
-# (there is no per-op localization), and its trigger (passfuzz.judge.finding) shares the loss's final
-# sum with every loss program: one such fingerprint stands for every wrong gradient of that pass
-# list, so it must never be known ahead of a run (passfuzz.findings.known_bugs).
+# A wrong gradient no node of its program shows alone (passfuzz.judge.gradient.localize names the one
+# that does) is fingerprinted by its pass list and what differs only, and its trigger shares the
+# loss's final sum with every loss program: one such fingerprint stands for every unnamed wrong
+# gradient of that pass list, so it must never be known ahead of a run (passfuzz.findings.known_bugs).
 UNLOCALIZED = ("loss differs", "gradient differs")
 
 

@@ -17,8 +17,10 @@ Gradient("main") adds ``main_adjoint``, which returns (main's output, (d output 
   can move TVM's gradient by percents against the exact one, by an amount no static bound
   gives; in float64 the same cancellation is 2**29 times smaller, and the tolerance can be
   derived from the intermediates' static bounds.
-- a disagreement is a ``wrong-result`` blamed on the last pass (Gradient, or a pass after it);
-  anything the oracle cannot judge soundly (a reduced program that is no longer a loss program,
+- a disagreement is a ``wrong-result`` blamed on the last pass (Gradient, or a pass after it),
+  named after the op whose gradient is wrong (``localize``): each node is checked alone, its
+  operands made parameters holding the values they had; a crash or hang of ``main_adjoint`` is
+  named the same way. Anything the oracle cannot judge soundly (a reduced program that is no longer a loss program,
   arguments too close to their declared bounds for the step, a twin that does not compile) is
   *incomparable*, never a finding.
 """
@@ -33,6 +35,7 @@ import tvm
 
 from passfuzz.ir.catalogue import BY_NAME
 from passfuzz.ir.catalogue.base import (
+    ValueInfo,
     differentiable_here,
     kinked_here,
     varying_where_held,
@@ -45,7 +48,7 @@ from passfuzz.run.builds import PLAIN_BUILD, Build
 from passfuzz.run.calling import ADJOINT
 from passfuzz.run.execute import Outcome, run_side
 
-from .finding import UNLOCALIZED, new_finding
+from .finding import UNLOCALIZED, Finding, new_finding, signature_key
 from .oracle import Verdict, judge, pin_to_prefix
 
 PASS_NAME = "Gradient"
@@ -153,11 +156,20 @@ def loss_function(twin: Program):
 
 
 def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str], timeout: float,
-          build: Build = PLAIN_BUILD) -> tuple[Verdict, Outcome | None]:
+          build: Build = PLAIN_BUILD, localized: bool = True) -> tuple[Verdict, Outcome | None]:
     """Judge Gradient (and the passes around it) on a loss program whose float32 original has
     already run and matched numpy: the twin unoptimized must run and match the numpy loss,
     then the twin with the passes is judged by ``judge_gradient``. A wrong result is pinned to
-    the shortest prefix that still holds Gradient and shows it."""
+    the shortest prefix that still holds Gradient and shows it; with ``localized``, a wrong
+    result, crash or hang is named after the op that shows it alone (``localize``)."""
+    verdict, seen = _check(program, passes, targets, timeout, build)
+    if localized and verdict.finding is not None and verdict.finding.kind in LOCALIZED_KINDS:
+        verdict = replace(verdict, finding=localize(program, verdict.finding, targets, timeout, build))
+    return verdict, seen
+
+
+def _check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str], timeout: float,
+           build: Build) -> tuple[Verdict, Outcome | None]:
     reason = unjudgeable(program)
     if reason:
         return Verdict(incomparable=f"gradient oracle: {reason}"), None
@@ -197,3 +209,82 @@ def judge_gradient(program: Program, passes: Sequence[PassSpec], original: Outco
             return Verdict(new_finding("wrong-result", passes, detail, f"{target}: main_adjoint: {problem}",
                                     f"run:{target}", build=build))
     return Verdict()
+
+
+# -- naming the op at fault ---------------------------------------------------------------------------
+
+# What a wrong gradient, crash or hang of main_adjoint says by itself is only that some gradient is
+# wrong, or where main_adjoint stopped; and every loss program ends in the same sum. Unnamed, every
+# such finding of one pass list was one fingerprint: a second fault could never be saved beside the
+# first, and counted as known.
+LOCALIZED_KINDS = ("wrong-result", "crash", "hang")
+
+# Weights of an isolated node's result in its loss: distinct, so that a gradient wrong only under an
+# upstream gradient that is not uniform (a permuted or transposed dy) shows too.
+WEIGHTS = (0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0)
+
+# The ops this process blamed last, tried first: a shrinking finding names the same op step after
+# step, so most steps check one isolated node. Only a program with two ops wrong alone could be
+# named either way, and either name is true.
+_blamed: list[str] = []
+
+
+def isolated(program: Program, index: int) -> Program | None:
+    """The loss program of node ``index`` alone, at the point ``program``'s arguments put it: each
+    tensor operand a float32 parameter holding the value it had (in its analysed range), each
+    constant operand the same constant, and the loss ``sum(node * weights)``. None when the node
+    takes or gives a tuple or a non-float value other than a constant, or reads only constants."""
+    infos = analyse(program, check_values=False)
+    node = program.values[index]
+    result = infos[index]
+    if not isinstance(node, Node) or node.op == "const" or not isinstance(result, ValueInfo) \
+            or result.dtype != "float32":
+        return None
+    values = evaluate_all(program)
+    fresh: list = []
+    where: dict[int, int] = {}
+    for arg in node.args:
+        if arg in where:
+            continue
+        source, info = program.values[arg], infos[arg]
+        if isinstance(source, Node) and source.op == "const":
+            fresh.append(source)
+        elif isinstance(info, ValueInfo) and info.dtype == "float32" and not info.shape_value:
+            value = np.asarray(values[arg], "float32")
+            fresh.append(Param(info.shape, "float32", min(info.lo, float(value.min())),
+                               max(info.hi, float(value.max())), value.tolist()))
+        else:
+            return None
+        where[arg] = len(fresh) - 1
+    if not any(isinstance(v, Param) for v in fresh):
+        return None
+    fresh.append(Node(node.op, tuple(where[a] for a in node.args), node.attrs))
+    weights = np.resize(np.array(WEIGHTS, "float32"), result.shape or (1,)).reshape(result.shape)
+    fresh.append(Node("const", (), {"shape": list(result.shape), "dtype": "float32", "value": weights.tolist()}))
+    fresh.append(Node("multiply", (len(fresh) - 2, len(fresh) - 1)))
+    if result.shape:
+        fresh.append(Node("sum", (len(fresh) - 1,), {"axis": None, "keepdims": False}))
+    return Program(tuple(fresh), (len(fresh) - 1,))
+
+
+def localize(program: Program, finding: Finding, targets: Sequence[str], timeout: float,
+             build: Build = PLAIN_BUILD) -> Finding:
+    """``finding`` named after the first node of ``program`` whose isolated loss program
+    (``isolated``) shows a finding of the same kind under the same passes: `` at <op>`` ends its
+    detail, and its message says which node. Unchanged when no node shows it alone (ops that are
+    wrong only together, or nodes that cannot be isolated)."""
+    order = sorted((i for i, v in enumerate(program.values) if isinstance(v, Node) and v.op != "const"),
+                   key=lambda i: (program.values[i].op not in _blamed, i))
+    for index in order:
+        alone = isolated(program, index)
+        if alone is None or unjudgeable(alone):
+            continue
+        shown, _ = check(alone, finding.passes, targets, timeout, build, localized=False)
+        if shown.finding is None or shown.finding.kind != finding.kind:
+            continue
+        op = program.values[index].op
+        _blamed[:] = [op, *(name for name in _blamed if name != op)][:4]
+        signature = f"{finding.signature} at {op}"  # the detail ends the signature of a fresh finding
+        return replace(finding, fingerprint=signature_key(signature), signature=signature,
+                       message=f"{finding.message}; node {index} ({op}) shows it alone")
+    return finding

@@ -1,6 +1,6 @@
-"""passfuzz wrong-result-33615414360c: wrong-result after Gradient('main') on llvm.
+"""passfuzz wrong-result-c86ae278f7bd: wrong-result after Gradient('main') on llvm.
 
-llvm: main_adjoint: gradient 0: 1 of 1 elements differ from central differences, first at [0]: got 1.0, expected 0.0 (allowed error 1.2e-09)
+llvm: main_adjoint: gradient 0: 1 of 1 elements differ from central differences, first at [0]: got 1.0, expected 0.0 (allowed error 1.2e-09); node 1 (cumsum) shows it alone
 Exit status: 1 reproduces, 0 fixed, 125 cannot run (an error outside the call under test, or another kind of failure).
 """
 import sys
@@ -13,11 +13,13 @@ from tvm import relax
 from tvm.script import ir as I
 from tvm.script import relax as R
 
+sys.excepthook = lambda *error: (sys.__excepthook__(*error), sys.exit(125))  # again: import tvm wrapped it
+
 
 def numpy_outputs(value):
-    """The VM's result (a tensor or nested tuples of tensors) as a flat list of numpy arrays."""
-    if hasattr(value, "numpy"):
-        return [value.numpy()]
+    """The VM's result (tensors, R.Shape values as int64, nested tuples of them) as flat numpy arrays."""
+    if hasattr(value, "numpy") or isinstance(value, tvm.runtime.ShapeTuple):
+        return [value.numpy() if hasattr(value, "numpy") else np.array(list(value), dtype="int64")]
     return [array for item in value for array in numpy_outputs(item)]
 
 
