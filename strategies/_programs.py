@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 
-from passfuzz.ir.catalogue import BY_NAME, DTYPES, OPS, OpError, is_int
+from passfuzz.ir.catalogue import BY_NAME, DTYPES, OPS, OpError, is_float, is_int
 from passfuzz.ir.catalogue.base import (
     INTS,
     ValueInfo,
@@ -277,6 +277,11 @@ def _smooth_only(sketch: ProgramSketch, propose) -> None:
     propose()
     if any(isinstance(v, Node) and not BY_NAME[v.op].smooth and v.op != "const" for v in sketch.values[size:]):
         raise OpError("a helper node is not smooth")
+    # A float result of another dtype (a matmul's out_dtype, a *_like's dtype) never reaches the
+    # float32 loss, since no smooth op casts: Gradient would not differentiate it.
+    if any(isinstance(info, ValueInfo) and is_float(info.dtype) and info.dtype != "float32"
+           for info in sketch.infos[size:]):
+        raise OpError("a float result other than float32 never reaches the loss")
     varying = parameter_dependent(sketch.values)
     for v in sketch.values[size:]:
         if not isinstance(v, Node) or v.op == "const":

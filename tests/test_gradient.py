@@ -355,3 +355,14 @@ def test_an_isolated_node_reads_the_values_its_operands_had_and_keeps_its_consta
     squared = gradient.isolated(program, 4)  # an operand read twice is one parameter
     assert [type(v).__name__ for v in squared.values[:2]] == ["Param", "Node"] and squared.values[1].args == (0, 0)
     assert gradient.isolated(program, 2) is None  # a constant is nothing to differentiate
+
+
+def test_loss_programs_compute_no_float_but_float32():
+    # A matmul with out_dtype float16 (most of those drawn) gave a value no smooth op casts back
+    # to float32: it never reached the loss, and Gradient never differentiated it.
+    matmuls = 0
+    for program in _drawn(["matmul", "zeros_like", "exp", "sum"], examples=60):
+        infos = analyse(program)
+        assert all(info.dtype == "float32" for info in infos if getattr(info, "dtype", "int")[:5] == "float")
+        matmuls += program.op_counts().get("matmul", 0)
+    assert matmuls
