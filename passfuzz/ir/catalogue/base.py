@@ -193,7 +193,7 @@ def normalize_axis(axis: int, rank: int) -> int:
     return axis % rank
 
 
-def signed_axis(choose: "Chooser", axis: int, rank: int) -> int:
+def signed_axis(choose: Chooser, axis: int, rank: int) -> int:
     """``axis`` as an op is given it: itself or (half the time) its negative alias ``axis - rank``.
     Relax normalizes a negative axis in each op's type rule, and again, separately, in each
     gradient and legalization that reads it: a path the non-negative form never takes."""
