@@ -10,11 +10,26 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 
-from passfuzz.ir.catalogue import BY_NAME, DTYPES, OPS, OpError, is_int
-from passfuzz.ir.catalogue.base import INTS, differentiable_here, representable, valid
+from passfuzz.ir.catalogue import BY_NAME, DTYPES, OPS, OpError, is_float, is_int
+from passfuzz.ir.catalogue.base import (
+    INTS,
+    ValueInfo,
+    differentiable_here,
+    kinked_here,
+    representable,
+    valid,
+    varying_where_held,
+)
 from passfuzz.ir.catalogue.motifs import motifs_within
 from passfuzz.ir.graph import ProgramSketch
-from passfuzz.ir.program import Node, Param, PrimParam, Program, numpy_dtype
+from passfuzz.ir.program import (
+    Node,
+    Param,
+    PrimParam,
+    Program,
+    numpy_dtype,
+    parameter_dependent,
+)
 
 from ._focus import Focus
 
@@ -195,7 +210,7 @@ def relax_programs(*, ops: Sequence[str] | None = None, dtypes: Sequence[str] = 
         chooser = DrawChooser(draw)
         # 0, where shrinking goes, keeps the dtypes the focused rewrite checks for
         drawn = wanted_dtypes if wanted_dtypes and draw(st.integers(0, 3)) != 3 else dtypes
-        sketch = ProgramSketch(chooser, drawn, chosen, const_dtypes=INTS if loss else ())
+        sketch = ProgramSketch(chooser, drawn, chosen, const_dtypes=(*INTS, "bool") if loss else ())
         sketch.add_param(*_param_spec(draw, drawn, max_rank), role="input")
         while len(sketch.values) < max_params and draw(st.booleans()):
             sketch.add_param(*_param_spec(draw, drawn, max_rank), role=draw(st.sampled_from(["input", "weight"])))
@@ -262,9 +277,29 @@ def _smooth_only(sketch: ProgramSketch, propose) -> None:
     propose()
     if any(isinstance(v, Node) and not BY_NAME[v.op].smooth and v.op != "const" for v in sketch.values[size:]):
         raise OpError("a helper node is not smooth")
+    # A float result of another dtype (a matmul's out_dtype, a *_like's dtype) never reaches the
+    # float32 loss, since no smooth op casts: Gradient would not differentiate it.
+    if any(isinstance(info, ValueInfo) and is_float(info.dtype) and info.dtype != "float32"
+           for info in sketch.infos[size:]):
+        raise OpError("a float result other than float32 never reaches the loss")
+    varying = parameter_dependent(sketch.values)
     for v in sketch.values[size:]:
-        if isinstance(v, Node) and v.op != "const" and differentiable_here(BY_NAME[v.op], v.attrs):
-            raise OpError(differentiable_here(BY_NAME[v.op], v.attrs))
+        if not isinstance(v, Node) or v.op == "const":
+            continue
+        op = BY_NAME[v.op]
+        # A kink is kept KINK_MARGIN clear, so that the finite-difference step the oracle widens
+        # the parameter ranges by (gradient.unjudgeable) keeps it clear too.
+        limit = differentiable_here(op, v.attrs) or varying_where_held(op, v.attrs, v.args, varying) or \
+            kinked_here(op, [_loosened(sketch.infos[a]) for a in v.args])
+        if limit:
+            raise OpError(limit)
+
+
+KINK_MARGIN = 0.01
+
+
+def _loosened(info):
+    return replace(info, lo=info.lo - KINK_MARGIN, hi=info.hi + KINK_MARGIN) if isinstance(info, ValueInfo) else info
 
 
 def _add_loss(sketch: ProgramSketch) -> int:

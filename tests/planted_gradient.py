@@ -60,3 +60,27 @@ def _wrong_tanh_grad(orig_var, orig_call, output_grad, ctx):
 def wrong_tanh_gradient(mod, ctx):
     _register(_wrong_tanh_grad, "relax.tanh")
     return mod
+
+
+# relu's gradient passing output_grad on whatever the operand's sign (right only where it is positive).
+def _sign_blind_relu_grad(orig_var, orig_call, output_grad, ctx):
+    return [output_grad]
+
+
+@tvm.transform.module_pass(opt_level=0, name="SignBlindReluGradient")
+def sign_blind_relu_gradient(mod, ctx):
+    _register(_sign_blind_relu_grad, "relax.nn.relu")
+    return mod
+
+
+# where's gradient with its branches swapped.
+def _swapped_where_grad(orig_var, orig_call, output_grad, ctx):
+    cond, x1, x2 = orig_call.args
+    return [relax.op.zeros_like(cond), relax.op.where(cond, relax.const(0.0, x1.ty.dtype), output_grad),
+            relax.op.where(cond, output_grad, relax.const(0.0, x2.ty.dtype))]
+
+
+@tvm.transform.module_pass(opt_level=0, name="SwappedWhereGradient")
+def swapped_where_gradient(mod, ctx):
+    _register(_swapped_where_grad, "relax.where")
+    return mod

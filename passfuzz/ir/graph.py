@@ -231,8 +231,8 @@ class ProgramSketch:
                  const_dtypes: Sequence[str] = ()):
         self.chooser = chooser
         self.dtypes = tuple(dtypes)  # what new parameters and constants may be
-        # what new constants may be besides (a loss program's integer indices: Gradient
-        # differentiates float parameters, and a constant index stays put under finite differences)
+        # what new constants may be besides (a loss program's integer indices and bool conditions:
+        # Gradient differentiates float parameters, and a constant stays put under finite differences)
         self.const_dtypes = tuple(const_dtypes)
         self.ops = ops  # the OpDefs function bodies and branches draw from (None: the whole catalogue)
         self.values: list[Param | Node | None] = []

@@ -156,6 +156,16 @@ class Node:
 Value = Union[Param, Node]
 
 
+def parameter_dependent(values) -> set[int]:
+    """The indices of ``values`` (Params, Nodes, or None for a slot not filled) computed from a
+    parameter, parameters included."""
+    varying: set[int] = set()
+    for index, value in enumerate(values):
+        if isinstance(value, Param) or (isinstance(value, Node) and varying.intersection(value.args)):
+            varying.add(index)
+    return varying
+
+
 @dataclass(frozen=True)
 class PrimParam:
     """An ``R.Prim("int64")`` parameter of ``main``: the symbolic variable ``name`` itself."""

@@ -6,7 +6,8 @@ Gradient("main") adds ``main_adjoint``, which returns (main's output, (d output 
 
 - programs are *loss programs* (``relax_programs(loss=True)``): float32, drawn only from the
   catalogue's smooth ops (``OpDef.smooth``) whose Relax op has a registered gradient (asked of
-  TVM at run time, ``loss_ops``), with one 0-d output. Smooth by construction, so that finite
+  TVM at run time, ``loss_ops``), with one 0-d output; an op smooth only away from a kink
+  (``OpDef.kinks``: abs, relu, maximum, ...) only where its operands' ranges keep clear of it. Smooth by construction, so that finite
   differences mean something for every argument the shrinker may pick.
 - the optimized side runs the program's **float64 twin** (same ops, same values, every float32
   made float64), passes applied, and calls ``main_adjoint`` (calling.ADJOINT). Its gradients
@@ -35,9 +36,14 @@ import numpy as np
 import tvm
 
 from passfuzz.ir.catalogue import BY_NAME
-from passfuzz.ir.catalogue.base import ValueInfo, differentiable_here
+from passfuzz.ir.catalogue.base import (
+    ValueInfo,
+    differentiable_here,
+    kinked_here,
+    varying_where_held,
+)
 from passfuzz.ir.graph import analyse, evaluate_all
-from passfuzz.ir.program import Node, Param, Program, ProgramError
+from passfuzz.ir.program import Node, Param, Program, ProgramError, parameter_dependent
 from passfuzz.passes.names import PassSpec
 from passfuzz.portable.finite_differences import STEP, gradient_mismatch
 from passfuzz.run.builds import PLAIN_BUILD, Build
@@ -116,7 +122,9 @@ def unjudgeable(program: Program) -> str:
         return "not every value is float32 and every op smooth"
     if any(not has_gradient(n.op) for n in program.nodes if n.op != "const"):
         return "an op has no registered gradient"
-    limits = [differentiable_here(BY_NAME[n.op], n.attrs) for n in program.nodes if n.op != "const"]
+    varying = parameter_dependent(program.values)
+    limits = [differentiable_here(BY_NAME[n.op], n.attrs) or varying_where_held(BY_NAME[n.op], n.attrs, n.args, varying)
+              for n in program.nodes if n.op != "const"]
     if any(limits):
         return next(limit for limit in limits if limit)
     # Central differences evaluate at x +- 2 STEP: the program must stay valid (and so, its ops
@@ -124,10 +132,11 @@ def unjudgeable(program: Program) -> str:
     widened = tuple(replace(v, lo=v.lo - 2 * STEP, hi=v.hi + 2 * STEP) if isinstance(v, Param) else v
                     for v in program.values)
     try:
-        analyse(Program(widened, program.outputs), check_values=False)
+        reach = analyse(Program(widened, program.outputs), check_values=False)
     except ProgramError as exc:
         return f"not valid a finite-difference step past the parameter ranges: {exc}"
-    return ""
+    kinks = [kinked_here(BY_NAME[n.op], [reach[a] for a in n.args]) for n in program.nodes if n.op != "const"]
+    return next((f"a kink within a finite-difference step of the parameter ranges: {kink}" for kink in kinks if kink), "")
 
 
 def noise(program: Program) -> float:

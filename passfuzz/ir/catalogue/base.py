@@ -193,6 +193,13 @@ def normalize_axis(axis: int, rank: int) -> int:
     return axis % rank
 
 
+def signed_axis(choose: Chooser, axis: int, rank: int) -> int:
+    """``axis`` as an op is given it: itself or (half the time) its negative alias ``axis - rank``.
+    Relax normalizes a negative axis in each op's type rule, and again, separately, in each
+    gradient and legalization that reads it: a path the non-negative form never takes."""
+    return axis - rank if choose.boolean() else axis
+
+
 class Chooser(Protocol):
     """The source of every choice an op makes when it is instantiated."""
 
@@ -270,11 +277,21 @@ class OpDef:
     # output, domains kept away from singularities by the range rule), float in and float out:
     # what Gradient's loss programs are drawn from (passfuzz.judge.gradient), so that finite
     # differences are meaningful by construction. Helpers a propose adds must be smooth too.
+    # An op with ``kinks`` is smooth only on the operand ranges ``kinks`` accepts.
     smooth: bool = False
     # Why relax.transform.Gradient cannot differentiate the op with these attributes, as TVM says
     # so itself ('' when it can): a loss program leaves such a node out (its gradient's assertion
     # or an op its legalization refuses is a documented limit, not a bug).
     undifferentiable: Callable[[dict], str] | None = None
+    # For an op smooth only away from some points (abs and relu at 0, maximum at a tie): why
+    # operands with these facts may reach such a point ('' when they keep clear of it). A loss
+    # program holds the op only where its operands' ranges, widened by a finite-difference step,
+    # keep clear (passfuzz.judge.gradient.unjudgeable checks it).
+    kinks: Callable[[list[ValueInfo]], str] | None = None
+    # (attrs) -> the operand positions TVM documents its gradient does not reach (nll_loss's
+    # targets and weights, a fill value: ``no_grad``): a loss program computes none of them from a
+    # parameter, or the gradient would be wrong by design.
+    held_constant: Callable[[dict], tuple[int, ...]] | None = None
     # May it be emitted on operands typed with symbolic dims (relax_build match_casts them to
     # their static shape otherwise)? True only where no attribute depends on a concrete dim.
     symbolic: bool = False
@@ -302,14 +319,51 @@ class OpDef:
         return usable and bool(sketch.candidates(self.accepts, self.takes_tuples))
 
 
-def smooth(op: OpDef, undifferentiable: Callable[[dict], str] | None = None) -> OpDef:
-    """``op`` marked smooth (see ``OpDef.smooth`` and ``OpDef.undifferentiable``)."""
-    return replace(op, smooth=True, undifferentiable=undifferentiable)
+def smooth(op: OpDef, undifferentiable: Callable[[dict], str] | None = None,
+           kinks: Callable[[list[ValueInfo]], str] | None = None,
+           held_constant: Callable[[dict], tuple[int, ...]] | None = None) -> OpDef:
+    """``op`` marked smooth (see ``OpDef.smooth``, ``undifferentiable``, ``kinks``, ``held_constant``)."""
+    return replace(op, smooth=True, undifferentiable=undifferentiable, kinks=kinks, held_constant=held_constant)
+
+
+def varying_where_held(op: OpDef, attrs: dict, args: Sequence[int], varying: set[int]) -> str:
+    """Why a node of ``op`` on ``args`` breaks ``OpDef.held_constant``, given the indices of the
+    values computed from a parameter ('' when it does not)."""
+    held = op.held_constant(attrs) if op.held_constant is not None else ()
+    bad = [k for k in held if k < len(args) and args[k] in varying]
+    return f"{op.name}'s operand {bad[0]} is computed from a parameter, and TVM's gradient does not reach it " \
+        "(no_grad)" if bad else ""
 
 
 def differentiable_here(op: OpDef, attrs: dict) -> str:
     """Why Gradient cannot differentiate ``op`` with ``attrs`` ('' when it can)."""
     return op.undifferentiable(attrs) if op.undifferentiable is not None else ""
+
+
+def kinked_here(op: OpDef, args: Sequence) -> str:
+    """Why ``op`` may not be smooth on operands with the facts ``args`` ('' when it is)."""
+    if op.kinks is None:
+        return ""
+    if any(not isinstance(a, ValueInfo) or not a.bounded for a in args):
+        return f"{op.name}: an operand's range is unknown, so its kink may lie inside"
+    return op.kinks(list(args))
+
+
+def kink_at_zero(name: str) -> Callable[[list[ValueInfo]], str]:
+    """``OpDef.kinks`` of a unary op that bends at 0 (abs, relu)."""
+    def kinks(args: list[ValueInfo]) -> str:
+        (x,) = args
+        return "" if x.excludes_zero() else f"{name} bends at 0, inside its operand's range [{x.lo:g}, {x.hi:g}]"
+    return kinks
+
+
+def kink_at_tie(name: str) -> Callable[[list[ValueInfo]], str]:
+    """``OpDef.kinks`` of maximum and minimum: they bend where the operands tie."""
+    def kinks(args: list[ValueInfo]) -> str:
+        a, b = args
+        return "" if a.lo > b.hi or b.lo > a.hi else \
+            f"{name} bends where its operands tie, and their ranges [{a.lo:g}, {a.hi:g}], [{b.lo:g}, {b.hi:g}] meet"
+    return kinks
 
 
 # -- operand helpers shared by the ops' propose functions -------------------------------------

@@ -104,8 +104,9 @@ def _constant(name: str, value: int):
                  notes="No operand; drawn with the dtype and a broadcastable shape of an existing value.")
 
 
-ZEROS = _constant("zeros", 0)
-ONES = _constant("ones", 1)
+# Constants: smooth, with a zero gradient (no operand).
+ZEROS = smooth(_constant("zeros", 0))
+ONES = smooth(_constant("ones", 1))
 
 
 def _fill(args, dtype: str, attrs: dict, rank: int = 0) -> tuple[float, float, bool]:
@@ -165,11 +166,14 @@ def _full_emit(R, args, at):
     return R.op.full(at["shape"], fill, at["dtype"])
 
 
-FULL = OpDef("full", _full_infer, _full_emit,
+# A fill operand gets no gradient (TVM: "For zeros/ones/full operators, the gradients are
+# no_grad"): a loss program holds it constant.
+FULL = smooth(OpDef("full", _full_infer, _full_emit,
              lambda args, at: np.full(at["shape"], _fill_array(args, at["dtype"], at), dtype=numpy_dtype(at["dtype"])),
              _full_propose, lambda i: True,
              notes="The fill value is a relax.const of the result dtype (a float fill of an int tensor would "
-                   "truncate), or else a rank-0 operand, cast to the result dtype as astype casts.")
+                   "truncate), or else a rank-0 operand, cast to the result dtype as astype casts."),
+              held_constant=lambda attrs: (0,) if attrs["value"] is None else ())
 
 # -- arange -----------------------------------------------------------------------------------------
 
@@ -303,8 +307,9 @@ def _constant_like(name: str, value: int):
                  lambda i: True, notes="dtype None keeps the operand's dtype.")
 
 
-ZEROS_LIKE = _constant_like("zeros_like", 0)
-ONES_LIKE = _constant_like("ones_like", 1)
+# Constant in their operand's values: smooth, with a zero gradient.
+ZEROS_LIKE = smooth(_constant_like("zeros_like", 0))
+ONES_LIKE = smooth(_constant_like("ones_like", 1))
 
 
 def _full_like_infer(args, attrs):
@@ -335,10 +340,11 @@ def _full_like_reference(args, at):
     return np.full(args[0].shape, _fill_array(args, dtype, at, rank=1), dtype=_like_dtype(args[0], at))
 
 
-FULL_LIKE = OpDef("full_like", _full_like_infer, _full_like_emit, _full_like_reference,
+FULL_LIKE = smooth(OpDef("full_like", _full_like_infer, _full_like_emit, _full_like_reference,
                   _full_like_propose, lambda i: True,
                   notes="The fill value is a relax.const of the result dtype, or else a rank-0 operand cast to it "
-                        "as astype casts; dtype None keeps the operand's.")
+                        "as astype casts; dtype None keeps the operand's."),
+                   held_constant=lambda attrs: (1,) if attrs["value"] is None else ())
 
 # -- tril / triu ------------------------------------------------------------------------------------
 

@@ -26,6 +26,8 @@ from .base import (
     checked,
     is_float,
     is_int,
+    kink_at_tie,
+    kink_at_zero,
     operand,
     pick,
     probe,
@@ -121,8 +123,9 @@ def _exp(v: float) -> float:
 # uint8 is left out: LegalizeOps fails on it ("cannot make uint from negative value -1").
 NEGATIVE = smooth(unary("negative", "negative", np.negative, ("float32", "float16", "bfloat16", "float64", "int32", "int64", "int8"),
                   lambda lo, hi: (-hi, -lo), True, notes="uint8 is rejected by LegalizeOps."))
-ABS = unary("abs", "abs", np.abs, NUMERIC, _abs_bounds, True)
-RELU = unary("relu", "nn.relu", lambda x: np.maximum(x, 0), NUMERIC, lambda lo, hi: (max(lo, 0), max(hi, 0)), True)
+ABS = smooth(unary("abs", "abs", np.abs, NUMERIC, _abs_bounds, True), kinks=kink_at_zero("abs"))
+RELU = smooth(unary("relu", "nn.relu", lambda x: np.maximum(x, 0), NUMERIC, lambda lo, hi: (max(lo, 0), max(hi, 0)), True),
+              kinks=kink_at_zero("relu"))
 EXP = smooth(unary("exp", "exp", np.exp, FLOATS, lambda lo, hi: (_exp(lo), _exp(hi)), False))
 SIGMOID = smooth(unary("sigmoid", "sigmoid", lambda x: 1 / (1 + np.exp(-x.astype("float64"))), FLOATS,
                 lambda lo, hi: (_sigmoid(lo), _sigmoid(hi)), False))
@@ -194,9 +197,11 @@ SUBTRACT = smooth(binary("subtract", "subtract", np.subtract, lambda a, b: (a.lo
 MULTIPLY = smooth(binary("multiply", "multiply", np.multiply, lambda a, b: _corners(lambda x, y: x * y, a, b), _arith_exact))
 DIVIDE = smooth(binary("divide", "divide", _trunc_divide, lambda a, b: _corners(lambda x, y: x / y, a, b), _arith_exact,
                 divisor=True, notes="Integer division truncates toward zero (C), unlike numpy's floor division."))
-MAXIMUM = binary("maximum", "maximum", np.maximum, lambda a, b: (max(a.lo, b.lo), max(a.hi, b.hi)), lambda d: True,
-                 notes="maximum(nan, 1) is 1 but maximum(1, nan) is nan; programs never hold NaN.")
-MINIMUM = binary("minimum", "minimum", np.minimum, lambda a, b: (min(a.lo, b.lo), min(a.hi, b.hi)), lambda d: True)
+MAXIMUM = smooth(binary("maximum", "maximum", np.maximum, lambda a, b: (max(a.lo, b.lo), max(a.hi, b.hi)),
+                        lambda d: True, notes="maximum(nan, 1) is 1 but maximum(1, nan) is nan; programs never hold NaN."),
+                 kinks=kink_at_tie("maximum"))
+MINIMUM = smooth(binary("minimum", "minimum", np.minimum, lambda a, b: (min(a.lo, b.lo), min(a.hi, b.hi)), lambda d: True),
+                 kinks=kink_at_tie("minimum"))
 
 # -- comparisons --------------------------------------------------------------------------
 
@@ -254,25 +259,39 @@ def _where_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
 
 
 def _where_propose(sketch: Sketch, choose: Chooser) -> None:
-    cond = pick(sketch, choose, lambda i: i.dtype == "bool")
-    cshape = sketch.infos[cond].shape
+    """The condition is a bool value of the graph or a new bool constant: a loss program has no
+    other (its parameters are float and no smooth op yields a bool), and with a constant
+    condition where is smooth in both branches."""
+    source = choose.choice([*sketch.candidates(lambda i: i.dtype == "bool"), "const"])
 
-    def fits(info: ValueInfo) -> bool:
-        try:
-            broadcast(cshape, info.shape)
-            return True
-        except ValueError:
-            return False
+    def fits(shape: tuple[int, ...]) -> Callable[[ValueInfo], bool]:
+        def fit(info: ValueInfo) -> bool:
+            try:
+                broadcast(shape, info.shape)
+                return True
+            except ValueError:
+                return False
+        return fit
 
-    a = pick(sketch, choose, fits)
+    if source == "const":
+        a = pick(sketch, choose, lambda i: True)
+        cond = sketch.add_const(choose.choice(broadcastable_shapes(sketch.infos[a].shape)), "bool", 0, 1)
+    else:
+        cond = source
+        a = pick(sketch, choose, fits(sketch.infos[cond].shape))
     ai = sketch.infos[a]
     lo, hi = (0, 1) if ai.dtype == "bool" else (-4, 4)
     b = operand(sketch, choose, broadcastable_shapes(ai.shape), ai.dtype, lo, hi)
     sketch.add("where", [cond, a, b])
 
 
-WHERE = OpDef("where", _where_infer, lambda R, args, at: R.op.where(*args),
-              lambda args, at: np.where(*args), _where_propose, lambda i: i.dtype == "bool")
+# Smooth in both branches while the condition is constant, which TVM's gradient assumes ("the
+# condition, is not differentiable"): held so in a loss program.
+WHERE = smooth(OpDef("where", _where_infer, lambda R, args, at: R.op.where(*args),
+                     lambda args, at: np.where(*args), _where_propose, lambda i: True,
+                     notes="The condition is a bool value of the graph or a new bool constant, so any value "
+                           "may come first."),
+               held_constant=lambda attrs: (0,))
 
 
 def _clip_infer(args: list[ValueInfo], attrs: dict) -> ValueInfo:
@@ -546,12 +565,13 @@ def _power_rule(a: ValueInfo, b: ValueInfo) -> tuple[float, float, bool]:
 
 def _power_propose(infer) -> Callable[[Sketch, Chooser], None]:
     def propose(sketch: Sketch, choose: Chooser) -> None:
-        """The base is a float value already in range or one clipped into [0.5, 4]; the exponent is
-        in [-2, 2]."""
+        """The base is a float value already in range, or else one in [0.5, 4] of its shape: a value
+        in range, a new constant or parameter (what a loss program, which takes no clip, can
+        differentiate), or a value clipped; the exponent is in [-2, 2]."""
         x = pick(sketch, choose, lambda i: i.dtype in POWER_DTYPES)
         info = sketch.infos[x]
         if not (POWER_BASE[0] <= info.lo and info.hi <= POWER_BASE[1]) or choose.boolean():
-            x = sketch.add("clip", [x], {"min": 0.5, "max": 4.0})
+            x = _within(sketch, choose, [info.shape], info.dtype, 0.5, 4.0)
         exponent = _within(sketch, choose, broadcastable_shapes(info.shape), info.dtype, -2.0, 2.0)
         sketch.add("power", [x, exponent])
 

@@ -371,6 +371,10 @@ LOG = smooth(function("log", "log", _f64(np.log), FLOATS, _positive("log", _incr
                targets=lambda dtype: POSITIVE_TARGETS, shifts=(0.25, 1.0)))
 SQRT = function("sqrt", "sqrt", _f64(np.sqrt), FLOATS, _positive("sqrt", _increasing(math.sqrt), exact_floor=0.0),
                 targets=lambda dtype: [(0.0, 4.0), *POSITIVE_TARGETS], shifts=(0.25, 1.0))
+# Smooth where its operand keeps POSITIVE_MIN away from 0, as an inexact one must: an exact one
+# may reach 0, where the slope is unbounded.
+SQRT = smooth(SQRT, kinks=lambda args: "" if args[0].lo >= POSITIVE_MIN else
+              f"sqrt's slope is unbounded near 0, and its operand's range starts at {args[0].lo:g}")
 RSQRT = function("rsqrt", "rsqrt", _f64(lambda x: 1 / np.sqrt(x)), FLOATS,
                  _positive("rsqrt", _decreasing(lambda v: 1 / math.sqrt(v))),
                  targets=lambda dtype: POSITIVE_TARGETS, shifts=(0.25, 1.0))

@@ -37,6 +37,7 @@ from .base import (
     probe,
     representable,
     require,
+    signed_axis,
     smooth,
     valid,
 )
@@ -124,6 +125,7 @@ def _take_propose(sketch: Sketch, choose: Chooser) -> None:
             indices = sketch.add("astype", [choose.choice(floats)], {"dtype": "int64"})
         else:
             indices = source
+    axis = signed_axis(choose, axis, info.rank)
     attrs = {"axis": axis} if mode == "fast" and choose.boolean() else {"axis": axis, "mode": mode}
     sketch.add("take", [data, indices], attrs)
 
@@ -233,7 +235,7 @@ def _gather_elements_propose(sketch: Sketch, choose: Chooser) -> None:
                      for k, d in enumerate(info.shape))
 
     indices = _index_operand(sketch, choose, info.shape[axis] - 1, shape_ok, fresh, dtypes=_SIGNED)
-    sketch.add("gather_elements", [data, indices], {"axis": axis})
+    sketch.add("gather_elements", [data, indices], {"axis": signed_axis(choose, axis, info.rank)})
 
 
 def _gather_elements_reference(args: list[np.ndarray], attrs: dict) -> np.ndarray:
@@ -378,7 +380,7 @@ def _scatter_propose(sketch: Sketch, choose: Chooser) -> None:
     index_info = sketch.infos[indices]
     updates = operand(sketch, choose, [shape], info.dtype, *_scatter_fresh(info.dtype, reduction),
                       accept=lambda u: valid(_scatter_infer, [info, index_info, u], attrs))
-    sketch.add("scatter_elements", [data, indices, updates], attrs)
+    sketch.add("scatter_elements", [data, indices, updates], {**attrs, "axis": signed_axis(choose, axis, info.rank)})
 
 
 def _scatter_reference(args: list[np.ndarray], attrs: dict) -> np.ndarray:

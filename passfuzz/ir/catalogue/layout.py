@@ -22,6 +22,7 @@ from .base import (
     operand,
     pick,
     require,
+    signed_axis,
     smooth,
     valid,
 )
@@ -229,7 +230,7 @@ def _concat_propose(sketch: Sketch, choose: Chooser) -> None:
     args = [first, operand(sketch, choose, shapes, x.dtype, *_fresh_range(x))]
     if choose.boolean():
         args.append(operand(sketch, choose, shapes, x.dtype, *_fresh_range(x)))
-    sketch.add("concat", args, {"axis": axis})
+    sketch.add("concat", args, {"axis": signed_axis(choose, axis, x.rank)})
 
 
 def _concat_emit(R, args, at):
@@ -304,9 +305,10 @@ def _split_attrs(shape: tuple[int, ...], choose: Chooser) -> dict:
     axis = choose.choice([a for a, d in enumerate(shape) if d >= 2])
     if choose.boolean():
         inner = list(range(1, shape[axis]))
-        return {"indices": sorted({choose.choice(inner) for _ in range(choose.integer(1, len(inner)))}), "axis": axis}
-    return {"sections": choose.choice([s for s in range(2, shape[axis] + 1) if _sections_fill(shape[axis], s)]),
-            "axis": axis}
+        how = {"indices": sorted({choose.choice(inner) for _ in range(choose.integer(1, len(inner)))})}
+    else:
+        how = {"sections": choose.choice([s for s in range(2, shape[axis] + 1) if _sections_fill(shape[axis], s)])}
+    return {**how, "axis": signed_axis(choose, axis, len(shape))}
 
 
 def _split_propose(sketch: Sketch, choose: Chooser) -> None:

@@ -1536,13 +1536,16 @@ def _nll_loss_propose(sketch: Sketch, choose: Chooser) -> None:
         sketch.add("nll_loss", args, attrs)
 
 
-NLL_LOSS = OpDef(
+# Linear in the predictions; TVM's gradient reaches neither the targets nor the weights ("The
+# gradient w.r.t. targets and weights are not available"): a loss program holds them constant.
+NLL_LOSS = smooth(OpDef(
     "nll_loss", _nll_loss_infer,
     lambda R, args, at: R.op.nn.nll_loss(*args, reduction=at["reduction"], ignore_index=at["ignore_index"]),
     _nll_loss_ref, _nll_loss_propose, _nll_loss_accepts,
     notes="-predictions[n, t, ...] * weights[t] (0 where t is ignore_index), summed, averaged over the "
           "weights picked, or kept per target. Targets always name a class: TVM's kernel reads "
-          "predictions[t] before selecting on ignore_index. With \"mean\", no target is ignored.")
+          "predictions[t] before selecting on ignore_index. With \"mean\", no target is ignored."),
+    held_constant=lambda attrs: (1, 2))
 
 # -- nll_loss_backward: the gradient of nll_loss (relax.grad) ----------------------------------------
 
