@@ -271,30 +271,145 @@ def test_a_symbolic_dim_a_kernels_buffer_fixes_takes_that_size_and_a_contrary_ar
         import_module(FixedByTheKernel, arguments=[np.zeros((2, 4), "float32")])
 
 
-def test_a_kernel_call_the_importer_cannot_keep_is_rejected_in_one_line():
+# test_transform_legalize_ops_manipulate's *_symbolic Expected modules: a kernel's result typed
+# with an expression of the module's variables.
+@I.ir_module(s_tir=True)
+class Doubled:
+    @T.prim_func(private=True, s_tir=True)
+    def twice(a: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, [n], "float32")
+        B = T.match_buffer(b, [n * 2], "float32")
+        for i in range(n * 2):
+            with T.sblock("compute"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi // 2]
+
+    @R.function
+    def main(x: R.Tensor(("n",), "float32")):
+        n = T.int64()
+        cls = Doubled
+        with R.dataflow():
+            y = R.call_tir(cls.twice, (x,), out_ty=R.Tensor((n * 2,), "float32"))
+            R.output(y)
+        return y
+
+
+def test_a_kernel_result_typed_with_an_expression_of_sizes_takes_its_value():
+    program = import_module(Doubled)
+    (x,) = program.arguments()
+    assert program.nodes[0].attrs["outputs"] == [[[2 * len(x)], "float32"]]
+    np.testing.assert_array_equal(run(build_module(program), [x])[0], np.repeat(x, 2))
+
+
+# test_tvmscript_parser's test_call_tir_with_tir_var, test_transform_legalize_ops_nn's
+# test_group_norm_symbolic: the kernel takes a size as a scalar beside the buffers it sizes.
+@I.ir_module(s_tir=True)
+class SizeOperand:
+    @T.prim_func(private=True, s_tir=True)
+    def copy(x: T.handle, n: T.int64, y: T.handle):
+        X = T.match_buffer(x, (n * 2,), "float32")
+        Y = T.match_buffer(y, (n * 2,), "float32")
+        for i in range(n * 2):
+            with T.sblock("compute"):
+                vi = T.axis.remap("S", [i])
+                Y[vi] = X[vi] + T.Cast("float32", n)
+
+    @R.function
+    def main(x: R.Tensor(("n * 2",), "float32"), w: R.Tensor(("n",), "float32")):
+        n = T.int64()
+        cls = SizeOperand
+        with R.dataflow():
+            y = R.call_tir(cls.copy, (x, n), out_ty=R.Tensor((n * 2,), "float32"))
+            R.output(y)
+        return y
+
+
+def test_a_size_the_kernel_takes_as_a_scalar_is_no_value_and_builds_back_as_the_size_chosen():
+    program = import_module(SizeOperand)
+    x, w = program.arguments()
+    (kernel,) = program.nodes
+    assert len(kernel.args) == 1 and kernel.attrs["sizes"] == [[1, len(w)]]
+    again = Program.from_json(json.loads(json.dumps(program.to_json())))
+    assert again == program
+    for want, got in zip(run(SizeOperand, [x, w]), run(build_module(again), [x, w])):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(run(build_module(again), [x, w])[0], x + len(w))
+    assert import_module(build_module(program), arguments=[x, w]).nodes == program.nodes
+
+
+def test_a_scalar_the_kernel_indexes_with_and_no_buffer_sizes_stays_rejected():
+    # test_blockbuilder_emit_te's test_emit_te_with_symbolic_arg: A[i + m] reads past A for m > 0,
+    # and nothing checks m at the call
     @I.ir_module(s_tir=True)
-    class Doubled:
+    class Offset:
         @T.prim_func(private=True, s_tir=True)
-        def twice(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, [n], "float32")
-            B = T.match_buffer(b, [n * 2], "float32")
-            for i in range(n * 2):
+        def shifted(A: T.Buffer((10,), "float32"), m: T.int64, B: T.Buffer((10,), "float32")):
+            for i in range(10):
                 with T.sblock("compute"):
                     vi = T.axis.remap("S", [i])
-                    B[vi] = A[vi // 2]
+                    B[vi] = A[vi + m]
+
+        @R.function
+        def main(x: R.Tensor((10,), "float32"), s: R.Shape(["m"])):
+            m = T.int64()
+            cls = Offset
+            y = R.call_tir(cls.shifted, (x, m), out_ty=R.Tensor((10,), "float32"))
+            return y
+
+    with pytest.raises(ImportRejected, match="call_tir operand not a tensor"):
+        import_module(Offset)
+
+
+def test_an_int64_scalar_parameter_a_kernel_indexes_with_is_a_value_inside_zero_to_one():
+    # test_blockbuilder_emit_te's test_symbolic_shape_in_prim_value: a row index no type names
+    @I.ir_module(s_tir=True)
+    class Row:
+        @T.prim_func(private=True, s_tir=True)
+        def row(A: T.Buffer((3, 4), "float32"), r: T.int64, B: T.Buffer((4,), "float32")):
+            for j in range(4):
+                with T.sblock("compute"):
+                    vj = T.axis.remap("S", [j])
+                    B[vj] = A[r, vj]
+
+        @R.function
+        def main(x: R.Tensor((3, 4), "float32"), r: T.int64):
+            cls = Row
+            y = R.call_tir(cls.row, (x, r), out_ty=R.Tensor((4,), "float32"))
+            return y
+
+    program = import_module(Row)
+    r = program.values[1]
+    assert r.prim and r.dtype == "int64" and (r.lo, r.hi) == (0, 1)
+    assert program.nodes[0].attrs["prims"] == [1]
+    x, index = program.arguments()
+    np.testing.assert_array_equal(run(build_module(program), [x, index])[0], x[int(index)])
+
+
+def test_a_kernel_call_the_importer_cannot_keep_is_rejected_in_one_line():
+    @I.ir_module(s_tir=True)
+    class Larger:
+        @T.prim_func(private=True, s_tir=True)
+        def widest(a: T.handle, b: T.handle):
+            n = T.int64()
+            A = T.match_buffer(a, [n], "float32")
+            B = T.match_buffer(b, [T.max(n, 3)], "float32")
+            for i in range(T.max(n, 3)):
+                with T.sblock("compute"):
+                    vi = T.axis.remap("S", [i])
+                    B[vi] = A[T.min(vi, n - 1)]
 
         @R.function
         def main(x: R.Tensor(("n",), "float32")):
             n = T.int64()
-            cls = Doubled
+            cls = Larger
             with R.dataflow():
-                y = R.call_tir(cls.twice, (x,), out_ty=R.Tensor((n * 2,), "float32"))
+                y = R.call_tir(cls.widest, (x,), out_ty=R.Tensor((T.max(n, 3),), "float32"))
                 R.output(y)
             return y
 
     with pytest.raises(ImportRejected, match="call_tir whose result is not a tensor") as rejected:
-        import_module(Doubled)
+        import_module(Larger)
     assert "\n" not in str(rejected.value)
 
 

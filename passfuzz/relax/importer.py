@@ -873,11 +873,15 @@ class _Importer:
         if not isinstance(function, tvm.tirx.PrimFunc):
             body.fail(binding, "a call_tir of something other than a PrimFunc")
         operands = list(call.args[1].fields)
+        inplace = call.op.name == "relax.call_tir_inplace"
+        sizes = {} if inplace else _size_operands(function, operands, body.scope)
         inputs = [_static_type(getattr(e, "ty", None)) for e in operands]
         prims = [k for k, e in enumerate(operands) if isinstance(getattr(e, "ty", None), tvm.ir.PrimType)
-                 and str(e.ty.dtype) in DTYPES and str(e.ty.dtype) != "int64"]
+                 and str(e.ty.dtype) in DTYPES and (str(e.ty.dtype) != "int64" or e in body.scope)]
         for k in prims:  # a scalar the kernel takes (an R.Prim parameter: graph.check_prims)
             inputs[k] = [[], str(operands[k].ty.dtype)]
+        for k in sizes:
+            inputs[k] = [[], "int64"]
         outputs, is_tuple = _opaque_types("call_tir", inputs, call, body, binding)
         for (shape, _), param in zip(inputs + outputs, function.params):
             buffer = getattr(param, "shape", None)  # a buffer parameter's shape (a scalar has none)
@@ -886,7 +890,7 @@ class _Importer:
             for d, b in zip(shape, buffer):  # a size the kernel's buffer fixes
                 if isinstance(b, tvm.tirx.IntImm) and isinstance(d, int) and d != int(b.value):
                     body.fail(binding, f"a call_tir operand or result of dim {d} where the kernel's buffer has {b.value}")
-                if isinstance(b, tvm.tirx.IntImm) and isinstance(d, str):
+                if isinstance(b, tvm.tirx.IntImm) and isinstance(d, str) and d.isidentifier():
                     self.fixed.setdefault(d, int(b.value))
         unwritten = _unreferenced_outputs(function, len(inputs), len(outputs))
         if unwritten:
@@ -895,10 +899,13 @@ class _Importer:
         name, text = self.kernel_text(call.args[0], function)
         if text is None:
             body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
-        inplace = {"inplace": [int(j) for j in call.attrs.inplace_indices]} \
-            if call.op.name == "relax.call_tir_inplace" else {}
-        return operands, {"name": name, "kernel": text, "inputs": inputs, "outputs": outputs,
-                          "tuple": is_tuple, **({"prims": prims} if prims else {}), **inplace}
+        kept = [k for k in range(len(operands)) if k not in sizes]  # the operands that are values
+        prims = [kept.index(k) for k in prims]
+        extra = {"inplace": [int(j) for j in call.attrs.inplace_indices]} if inplace else \
+            {"sizes": [[k, d] for k, d in sizes.items()]} if sizes else {}
+        return [operands[k] for k in kept], {
+            "name": name, "kernel": text, "inputs": [inputs[k] for k in kept], "outputs": outputs,
+            "tuple": is_tuple, **({"prims": prims} if prims else {}), **extra}
 
     def packed(self, call, body, binding) -> tuple[list, dict]:
         """The operands and attributes of an opaque ``call_pure_packed`` node (catalogue/kernels.py)
@@ -937,6 +944,23 @@ class _Importer:
             raise ImportRejected(f"cannot import {where}: a function body returns one value here")
         return {"values": [{"op": n.op, "args": list(n.args), "attrs": n.attrs} for n in values],
                 "outputs": outputs}
+
+
+def _size_operands(function, operands: list, scope: dict) -> dict:
+    """Position -> dim text (``_dim_text``) of each kernel operand that is a size: an int64 literal
+    or expression of symbolic variables, where the kernel takes a scalar its buffers' shapes name
+    (``T.int64`` ``n`` beside a buffer of ``(n * 2,)``). TVM checks those shapes against the
+    tensors at the call, so the operand is the size the Program's static shapes fix, no value."""
+    shaped = [v for p in function.params for d in (getattr(p, "shape", None) or ())
+              for v in tvm.tirx.analysis.undefined_vars(d, [])]
+    sizes = {}
+    for k, (e, param) in enumerate(zip(operands, function.params)):
+        ty = getattr(e, "ty", None)
+        if isinstance(ty, tvm.ir.PrimType) and str(ty.dtype) == "int64" and e not in scope and \
+                isinstance(param.ty, tvm.ir.PrimType) and any(v.same_as(param) for v in shaped) and \
+                _dim_text(e) is not None:
+            sizes[k] = _dim_text(e)
+    return sizes
 
 
 def _opaque_types(what: str, inputs: list, call, body, binding) -> tuple[list, bool]:
@@ -1124,25 +1148,36 @@ def _static_type(ty) -> list | None:
     """``[shape, dtype]`` of a tensor type with a shape of sizes and symbolic variables (by name,
     sized once the importer has chosen them: ``_kernels_sized``) and one of passfuzz's dtypes."""
     if not isinstance(ty, relax.TensorType) or not isinstance(ty.shape, relax.ShapeExpr) or \
-            str(ty.dtype) not in DTYPES or \
-            not all(isinstance(d, (tvm.tirx.IntImm, tvm.tirx.Var)) for d in ty.shape.values):
+            str(ty.dtype) not in DTYPES or any(_dim_text(d) is None for d in ty.shape.values):
         return None
-    return [[int(d.value) if isinstance(d, tvm.tirx.IntImm) else d.name for d in ty.shape.values], str(ty.dtype)]
+    return [[int(d.value) if isinstance(d, tvm.tirx.IntImm) else _dim_text(d) for d in ty.shape.values],
+            str(ty.dtype)]
 
 
 def _kernels_sized(node: Node, sizes: dict, where: str) -> Node:
     """``node`` with the types of every kernel in it (itself, or in its regions) made static: a
     dim a kernel's operand or result names (``_static_type``) takes the size of that variable."""
+    def size(d):
+        if not isinstance(d, str):
+            return d
+        missing = [n for n in dim_names(d) if n not in sizes]
+        if missing:
+            raise ImportRejected(f"cannot import {where}: a kernel typed with {missing[0]}, which no parameter defines")
+        try:
+            value = dim_value(d, sizes)
+        except ProgramError as exc:  # an expression dividing by a variable of size 0
+            raise ImportRejected(f"cannot import {where}: {exc}") from None
+        if value < 0:
+            raise ImportRejected(f"cannot import {where}: a kernel typed with {d} = {value}, a negative size")
+        return value
+
     def sized(types):
-        def size(d):
-            if isinstance(d, str) and d not in sizes:
-                raise ImportRejected(f"cannot import {where}: a kernel typed with {d}, which no parameter defines")
-            return sizes[d] if isinstance(d, str) else d
         return [[[size(d) for d in shape], dtype] for shape, dtype in types]
 
     def walk(op: str, attrs: dict) -> dict:
         if op in ("call_tir", "call_pure_packed"):
-            return {**attrs, "inputs": sized(attrs["inputs"]), "outputs": sized(attrs["outputs"])}
+            return {**attrs, "inputs": sized(attrs["inputs"]), "outputs": sized(attrs["outputs"]),
+                    **({"sizes": [[k, size(d)] for k, d in attrs["sizes"]]} if "sizes" in attrs else {})}
         regions = {key: {**attrs[key], "values": [{**v, "attrs": walk(v["op"], v["attrs"])} for v in attrs[key]["values"]]}
                    for key in ("body", "then", "else") if isinstance(attrs.get(key), dict) and "values" in attrs[key]}
         return {**attrs, **regions} if regions else attrs
