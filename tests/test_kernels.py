@@ -386,6 +386,26 @@ def test_an_int64_scalar_parameter_a_kernel_indexes_with_is_a_value_inside_zero_
     np.testing.assert_array_equal(run(build_module(program), [x, index])[0], x[int(index)])
 
 
+def test_an_r_prim_of_another_dtype_than_the_kernels_scalar_is_rejected():
+    # test_analysis_well_formed's test_call_tir_with_incorrect_primitive_argument_dtype: TVM cannot build it
+    @I.ir_module(check_well_formed=False, s_tir=True)
+    class Mistyped:
+        @T.prim_func(s_tir=True)
+        def scale(A: T.Buffer((4,), "float32"), s: T.float32, B: T.Buffer((4,), "float32")):
+            for i in range(4):
+                with T.sblock("compute"):
+                    vi = T.axis.remap("S", [i])
+                    B[vi] = A[vi] * s
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32"), s: R.Prim("int64")):
+            y = R.call_tir(Mistyped.scale, (x, s), out_ty=R.Tensor((4,), "float32"))
+            return y
+
+    with pytest.raises(ImportRejected, match="passing an R.Prim int64 where the kernel takes float32"):
+        import_module(Mistyped)
+
+
 def test_a_kernel_call_the_importer_cannot_keep_is_rejected_in_one_line():
     @I.ir_module(s_tir=True)
     class Larger:

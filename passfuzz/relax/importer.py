@@ -880,6 +880,10 @@ class _Importer:
                  and str(e.ty.dtype) in DTYPES and (str(e.ty.dtype) != "int64" or e in body.scope)]
         for k in prims:  # a scalar the kernel takes (an R.Prim parameter: graph.check_prims)
             inputs[k] = [[], str(operands[k].ty.dtype)]
+            param = function.params[k] if k < len(function.params) else None
+            if param is None or not isinstance(param.ty, tvm.ir.PrimType) or str(param.ty.dtype) != inputs[k][1]:
+                body.fail(binding, f"a call_tir passing an R.Prim {inputs[k][1]} where the kernel takes "
+                                   f"{getattr(param, 'ty', 'nothing')}")
         for k in sizes:
             inputs[k] = [[], "int64"]
         outputs, is_tuple = _opaque_types("call_tir", inputs, call, body, binding)
