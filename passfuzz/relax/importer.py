@@ -1014,18 +1014,86 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     if not isinstance(func, relax.Function):
         raise ImportRejected(f"cannot import {function}: it is not a Relax function")
     _check_reachable(mod, function)
-    importer = _Importer(mod, function)
-    num_input = func.attrs.get("num_input") if func.attrs is not None and "num_input" in func.attrs else None
-    num_input = len(func.params) if num_input is None else int(num_input)
     given = list(arguments) if arguments is not None else None
     if given is not None and len(given) != len(func.params):
         raise ImportRejected(f"cannot import {function}: {len(given)} arguments for {len(func.params)} parameters")
-    sizes = _symbol_sizes(func, given, function)
-    typing = _typing_names(func.params)
+    try:
+        return _import_function(mod, function, func, given, seed, argument_ranges)
+    except ImportRejected as first:
+        for chosen in _specializations(func, given, seed):
+            try:
+                specialized = _specialized(func, chosen)
+            except Exception:  # noqa: BLE001 - TVM finds the body ill-typed at these sizes
+                continue
+            try:
+                program, notes = _import_function(mod, function, specialized, given, seed, argument_ranges,
+                                                   typed_by=func, chosen=chosen)
+            except ImportRejected:
+                continue
+            return program, notes + [f"its body specialized at {', '.join(f'{n} = {v}' for n, v in chosen.items())}"]
+        raise first from None
+
+
+# Sizes tried, in order, for the symbolic variables of a body that imports only specialized (below)
+SPECIALIZED_SIZES = [4, 2, 3, 8]
+
+
+def _specializations(func, given, seed: int) -> list[dict]:
+    """Where a body does not import as it is written (an op whose attributes hold symbolic
+    variables, ``R.reshape(x, (n // 4, 4))``, ``R.zeros((n, n))``): the sizes to try binding the
+    variables its parameters' types name to, all alike first, then drawn. The parameters keep
+    their symbolic types and the body takes static shapes, which is how every Program is built
+    (passfuzz.relax.build); the Program then runs for those sizes only, as a kernel's fixed buffer
+    makes one do. Not with given arguments (they fix the sizes), nor for a variable an R.Prim
+    parameter is (the value the body reads)."""
+    if given is not None:
+        return []
+    prims = {p.name for p in func.params if isinstance(p.ty, tvm.ir.PrimType)}
+    names = sorted(_typing_names(func.params) - prims)
+    if not names:
+        return []
+    rng = random.Random(seed)
+    return [dict.fromkeys(names, size) for size in SPECIALIZED_SIZES] + \
+        [{n: rng.randint(2, 8) for n in names} for _ in range(2)]
+
+
+def _specialized(func, sizes: dict):
+    """``func`` with its symbolic variables bound to ``sizes`` and the arithmetic on them that this
+    leaves in operands (``(n + 1,)`` of a strided_slice: TVM simplifies shapes only) folded."""
+    from tvm.relax.expr_functor import PyExprMutator, mutator
+
+    analyzer = tvm.sym.Analyzer()
+
+    def folded(e):
+        return analyzer.simplify(e) if isinstance(getattr(e, "ty", None), tvm.ir.PrimType) and \
+            not isinstance(e, (relax.Var, tvm.tirx.IntImm, tvm.tirx.FloatImm)) else None
+
+    @mutator
+    class Folding(PyExprMutator):
+        def visit_tuple_(self, op):
+            return relax.Tuple([folded(f) if folded(f) is not None else self.visit_expr(f) for f in op.fields])
+
+        def visit_call_(self, op):
+            args = [folded(a) if folded(a) is not None else self.visit_expr(a) for a in op.args]
+            return relax.Call(self.visit_expr(op.op), args, op.attrs, op.ty_args)
+
+    return Folding().visit_expr(func.bind_symbolic_vars(sizes))
+
+
+def _import_function(mod, function: str, func, given, seed: int, argument_ranges: bool, typed_by=None,
+                     chosen: dict | None = None) -> tuple[Program, list[str]]:
+    """``import_with_notes`` of ``func``; ``typed_by``: the function whose parameters' types the
+    Program's parameters take (``func`` with its symbolic variables bound to ``chosen``)."""
+    importer = _Importer(mod, function)
+    typed_by = func if typed_by is None else typed_by
+    num_input = func.attrs.get("num_input") if func.attrs is not None and "num_input" in func.attrs else None
+    num_input = len(func.params) if num_input is None else int(num_input)
+    sizes = {**_symbol_sizes(typed_by, given, function), **(chosen or {})}
+    typing = _typing_names(typed_by.params)
     values: list = []
     scope: dict = {}
     shape_params, prim_params, groups = [], [], 0
-    for k, p in enumerate(func.params):
+    for k, (p, bound) in enumerate(zip(typed_by.params, func.params)):
         role = "input" if k < num_input else "weight"
         ty = p.ty
         where = f"cannot import {function}: parameter {p.name}"
@@ -1036,21 +1104,21 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
                 raise ImportRejected(f"{where}: an R.Prim parameter of dtype {ty.dtype}, not among passfuzz's dtypes")
             value = np.asarray(given[k], numpy_dtype(str(ty.dtype))) if given is not None else None
             values.append(Param((), str(ty.dtype), 0, 0, value, role, prim=True))
-            scope[p] = len(values) - 1
+            scope[bound] = len(values) - 1
         elif type(ty).__name__ == "PrimType" and p.name not in typing:
             # an int64 scalar no parameter's type names (``index: T.int64`` read by a take): a value
             values.append(Param((), "int64", 0, 0, None if given is None else np.asarray(given[k], "int64"),
                                 role, prim=True))
-            scope[p] = len(values) - 1
+            scope[bound] = len(values) - 1
         elif type(ty).__name__ == "PrimType":
             prim_params.append(PrimParam(p.name, role))
             sizes.setdefault(p.name, int(given[k]) if given is not None else None)
         elif isinstance(ty, relax.ShapeType) and role == "input" and \
-                not _typing_names([q for q in func.params if not q.same_as(p)]) & _typing_names([p]) and \
+                not _typing_names([q for q in typed_by.params if not q.same_as(p)]) & _typing_names([p]) and \
                 all(isinstance(v, relax.Var) for v in (ty.values or [])):
             # sizes no other parameter's type names (``s: R.Shape(ndim=2)``): a value
             values.append(_shape_value_param(ty, given[k] if given is not None else None, where))
-            scope[p] = len(values) - 1
+            scope[bound] = len(values) - 1
         elif isinstance(ty, relax.ShapeType):
             if role != "input" or not all(isinstance(v, relax.Var) for v in (ty.values or [])) or not ty.values:
                 raise ImportRejected(f"{where}: an R.Shape parameter is an input naming variables, or sizes "
@@ -1061,11 +1129,11 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
                     sizes.setdefault(v.name, int(d))
         elif isinstance(ty, relax.TupleType):
             entry = _tuple_params(ty, values, (groups,), given[k] if given is not None else None, where, role)
-            importer.leaves[p] = entry
+            importer.leaves[bound] = entry
             groups += 1
         elif isinstance(ty, relax.TensorType):
-            values.append(_tensor_param(ty, role, (), given[k] if given is not None else None, where, func, p))
-            scope[p] = len(values) - 1
+            values.append(_tensor_param(ty, role, (), given[k] if given is not None else None, where, typed_by, p))
+            scope[bound] = len(values) - 1
             for name, size in zip(values[-1].dims, values[-1].shape or ()):
                 if name.isidentifier() and size is not None:
                     sizes.setdefault(name, size)
