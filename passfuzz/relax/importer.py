@@ -53,8 +53,9 @@ from passfuzz.ir.graph import ProgramSketch, analyse
 from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError, dim_names, dim_value, numpy_dtype
 
 # Declared ranges tried for a parameter without a given one, simplest first; the later ones make
-# indices, divisors and log domains valid (an index range [0, axis-1] is added per use).
-FLOAT_RANGES = [(-4.0, 4.0), (0.5, 4.0), (1.0, 4.0), (0.0, 4.0), (-1.0, 1.0), (-0.5, 0.5)]
+# indices, divisors and log domains valid (an index range [0, axis-1] is added per use), and the
+# last keeps repeated powers (x ** 3 ** 3 ** 3) inside the base range power accepts.
+FLOAT_RANGES = [(-4.0, 4.0), (0.5, 4.0), (1.0, 4.0), (0.0, 4.0), (-1.0, 1.0), (-0.5, 0.5), (0.95, 1.05)]
 INT_RANGES = [(-8, 8), (1, 4), (0, 8), (1, 8), (0, 1), (0, 3), (0, 2), (0, 0), (-2, 2)]
 MAX_ATTEMPTS = 400  # attribute assignments tried per candidate OpDef
 # Shapes tried, in order, for a parameter of unknown rank that neither an argument nor a match_cast
