@@ -1024,7 +1024,7 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
         for chosen in _specializations(func, given, seed):
             try:
                 specialized = _specialized(func, chosen)
-            except Exception:  # noqa: BLE001 - TVM finds the body ill-typed at these sizes
+            except Exception:  # noqa: BLE001, S112 - TVM finds the body ill-typed at these sizes
                 continue
             try:
                 program, notes = _import_function(mod, function, specialized, given, seed, argument_ranges,
