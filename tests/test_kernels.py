@@ -406,6 +406,28 @@ def test_an_r_prim_of_another_dtype_than_the_kernels_scalar_is_rejected():
         import_module(Mistyped)
 
 
+def test_a_drawn_r_prim_value_where_the_kernel_takes_a_size_is_rejected():
+    @I.ir_module(s_tir=True)
+    class SizedByAValue:
+        @T.prim_func(private=True, s_tir=True)
+        def first(x: T.handle, n: T.int64, y: T.handle):
+            X = T.match_buffer(x, (n,), "float32")
+            Y = T.match_buffer(y, (1,), "float32")
+            for i in range(1):
+                with T.sblock("compute"):
+                    vi = T.axis.remap("S", [i])
+                    Y[vi] = X[vi]
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32"), k: T.int64):  # k is drawn in [0, 1], not 4
+            cls = SizedByAValue
+            y = R.call_tir(cls.first, (x, k), out_ty=R.Tensor((1,), "float32"))
+            return y
+
+    with pytest.raises(ImportRejected, match="a drawn R.Prim value where the kernel takes a size"):
+        import_module(SizedByAValue)
+
+
 def test_a_kernel_call_the_importer_cannot_keep_is_rejected_in_one_line():
     @I.ir_module(s_tir=True)
     class Widened:

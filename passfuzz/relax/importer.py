@@ -885,6 +885,9 @@ class _Importer:
             if param is None or not isinstance(param.ty, tvm.ir.PrimType) or str(param.ty.dtype) != inputs[k][1]:
                 body.fail(binding, f"a call_tir passing an R.Prim {inputs[k][1]} where the kernel takes "
                                    f"{getattr(param, 'ty', 'nothing')}")
+            if any(v.same_as(param) for v in _buffer_size_vars(function)):
+                body.fail(binding, "a call_tir passing a drawn R.Prim value where the kernel takes a size its "
+                                   "buffers' shapes name (TVM's check of them would fail)")
         for k in sizes:
             inputs[k] = [[], "int64"]
         outputs, is_tuple = _opaque_types("call_tir", inputs, call, body, binding)
@@ -956,8 +959,7 @@ def _size_operands(function, operands: list, scope: dict) -> dict:
     or expression of symbolic variables, where the kernel takes a scalar its buffers' shapes name
     (``T.int64`` ``n`` beside a buffer of ``(n * 2,)``). TVM checks those shapes against the
     tensors at the call, so the operand is the size the Program's static shapes fix, no value."""
-    shaped = [v for p in function.params for d in (getattr(p, "shape", None) or ())
-              for v in tvm.tirx.analysis.undefined_vars(d, [])]
+    shaped = _buffer_size_vars(function)
     sizes = {}
     for k, (e, param) in enumerate(zip(operands, function.params)):
         ty = getattr(e, "ty", None)
@@ -966,6 +968,12 @@ def _size_operands(function, operands: list, scope: dict) -> dict:
                 _dim_text(e) is not None:
             sizes[k] = _dim_text(e)
     return sizes
+
+
+def _buffer_size_vars(function) -> list:
+    """The variables a kernel's buffer parameters' shapes name."""
+    return [v for p in function.params for d in (getattr(p, "shape", None) or ())
+            for v in tvm.tirx.analysis.undefined_vars(d, [])]
 
 
 def _opaque_types(what: str, inputs: list, call, body, binding) -> tuple[list, bool]:
