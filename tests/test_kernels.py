@@ -338,6 +338,32 @@ def test_a_size_the_kernel_takes_as_a_scalar_is_no_value_and_builds_back_as_the_
     assert import_module(build_module(program), arguments=[x, w]).nodes == program.nodes
 
 
+# test_transform_legalize_ops_create_datatype's test_shape_to_tensor_symbolic: the sizes only stored
+@I.ir_module(s_tir=True)
+class StoredSizes:
+    @T.prim_func(private=True, s_tir=True)
+    def shape_to_tensor(m: T.int64, n: T.int64, out: T.Buffer((2,), "int64")):
+        for i in range(2):
+            with T.sblock("compute"):
+                vi = T.axis.remap("S", [i])
+                out[vi] = T.if_then_else(vi == 0, m, n * 2)
+
+    @R.function
+    def main(x: R.Tensor(("m", "n"), "float32")):
+        m = T.int64()
+        n = T.int64()
+        cls = StoredSizes
+        y = R.call_tir(cls.shape_to_tensor, (m, n), out_ty=R.Tensor((2,), "int64"))
+        return y
+
+
+def test_sizes_a_kernel_only_stores_are_passed_as_the_sizes_chosen():
+    program = import_module(StoredSizes)
+    (x,) = program.arguments()
+    assert [k for k, _ in program.nodes[0].attrs["sizes"]] == [0, 1]
+    np.testing.assert_array_equal(run(build_module(program), [x])[0], [x.shape[0], 2 * x.shape[1]])
+
+
 def test_a_scalar_the_kernel_indexes_with_and_no_buffer_sizes_stays_rejected():
     # test_blockbuilder_emit_te's test_emit_te_with_symbolic_arg: A[i + m] reads past A for m > 0,
     # and nothing checks m at the call

@@ -32,6 +32,7 @@ the construct and where it is.
 
 from __future__ import annotations
 
+import ast
 import functools
 import heapq
 import itertools
@@ -875,7 +876,10 @@ class _Importer:
             body.fail(binding, "a call_tir of something other than a PrimFunc")
         operands = list(call.args[1].fields)
         inplace = call.op.name == "relax.call_tir_inplace"
-        sizes = {} if inplace else _size_operands(function, operands, body.scope)
+        name, text = self.kernel_text(call.args[0], function)
+        if text is None:
+            body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
+        sizes = {} if inplace else _size_operands(function, text, operands, body.scope)
         inputs = [_static_type(getattr(e, "ty", None)) for e in operands]
         prims = [k for k, e in enumerate(operands) if isinstance(getattr(e, "ty", None), tvm.ir.PrimType)
                  and str(e.ty.dtype) in DTYPES and (str(e.ty.dtype) != "int64" or e in body.scope)]
@@ -904,9 +908,6 @@ class _Importer:
         if unwritten:
             body.fail(binding, f"a call_tir of a kernel that never writes its output {unwritten[0]} "
                                "(its value would be uninitialized memory)")
-        name, text = self.kernel_text(call.args[0], function)
-        if text is None:
-            body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
         kept = [k for k in range(len(operands)) if k not in sizes]  # the operands that are values
         prims = [kept.index(k) for k in prims]
         extra = {"inplace": [int(j) for j in call.attrs.inplace_indices]} if inplace else \
@@ -954,20 +955,52 @@ class _Importer:
                 "outputs": outputs}
 
 
-def _size_operands(function, operands: list, scope: dict) -> dict:
+def _size_operands(function, text: str, operands: list, scope: dict) -> dict:
     """Position -> dim text (``_dim_text``) of each kernel operand that is a size: an int64 literal
     or expression of symbolic variables, where the kernel takes a scalar its buffers' shapes name
-    (``T.int64`` ``n`` beside a buffer of ``(n * 2,)``). TVM checks those shapes against the
-    tensors at the call, so the operand is the size the Program's static shapes fix, no value."""
+    (``T.int64`` ``n`` beside a buffer of ``(n * 2,)``: TVM checks those shapes against the tensors
+    at the call) or that it only stores (``out[0] = m``, ``_stored_only``). Either way the operand
+    is the size the Program's static shapes fix, no value, and reaches past no buffer."""
     shaped = _buffer_size_vars(function)
     sizes = {}
     for k, (e, param) in enumerate(zip(operands, function.params)):
         ty = getattr(e, "ty", None)
         if isinstance(ty, tvm.ir.PrimType) and str(ty.dtype) == "int64" and e not in scope and \
-                isinstance(param.ty, tvm.ir.PrimType) and any(v.same_as(param) for v in shaped) and \
-                _dim_text(e) is not None:
+                isinstance(param.ty, tvm.ir.PrimType) and _dim_text(e) is not None and \
+                (any(v.same_as(param) for v in shaped) or _stored_only(text, param.name)):
             sizes[k] = _dim_text(e)
     return sizes
+
+
+# What a scalar only stored may pass through on its way into a store: arithmetic, casts, a choice
+_STORED_THROUGH = (ast.BinOp, ast.UnaryOp, ast.Call, ast.Attribute, ast.Constant, ast.Load)
+
+
+def _passes_value(call: ast.Call, arg) -> bool:
+    """Is ``arg`` a value ``call`` passes on: cast (``T.Cast``), or chosen (``T.if_then_else``,
+    ``T.Select``, not as their condition)?"""
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else None
+    return arg in call.args and (name == "Cast" or (name in ("if_then_else", "Select") and arg is not call.args[0]))
+
+
+def _stored_only(text: str, name: str) -> bool:
+    """Does the kernel (its TVMScript) read the scalar ``name`` only in values it stores
+    (``out[vi] = m``, through arithmetic and ``T.Cast``), never in an index, a loop's or block's
+    bounds, a condition or a binding, where a value nothing checks could reach past a buffer?"""
+    function = next(n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef))
+    parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    uses = [n for stmt in function.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == name]
+    for use in uses:
+        node = use
+        while not (isinstance(parents.get(node), ast.Assign) and parents[node].value is node):
+            parent = parents.get(node)
+            if not isinstance(parent, _STORED_THROUGH) or \
+                    (isinstance(parent, ast.Call) and not _passes_value(parent, node)):
+                return False
+            node = parent
+        if not all(isinstance(t, ast.Subscript) for t in parents[node].targets):
+            return False
+    return bool(uses)
 
 
 def _buffer_size_vars(function) -> list:

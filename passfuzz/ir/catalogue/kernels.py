@@ -28,7 +28,7 @@ Attributes of ``call_tir``: ``name`` (the PrimFunc's), ``kernel`` (an IRModule h
 outputs, even of one), ``prims`` when the kernel takes scalars (the positions of the operands
 that are R.Prim parameters, of shape () in ``inputs``; ``graph.check_prims`` holds those operands
 to be R.Prim parameters, and only those), ``sizes`` when the kernel takes a scalar its buffers'
-shapes name (``[position, size]`` pairs: relax_build passes it the size as an int64 literal at that
+shapes name, or that it only stores (``[position, size]`` pairs: relax_build passes it the size as an int64 literal at that
 position of the call, between the operands; TVM checks the buffers against it, so it is no value
 and has no range of its own), and ``inplace`` for an ``R.call_tir_inplace`` (per
 output, the position of the operand it overwrites, or -1 for a fresh tensor).
