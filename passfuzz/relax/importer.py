@@ -54,9 +54,11 @@ from passfuzz.ir.graph import ProgramSketch, analyse
 from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError, dim_names, dim_value, numpy_dtype
 
 # Declared ranges tried for a parameter without a given one, simplest first; the later ones make
-# indices, divisors and log domains valid (an index range [0, axis-1] is added per use), and the
-# last keeps repeated powers (x ** 3 ** 3 ** 3) inside the base range power accepts.
-FLOAT_RANGES = [(-4.0, 4.0), (0.5, 4.0), (1.0, 4.0), (0.0, 4.0), (-1.0, 1.0), (-0.5, 0.5), (0.95, 1.05)]
+# indices, divisors and log domains valid (an index range [0, axis-1] is added per use).
+FLOAT_RANGES = [(-4.0, 4.0), (0.5, 4.0), (1.0, 4.0), (0.0, 4.0), (-1.0, 1.0), (-0.5, 0.5)]
+# The last resort for float parameters, where neither these nor a clip make a module valid: values
+# near one keep repeated powers (x ** 3 ** 3 ** 3) inside the base range power accepts.
+NEAR_ONE = (0.95, 1.05)
 INT_RANGES = [(-8, 8), (1, 4), (0, 8), (1, 8), (0, 1), (0, 3), (0, 2), (0, 0), (-2, 2)]
 MAX_ATTEMPTS = 400  # attribute assignments tried per candidate OpDef
 # Shapes tried, in order, for a parameter of unknown rank that neither an argument nor a match_cast
@@ -1570,6 +1572,17 @@ def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: 
     clipped = _clip_fallback(program, params, options, choice, have_values, rng)
     if clipped is not None:
         return clipped
+    floats = [i for i in params if not have_values and not is_int(program.values[i].dtype)
+              and program.values[i].dtype != "bool" and not program.values[i].shape_value]
+    if floats:
+        candidate = _with_ranges(program, {i: NEAR_ONE if i in floats else options[i][choice[i]] for i in params},
+                                 have_values, rng)
+        try:
+            analyse(candidate)
+            return candidate, [f"parameter {candidate.param_name(i)}: range narrowed to [{NEAR_ONE[0]:g}, "
+                               f"{NEAR_ONE[1]:g}]" for i in floats]
+        except ProgramError:
+            pass
     try:
         analyse(_with_ranges(program, {i: options[i][0] for i in params}, have_values, rng))
     except ProgramError as exc:
