@@ -19,7 +19,8 @@ relax_build writes it inline there; an If's operands in the order its branches f
 ``import_module(build_module(p), arguments=p.arguments())`` equals ``canonical(p)`` up to the
 parameters' ranges, which the importer infers: the simplest candidate range holding the
 arguments for which ``graph.analyse`` accepts the Program (narrower ones for indices, divisors,
-log domains), or else a ``clip`` after the parameter (``import_notes`` lists what was done).
+log domains), or else a ``clip`` after the parameter, or last float parameters near one
+(``import_notes`` lists what was done).
 
 Match_casts vanish (a program's values have static shapes; the typing of parameters carries the
 symbolic dims), and so do aliases and R.output. Two calls are read without a pattern: a
