@@ -159,6 +159,25 @@ def test_a_range_is_narrowed_on_the_next_parameter_when_the_first_has_no_narrowe
     assert (imported.values[1].lo, imported.values[1].hi) == (-1.0, 1.0)
 
 
+@I.ir_module
+class RepeatedPower:  # test_transform_gradient_checkpoint's test_sequential: x ** 81 in four steps
+    @R.function
+    def main(x: R.Tensor((3, 3), "float32")):
+        with R.dataflow():
+            y = R.power(x, R.const(3, "float32"))
+            z = R.power(R.power(R.power(y, R.const(3, "float32")), R.const(3, "float32")), R.const(3, "float32"))
+            s = R.sum(z)
+            R.output(s)
+        return s
+
+
+def test_repeated_powers_import_with_their_base_in_a_narrow_range_around_one():
+    program = import_module(RepeatedPower)
+    x = program.values[0]
+    assert (x.lo, x.hi) == (0.95, 1.05)  # 1.05 ** 27 stays a base power accepts; 4 ** 27 does not
+    np.testing.assert_allclose(run(build_module(program), program.arguments())[0], evaluate(program)[0], rtol=1e-4)
+
+
 def run(mod, arguments):
     executable, device = load(mod, "llvm")
     vm = relax.VirtualMachine(executable, device)

@@ -15,17 +15,17 @@ from tvm.script import tirx as T
 
 from passfuzz.ir.catalogue import infer_application
 from passfuzz.ir.catalogue.base import OpError
-from passfuzz.ir.graph import analyse
+from passfuzz.ir.graph import analyse, evaluate
 from passfuzz.ir.program import Node, ProgramError, dim_names, dim_value
 from passfuzz.judge.trial import check
 from passfuzz.passes.names import resolve
 from passfuzz.portable.standalone import numpy_outputs
 from passfuzz.relax.build import _whole_parameter, build_module
-from passfuzz.relax.importer import import_module
+from passfuzz.relax.importer import ImportRejected, import_module, import_with_notes
 from strategies import seeded_programs
 
 from .catalogue_support import F, infer, ref
-from .test_importer import agrees
+from .test_importer import agrees, run
 
 # -- size ---------------------------------------------------------------------------------------------
 
@@ -273,3 +273,45 @@ def test_a_dim_dividing_by_a_variable_of_size_0_is_invalid_not_a_crash():
     with pytest.raises(ProgramError):
         dim_value("n // m", {"n": 4, "m": 0})
     assert dim_value("(n * 3 + 3 - 1) // 3", {"n": 2}) == 2 and sorted(dim_names("n * 3 - m")) == ["m", "n"]
+
+
+# -- symbolic variables in an op's attributes: the body specialized -----------------------------------
+
+
+@I.ir_module
+class ReshapedSymbolic:  # test_transform_rewrite_dataflow_reshape's test_rewrite_dynamic_reshape
+    @R.function
+    def main(x: R.Tensor(("n",), "float32")):
+        n = T.int64()
+        with R.dataflow():
+            y = R.reshape(x, (n // 4, 4))
+            z = R.strided_slice(y, (1,), (0,), (n // 2 - 1,))  # (1, 1) at n = 4: TVM leaves 2 - 1 unfolded
+            w = R.add(z, R.zeros((n // 4, 1), "float32"))
+            R.output(w)
+        return w
+
+
+def test_symbolic_variables_in_attributes_import_with_the_body_specialized_and_the_parameters_symbolic():
+    program, notes = import_with_notes(ReshapedSymbolic)
+    assert "its body specialized at n = 4" in notes
+    assert program.values[0].dims == ("n",) and program.symbol_values() == {"n": 4}
+    built = build_module(program)
+    assert 'x0: R.Tensor((n,), dtype="float32")' in built.script()  # main stays typed symbolically
+    arguments = program.arguments()
+    want, got, reference = run(ReshapedSymbolic, arguments), run(built, arguments), evaluate(program)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_allclose(reference[0], want[0])
+    assert want[0].shape == (1, 1)
+
+
+def test_a_body_no_sizes_make_importable_keeps_the_reason_it_was_refused_for():
+    @I.ir_module
+    class Mismatched:
+        @R.function
+        def main(x: R.Tensor(("n",), "float32")):
+            n = T.int64()
+            y = R.reshape(x, (n, 3))  # n * 3 elements out of n: valid at no size
+            return y
+
+    with pytest.raises(ImportRejected, match="op relax.reshape: its attributes or operands match no OpDef"):
+        import_module(Mismatched)

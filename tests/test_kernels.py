@@ -271,30 +271,213 @@ def test_a_symbolic_dim_a_kernels_buffer_fixes_takes_that_size_and_a_contrary_ar
         import_module(FixedByTheKernel, arguments=[np.zeros((2, 4), "float32")])
 
 
-def test_a_kernel_call_the_importer_cannot_keep_is_rejected_in_one_line():
+# test_transform_legalize_ops_manipulate's *_symbolic Expected modules: a kernel's result typed
+# with an expression of the module's variables.
+@I.ir_module(s_tir=True)
+class Doubled:
+    @T.prim_func(private=True, s_tir=True)
+    def twice(a: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, [n], "float32")
+        B = T.match_buffer(b, [n * 2], "float32")
+        for i in range(n * 2):
+            with T.sblock("compute"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi // 2]
+
+    @R.function
+    def main(x: R.Tensor(("n",), "float32")):
+        n = T.int64()
+        cls = Doubled
+        with R.dataflow():
+            y = R.call_tir(cls.twice, (x,), out_ty=R.Tensor((n * 2,), "float32"))
+            R.output(y)
+        return y
+
+
+def test_a_kernel_result_typed_with_an_expression_of_sizes_takes_its_value():
+    program = import_module(Doubled)
+    (x,) = program.arguments()
+    assert program.nodes[0].attrs["outputs"] == [[[2 * len(x)], "float32"]]
+    np.testing.assert_array_equal(run(build_module(program), [x])[0], np.repeat(x, 2))
+
+
+# test_tvmscript_parser's test_call_tir_with_tir_var, test_transform_legalize_ops_nn's
+# test_group_norm_symbolic: the kernel takes a size as a scalar beside the buffers it sizes.
+@I.ir_module(s_tir=True)
+class SizeOperand:
+    @T.prim_func(private=True, s_tir=True)
+    def copy(x: T.handle, n: T.int64, y: T.handle):
+        X = T.match_buffer(x, (n * 2,), "float32")
+        Y = T.match_buffer(y, (n * 2,), "float32")
+        for i in range(n * 2):
+            with T.sblock("compute"):
+                vi = T.axis.remap("S", [i])
+                Y[vi] = X[vi] + T.Cast("float32", n)
+
+    @R.function
+    def main(x: R.Tensor(("n * 2",), "float32"), w: R.Tensor(("n",), "float32")):
+        n = T.int64()
+        cls = SizeOperand
+        with R.dataflow():
+            y = R.call_tir(cls.copy, (x, n), out_ty=R.Tensor((n * 2,), "float32"))
+            R.output(y)
+        return y
+
+
+def test_a_size_the_kernel_takes_as_a_scalar_is_no_value_and_builds_back_as_the_size_chosen():
+    program = import_module(SizeOperand)
+    x, w = program.arguments()
+    (kernel,) = program.nodes
+    assert len(kernel.args) == 1 and kernel.attrs["sizes"] == [[1, len(w)]]
+    again = Program.from_json(json.loads(json.dumps(program.to_json())))
+    assert again == program
+    for want, got in zip(run(SizeOperand, [x, w]), run(build_module(again), [x, w])):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(run(build_module(again), [x, w])[0], x + len(w))
+    assert import_module(build_module(program), arguments=[x, w]).nodes == program.nodes
+
+
+# test_transform_legalize_ops_create_datatype's test_shape_to_tensor_symbolic: the sizes only stored
+@I.ir_module(s_tir=True)
+class StoredSizes:
+    @T.prim_func(private=True, s_tir=True)
+    def shape_to_tensor(m: T.int64, n: T.int64, out: T.Buffer((2,), "int64")):
+        for i in range(2):
+            with T.sblock("compute"):
+                vi = T.axis.remap("S", [i])
+                out[vi] = T.if_then_else(vi == 0, m, n * 2)
+
+    @R.function
+    def main(x: R.Tensor(("m", "n"), "float32")):
+        m = T.int64()
+        n = T.int64()
+        cls = StoredSizes
+        y = R.call_tir(cls.shape_to_tensor, (m, n), out_ty=R.Tensor((2,), "int64"))
+        return y
+
+
+def test_sizes_a_kernel_only_stores_are_passed_as_the_sizes_chosen():
+    program = import_module(StoredSizes)
+    (x,) = program.arguments()
+    assert [k for k, _ in program.nodes[0].attrs["sizes"]] == [0, 1]
+    np.testing.assert_array_equal(run(build_module(program), [x])[0], [x.shape[0], 2 * x.shape[1]])
+
+
+def test_a_scalar_the_kernel_indexes_with_and_no_buffer_sizes_stays_rejected():
+    # test_blockbuilder_emit_te's test_emit_te_with_symbolic_arg: A[i + m] reads past A for m > 0,
+    # and nothing checks m at the call
     @I.ir_module(s_tir=True)
-    class Doubled:
+    class Offset:
         @T.prim_func(private=True, s_tir=True)
-        def twice(a: T.handle, b: T.handle):
-            n = T.int64()
-            A = T.match_buffer(a, [n], "float32")
-            B = T.match_buffer(b, [n * 2], "float32")
-            for i in range(n * 2):
+        def shifted(A: T.Buffer((10,), "float32"), m: T.int64, B: T.Buffer((10,), "float32")):
+            for i in range(10):
                 with T.sblock("compute"):
                     vi = T.axis.remap("S", [i])
-                    B[vi] = A[vi // 2]
+                    B[vi] = A[vi + m]
+
+        @R.function
+        def main(x: R.Tensor((10,), "float32"), s: R.Shape(["m"])):
+            m = T.int64()
+            cls = Offset
+            y = R.call_tir(cls.shifted, (x, m), out_ty=R.Tensor((10,), "float32"))
+            return y
+
+    with pytest.raises(ImportRejected, match="call_tir operand not a tensor"):
+        import_module(Offset)
+
+
+def test_an_int64_scalar_parameter_a_kernel_indexes_with_is_a_value_inside_zero_to_one():
+    # test_blockbuilder_emit_te's test_symbolic_shape_in_prim_value: a row index no type names
+    @I.ir_module(s_tir=True)
+    class Row:
+        @T.prim_func(private=True, s_tir=True)
+        def row(A: T.Buffer((3, 4), "float32"), r: T.int64, B: T.Buffer((4,), "float32")):
+            for j in range(4):
+                with T.sblock("compute"):
+                    vj = T.axis.remap("S", [j])
+                    B[vj] = A[r, vj]
+
+        @R.function
+        def main(x: R.Tensor((3, 4), "float32"), r: T.int64):
+            cls = Row
+            y = R.call_tir(cls.row, (x, r), out_ty=R.Tensor((4,), "float32"))
+            return y
+
+    program = import_module(Row)
+    r = program.values[1]
+    assert r.prim and r.dtype == "int64" and (r.lo, r.hi) == (0, 1)
+    assert program.nodes[0].attrs["prims"] == [1]
+    x, index = program.arguments()
+    np.testing.assert_array_equal(run(build_module(program), [x, index])[0], x[int(index)])
+
+
+def test_an_r_prim_of_another_dtype_than_the_kernels_scalar_is_rejected():
+    # test_analysis_well_formed's test_call_tir_with_incorrect_primitive_argument_dtype: TVM cannot build it
+    @I.ir_module(check_well_formed=False, s_tir=True)
+    class Mistyped:
+        @T.prim_func(s_tir=True)
+        def scale(A: T.Buffer((4,), "float32"), s: T.float32, B: T.Buffer((4,), "float32")):
+            for i in range(4):
+                with T.sblock("compute"):
+                    vi = T.axis.remap("S", [i])
+                    B[vi] = A[vi] * s
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32"), s: R.Prim("int64")):
+            y = R.call_tir(Mistyped.scale, (x, s), out_ty=R.Tensor((4,), "float32"))
+            return y
+
+    with pytest.raises(ImportRejected, match="passing an R.Prim int64 where the kernel takes float32"):
+        import_module(Mistyped)
+
+
+def test_a_drawn_r_prim_value_where_the_kernel_takes_a_size_is_rejected():
+    @I.ir_module(s_tir=True)
+    class SizedByAValue:
+        @T.prim_func(private=True, s_tir=True)
+        def first(x: T.handle, n: T.int64, y: T.handle):
+            X = T.match_buffer(x, (n,), "float32")
+            Y = T.match_buffer(y, (1,), "float32")
+            for i in range(1):
+                with T.sblock("compute"):
+                    vi = T.axis.remap("S", [i])
+                    Y[vi] = X[vi]
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32"), k: T.int64):  # k is drawn in [0, 1], not 4
+            cls = SizedByAValue
+            y = R.call_tir(cls.first, (x, k), out_ty=R.Tensor((1,), "float32"))
+            return y
+
+    with pytest.raises(ImportRejected, match="a drawn R.Prim value where the kernel takes a size"):
+        import_module(SizedByAValue)
+
+
+def test_a_kernel_call_the_importer_cannot_keep_is_rejected_in_one_line():
+    @I.ir_module(s_tir=True)
+    class Widened:
+        @T.prim_func(private=True, s_tir=True)
+        def widen(a: T.handle, b: T.handle):
+            n = T.int64()
+            A = T.match_buffer(a, [n], "float32")
+            B = T.match_buffer(b, [n], "int16")  # a dtype passfuzz has no values of
+            for i in range(n):
+                with T.sblock("compute"):
+                    vi = T.axis.remap("S", [i])
+                    B[vi] = T.Cast("int16", A[vi])
 
         @R.function
         def main(x: R.Tensor(("n",), "float32")):
             n = T.int64()
-            cls = Doubled
+            cls = Widened
             with R.dataflow():
-                y = R.call_tir(cls.twice, (x,), out_ty=R.Tensor((n * 2,), "float32"))
+                y = R.call_tir(cls.widen, (x,), out_ty=R.Tensor((n,), "int16"))
                 R.output(y)
             return y
 
     with pytest.raises(ImportRejected, match="call_tir whose result is not a tensor") as rejected:
-        import_module(Doubled)
+        import_module(Widened)
     assert "\n" not in str(rejected.value)
 
 

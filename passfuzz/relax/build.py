@@ -377,6 +377,9 @@ def _kernel_call(bb, attrs: dict, operands: list) -> relax.Call:
     then called as the imported module called it."""
     kernel = bb.add_func(parse_kernel(attrs["kernel"], attrs["name"]), attrs["name"])
     outputs = [relax.TensorType(shape, dtype) for shape, dtype in attrs["outputs"]]
+    operands = list(operands)
+    for k, size in sorted(attrs.get("sizes", ())):  # a size the kernel takes as a scalar, written as a literal
+        operands.insert(k, tvm.tirx.IntImm("int64", size))
     if attrs.get("inplace"):
         return relax.call_tir_inplace(kernel, relax.Tuple(operands), list(attrs["inplace"]),
                                       outputs if attrs["tuple"] else outputs[0])

@@ -19,7 +19,8 @@ relax_build writes it inline there; an If's operands in the order its branches f
 ``import_module(build_module(p), arguments=p.arguments())`` equals ``canonical(p)`` up to the
 parameters' ranges, which the importer infers: the simplest candidate range holding the
 arguments for which ``graph.analyse`` accepts the Program (narrower ones for indices, divisors,
-log domains), or else a ``clip`` after the parameter (``import_notes`` lists what was done).
+log domains), or else a ``clip`` after the parameter, or last float parameters near one
+(``import_notes`` lists what was done).
 
 Match_casts vanish (a program's values have static shapes; the typing of parameters carries the
 symbolic dims), and so do aliases and R.output. Two calls are read without a pattern: a
@@ -32,6 +33,7 @@ the construct and where it is.
 
 from __future__ import annotations
 
+import ast
 import functools
 import heapq
 import itertools
@@ -55,6 +57,9 @@ from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError, d
 # Declared ranges tried for a parameter without a given one, simplest first; the later ones make
 # indices, divisors and log domains valid (an index range [0, axis-1] is added per use).
 FLOAT_RANGES = [(-4.0, 4.0), (0.5, 4.0), (1.0, 4.0), (0.0, 4.0), (-1.0, 1.0), (-0.5, 0.5)]
+# The last resort for float parameters, where neither these nor a clip make a module valid: values
+# near one keep repeated powers (x ** 3 ** 3 ** 3) inside the base range power accepts.
+NEAR_ONE = (0.95, 1.05)
 INT_RANGES = [(-8, 8), (1, 4), (0, 8), (1, 8), (0, 1), (0, 3), (0, 2), (0, 0), (-2, 2)]
 MAX_ATTEMPTS = 400  # attribute assignments tried per candidate OpDef
 # Shapes tried, in order, for a parameter of unknown rank that neither an argument nor a match_cast
@@ -873,11 +878,25 @@ class _Importer:
         if not isinstance(function, tvm.tirx.PrimFunc):
             body.fail(binding, "a call_tir of something other than a PrimFunc")
         operands = list(call.args[1].fields)
+        inplace = call.op.name == "relax.call_tir_inplace"
+        name, text = self.kernel_text(call.args[0], function)
+        if text is None:
+            body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
+        sizes = {} if inplace else _size_operands(function, text, operands, body.scope)
         inputs = [_static_type(getattr(e, "ty", None)) for e in operands]
         prims = [k for k, e in enumerate(operands) if isinstance(getattr(e, "ty", None), tvm.ir.PrimType)
-                 and str(e.ty.dtype) in DTYPES and str(e.ty.dtype) != "int64"]
+                 and str(e.ty.dtype) in DTYPES and (str(e.ty.dtype) != "int64" or e in body.scope)]
         for k in prims:  # a scalar the kernel takes (an R.Prim parameter: graph.check_prims)
             inputs[k] = [[], str(operands[k].ty.dtype)]
+            param = function.params[k] if k < len(function.params) else None
+            if param is None or not isinstance(param.ty, tvm.ir.PrimType) or str(param.ty.dtype) != inputs[k][1]:
+                body.fail(binding, f"a call_tir passing an R.Prim {inputs[k][1]} where the kernel takes "
+                                   f"{getattr(param, 'ty', 'nothing')}")
+            if any(v.same_as(param) for v in _buffer_size_vars(function)):
+                body.fail(binding, "a call_tir passing a drawn R.Prim value where the kernel takes a size its "
+                                   "buffers' shapes name (TVM's check of them would fail)")
+        for k in sizes:
+            inputs[k] = [[], "int64"]
         outputs, is_tuple = _opaque_types("call_tir", inputs, call, body, binding)
         for (shape, _), param in zip(inputs + outputs, function.params):
             buffer = getattr(param, "shape", None)  # a buffer parameter's shape (a scalar has none)
@@ -886,19 +905,19 @@ class _Importer:
             for d, b in zip(shape, buffer):  # a size the kernel's buffer fixes
                 if isinstance(b, tvm.tirx.IntImm) and isinstance(d, int) and d != int(b.value):
                     body.fail(binding, f"a call_tir operand or result of dim {d} where the kernel's buffer has {b.value}")
-                if isinstance(b, tvm.tirx.IntImm) and isinstance(d, str):
+                if isinstance(b, tvm.tirx.IntImm) and isinstance(d, str) and d.isidentifier():
                     self.fixed.setdefault(d, int(b.value))
         unwritten = _unreferenced_outputs(function, len(inputs), len(outputs))
         if unwritten:
             body.fail(binding, f"a call_tir of a kernel that never writes its output {unwritten[0]} "
                                "(its value would be uninitialized memory)")
-        name, text = self.kernel_text(call.args[0], function)
-        if text is None:
-            body.fail(binding, f"kernel {name}'s TVMScript does not parse back to it")
-        inplace = {"inplace": [int(j) for j in call.attrs.inplace_indices]} \
-            if call.op.name == "relax.call_tir_inplace" else {}
-        return operands, {"name": name, "kernel": text, "inputs": inputs, "outputs": outputs,
-                          "tuple": is_tuple, **({"prims": prims} if prims else {}), **inplace}
+        kept = [k for k in range(len(operands)) if k not in sizes]  # the operands that are values
+        prims = [kept.index(k) for k in prims]
+        extra = {"inplace": [int(j) for j in call.attrs.inplace_indices]} if inplace else \
+            {"sizes": [[k, d] for k, d in sizes.items()]} if sizes else {}
+        return [operands[k] for k in kept], {
+            "name": name, "kernel": text, "inputs": [inputs[k] for k in kept], "outputs": outputs,
+            "tuple": is_tuple, **({"prims": prims} if prims else {}), **extra}
 
     def packed(self, call, body, binding) -> tuple[list, dict]:
         """The operands and attributes of an opaque ``call_pure_packed`` node (catalogue/kernels.py)
@@ -937,6 +956,60 @@ class _Importer:
             raise ImportRejected(f"cannot import {where}: a function body returns one value here")
         return {"values": [{"op": n.op, "args": list(n.args), "attrs": n.attrs} for n in values],
                 "outputs": outputs}
+
+
+def _size_operands(function, text: str, operands: list, scope: dict) -> dict:
+    """Position -> dim text (``_dim_text``) of each kernel operand that is a size: an int64 literal
+    or expression of symbolic variables, where the kernel takes a scalar its buffers' shapes name
+    (``T.int64`` ``n`` beside a buffer of ``(n * 2,)``: TVM checks those shapes against the tensors
+    at the call) or that it only stores (``out[0] = m``, ``_stored_only``). Either way the operand
+    is the size the Program's static shapes fix, no value, and reaches past no buffer."""
+    shaped = _buffer_size_vars(function)
+    sizes = {}
+    for k, (e, param) in enumerate(zip(operands, function.params)):
+        ty = getattr(e, "ty", None)
+        if isinstance(ty, tvm.ir.PrimType) and str(ty.dtype) == "int64" and e not in scope and \
+                isinstance(param.ty, tvm.ir.PrimType) and _dim_text(e) is not None and \
+                (any(v.same_as(param) for v in shaped) or _stored_only(text, param.name)):
+            sizes[k] = _dim_text(e)
+    return sizes
+
+
+# What a scalar only stored may pass through on its way into a store: arithmetic, casts, a choice
+_STORED_THROUGH = (ast.BinOp, ast.UnaryOp, ast.Call, ast.Attribute, ast.Constant, ast.Load)
+
+
+def _passes_value(call: ast.Call, arg) -> bool:
+    """Is ``arg`` a value ``call`` passes on: cast (``T.Cast``), or chosen (``T.if_then_else``,
+    ``T.Select``, not as their condition)?"""
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else None
+    return arg in call.args and (name == "Cast" or (name in ("if_then_else", "Select") and arg is not call.args[0]))
+
+
+def _stored_only(text: str, name: str) -> bool:
+    """Does the kernel (its TVMScript) read the scalar ``name`` only in values it stores
+    (``out[vi] = m``, through arithmetic and ``T.Cast``), never in an index, a loop's or block's
+    bounds, a condition or a binding, where a value nothing checks could reach past a buffer?"""
+    function = next(n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef))
+    parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    uses = [n for stmt in function.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == name]
+    for use in uses:
+        node = use
+        while not (isinstance(parents.get(node), ast.Assign) and parents[node].value is node):
+            parent = parents.get(node)
+            if not isinstance(parent, _STORED_THROUGH) or \
+                    (isinstance(parent, ast.Call) and not _passes_value(parent, node)):
+                return False
+            node = parent
+        if not all(isinstance(t, ast.Subscript) for t in parents[node].targets):
+            return False
+    return bool(uses)
+
+
+def _buffer_size_vars(function) -> list:
+    """The variables a kernel's buffer parameters' shapes name."""
+    return [v for p in function.params for d in (getattr(p, "shape", None) or ())
+            for v in tvm.tirx.analysis.undefined_vars(d, [])]
 
 
 def _opaque_types(what: str, inputs: list, call, body, binding) -> tuple[list, bool]:
@@ -986,18 +1059,86 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
     if not isinstance(func, relax.Function):
         raise ImportRejected(f"cannot import {function}: it is not a Relax function")
     _check_reachable(mod, function)
-    importer = _Importer(mod, function)
-    num_input = func.attrs.get("num_input") if func.attrs is not None and "num_input" in func.attrs else None
-    num_input = len(func.params) if num_input is None else int(num_input)
     given = list(arguments) if arguments is not None else None
     if given is not None and len(given) != len(func.params):
         raise ImportRejected(f"cannot import {function}: {len(given)} arguments for {len(func.params)} parameters")
-    sizes = _symbol_sizes(func, given, function)
-    typing = _typing_names(func.params)
+    try:
+        return _import_function(mod, function, func, given, seed, argument_ranges)
+    except ImportRejected as first:
+        for chosen in _specializations(func, given, seed):
+            try:
+                specialized = _specialized(func, chosen)
+            except Exception:  # noqa: BLE001, S112 - TVM finds the body ill-typed at these sizes
+                continue
+            try:
+                program, notes = _import_function(mod, function, specialized, given, seed, argument_ranges,
+                                                   typed_by=func, chosen=chosen)
+            except ImportRejected:
+                continue
+            return program, notes + [f"its body specialized at {', '.join(f'{n} = {v}' for n, v in chosen.items())}"]
+        raise first from None
+
+
+# Sizes tried, in order, for the symbolic variables of a body that imports only specialized (below)
+SPECIALIZED_SIZES = [4, 2, 3, 8]
+
+
+def _specializations(func, given, seed: int) -> list[dict]:
+    """Where a body does not import as it is written (an op whose attributes hold symbolic
+    variables, ``R.reshape(x, (n // 4, 4))``, ``R.zeros((n, n))``): the sizes to try binding the
+    variables its parameters' types name to, all alike first, then drawn. The parameters keep
+    their symbolic types and the body takes static shapes, which is how every Program is built
+    (passfuzz.relax.build); the Program then runs for those sizes only, as a kernel's fixed buffer
+    makes one do. Not with given arguments (they fix the sizes), nor for a variable an R.Prim
+    parameter is (the value the body reads)."""
+    if given is not None:
+        return []
+    prims = {p.name for p in func.params if isinstance(p.ty, tvm.ir.PrimType)}
+    names = sorted(_typing_names(func.params) - prims)
+    if not names:
+        return []
+    rng = random.Random(seed)
+    return [dict.fromkeys(names, size) for size in SPECIALIZED_SIZES] + \
+        [{n: rng.randint(2, 8) for n in names} for _ in range(2)]
+
+
+def _specialized(func, sizes: dict):
+    """``func`` with its symbolic variables bound to ``sizes`` and the arithmetic on them that this
+    leaves in operands (``(n + 1,)`` of a strided_slice: TVM simplifies shapes only) folded."""
+    from tvm.relax.expr_functor import PyExprMutator, mutator
+
+    analyzer = tvm.sym.Analyzer()
+
+    def folded(e):
+        return analyzer.simplify(e) if isinstance(getattr(e, "ty", None), tvm.ir.PrimType) and \
+            not isinstance(e, (relax.Var, tvm.tirx.IntImm, tvm.tirx.FloatImm)) else None
+
+    @mutator
+    class Folding(PyExprMutator):
+        def visit_tuple_(self, op):
+            return relax.Tuple([folded(f) if folded(f) is not None else self.visit_expr(f) for f in op.fields])
+
+        def visit_call_(self, op):
+            args = [folded(a) if folded(a) is not None else self.visit_expr(a) for a in op.args]
+            return relax.Call(self.visit_expr(op.op), args, op.attrs, op.ty_args)
+
+    return Folding().visit_expr(func.bind_symbolic_vars(sizes))
+
+
+def _import_function(mod, function: str, func, given, seed: int, argument_ranges: bool, typed_by=None,
+                     chosen: dict | None = None) -> tuple[Program, list[str]]:
+    """``import_with_notes`` of ``func``; ``typed_by``: the function whose parameters' types the
+    Program's parameters take (``func`` with its symbolic variables bound to ``chosen``)."""
+    importer = _Importer(mod, function)
+    typed_by = func if typed_by is None else typed_by
+    num_input = func.attrs.get("num_input") if func.attrs is not None and "num_input" in func.attrs else None
+    num_input = len(func.params) if num_input is None else int(num_input)
+    sizes = {**_symbol_sizes(typed_by, given, function), **(chosen or {})}
+    typing = _typing_names(typed_by.params)
     values: list = []
     scope: dict = {}
     shape_params, prim_params, groups = [], [], 0
-    for k, p in enumerate(func.params):
+    for k, (p, bound) in enumerate(zip(typed_by.params, func.params)):
         role = "input" if k < num_input else "weight"
         ty = p.ty
         where = f"cannot import {function}: parameter {p.name}"
@@ -1008,21 +1149,21 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
                 raise ImportRejected(f"{where}: an R.Prim parameter of dtype {ty.dtype}, not among passfuzz's dtypes")
             value = np.asarray(given[k], numpy_dtype(str(ty.dtype))) if given is not None else None
             values.append(Param((), str(ty.dtype), 0, 0, value, role, prim=True))
-            scope[p] = len(values) - 1
+            scope[bound] = len(values) - 1
         elif type(ty).__name__ == "PrimType" and p.name not in typing:
             # an int64 scalar no parameter's type names (``index: T.int64`` read by a take): a value
             values.append(Param((), "int64", 0, 0, None if given is None else np.asarray(given[k], "int64"),
                                 role, prim=True))
-            scope[p] = len(values) - 1
+            scope[bound] = len(values) - 1
         elif type(ty).__name__ == "PrimType":
             prim_params.append(PrimParam(p.name, role))
             sizes.setdefault(p.name, int(given[k]) if given is not None else None)
         elif isinstance(ty, relax.ShapeType) and role == "input" and \
-                not _typing_names([q for q in func.params if not q.same_as(p)]) & _typing_names([p]) and \
+                not _typing_names([q for q in typed_by.params if not q.same_as(p)]) & _typing_names([p]) and \
                 all(isinstance(v, relax.Var) for v in (ty.values or [])):
             # sizes no other parameter's type names (``s: R.Shape(ndim=2)``): a value
             values.append(_shape_value_param(ty, given[k] if given is not None else None, where))
-            scope[p] = len(values) - 1
+            scope[bound] = len(values) - 1
         elif isinstance(ty, relax.ShapeType):
             if role != "input" or not all(isinstance(v, relax.Var) for v in (ty.values or [])) or not ty.values:
                 raise ImportRejected(f"{where}: an R.Shape parameter is an input naming variables, or sizes "
@@ -1033,11 +1174,11 @@ def import_with_notes(mod: tvm.IRModule, *, function: str = "main", arguments: l
                     sizes.setdefault(v.name, int(d))
         elif isinstance(ty, relax.TupleType):
             entry = _tuple_params(ty, values, (groups,), given[k] if given is not None else None, where, role)
-            importer.leaves[p] = entry
+            importer.leaves[bound] = entry
             groups += 1
         elif isinstance(ty, relax.TensorType):
-            values.append(_tensor_param(ty, role, (), given[k] if given is not None else None, where, func, p))
-            scope[p] = len(values) - 1
+            values.append(_tensor_param(ty, role, (), given[k] if given is not None else None, where, typed_by, p))
+            scope[bound] = len(values) - 1
             for name, size in zip(values[-1].dims, values[-1].shape or ()):
                 if name.isidentifier() and size is not None:
                     sizes.setdefault(name, size)
@@ -1124,25 +1265,36 @@ def _static_type(ty) -> list | None:
     """``[shape, dtype]`` of a tensor type with a shape of sizes and symbolic variables (by name,
     sized once the importer has chosen them: ``_kernels_sized``) and one of passfuzz's dtypes."""
     if not isinstance(ty, relax.TensorType) or not isinstance(ty.shape, relax.ShapeExpr) or \
-            str(ty.dtype) not in DTYPES or \
-            not all(isinstance(d, (tvm.tirx.IntImm, tvm.tirx.Var)) for d in ty.shape.values):
+            str(ty.dtype) not in DTYPES or any(_dim_text(d) is None for d in ty.shape.values):
         return None
-    return [[int(d.value) if isinstance(d, tvm.tirx.IntImm) else d.name for d in ty.shape.values], str(ty.dtype)]
+    return [[int(d.value) if isinstance(d, tvm.tirx.IntImm) else _dim_text(d) for d in ty.shape.values],
+            str(ty.dtype)]
 
 
 def _kernels_sized(node: Node, sizes: dict, where: str) -> Node:
     """``node`` with the types of every kernel in it (itself, or in its regions) made static: a
     dim a kernel's operand or result names (``_static_type``) takes the size of that variable."""
+    def size(d):
+        if not isinstance(d, str):
+            return d
+        missing = [n for n in dim_names(d) if n not in sizes]
+        if missing:
+            raise ImportRejected(f"cannot import {where}: a kernel typed with {missing[0]}, which no parameter defines")
+        try:
+            value = dim_value(d, sizes)
+        except ProgramError as exc:  # an expression dividing by a variable of size 0
+            raise ImportRejected(f"cannot import {where}: {exc}") from None
+        if value < 0:
+            raise ImportRejected(f"cannot import {where}: a kernel typed with {d} = {value}, a negative size")
+        return value
+
     def sized(types):
-        def size(d):
-            if isinstance(d, str) and d not in sizes:
-                raise ImportRejected(f"cannot import {where}: a kernel typed with {d}, which no parameter defines")
-            return sizes[d] if isinstance(d, str) else d
         return [[[size(d) for d in shape], dtype] for shape, dtype in types]
 
     def walk(op: str, attrs: dict) -> dict:
         if op in ("call_tir", "call_pure_packed"):
-            return {**attrs, "inputs": sized(attrs["inputs"]), "outputs": sized(attrs["outputs"])}
+            return {**attrs, "inputs": sized(attrs["inputs"]), "outputs": sized(attrs["outputs"]),
+                    **({"sizes": [[k, size(d)] for k, d in attrs["sizes"]]} if "sizes" in attrs else {})}
         regions = {key: {**attrs[key], "values": [{**v, "attrs": walk(v["op"], v["attrs"])} for v in attrs[key]["values"]]}
                    for key in ("body", "then", "else") if isinstance(attrs.get(key), dict) and "values" in attrs[key]}
         return {**attrs, **regions} if regions else attrs
@@ -1421,6 +1573,17 @@ def _settle(program: Program, sizes: dict, have_values: bool, seed: int, where: 
     clipped = _clip_fallback(program, params, options, choice, have_values, rng)
     if clipped is not None:
         return clipped
+    floats = [i for i in params if not have_values and not is_int(program.values[i].dtype)
+              and program.values[i].dtype != "bool" and not program.values[i].shape_value]
+    if floats:
+        candidate = _with_ranges(program, {i: NEAR_ONE if i in floats else options[i][choice[i]] for i in params},
+                                 have_values, rng)
+        try:
+            analyse(candidate)
+            return candidate, [f"parameter {candidate.param_name(i)}: range narrowed to [{NEAR_ONE[0]:g}, "
+                               f"{NEAR_ONE[1]:g}]" for i in floats]
+        except ProgramError:
+            pass
     try:
         analyse(_with_ranges(program, {i: options[i][0] for i in params}, have_values, rng))
     except ProgramError as exc:

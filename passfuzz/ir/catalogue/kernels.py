@@ -27,7 +27,10 @@ Attributes of ``call_tir``: ``name`` (the PrimFunc's), ``kernel`` (an IRModule h
 ``inputs`` and ``outputs`` (``[shape, dtype]`` each), ``tuple`` (the call returns a tuple of its
 outputs, even of one), ``prims`` when the kernel takes scalars (the positions of the operands
 that are R.Prim parameters, of shape () in ``inputs``; ``graph.check_prims`` holds those operands
-to be R.Prim parameters, and only those), and ``inplace`` for an ``R.call_tir_inplace`` (per
+to be R.Prim parameters, and only those), ``sizes`` when the kernel takes a scalar its buffers'
+shapes name, or that it only stores (``[position, size]`` pairs: relax_build passes it the size as an int64 literal at that
+position of the call, between the operands; TVM checks the buffers against it, so it is no value
+and has no range of its own), and ``inplace`` for an ``R.call_tir_inplace`` (per
 output, the position of the operand it overwrites, or -1 for a fresh tensor).
 
 An in-place kernel writes its result into an operand. Relax types the call as pure, and its
@@ -76,6 +79,12 @@ def _call_tir_infer(args: list, attrs: dict):
         for k, j in enumerate(inplace):
             require(j == -1 or list(inputs[j]) == list(outputs[k]),
                     f"output {k} overwrites operand {j}, of another type")
+    sizes = attrs.get("sizes", [])
+    require(isinstance(sizes, list) and not (sizes and inplace is not None)
+            and all(isinstance(s, list) and len(s) == 2 and all(isinstance(n, int) and n >= 0 for n in s)
+                    for s in sizes) and len({k for k, _ in sizes}) == len(sizes)
+            and all(k <= len(attrs["inputs"]) + j for j, (k, _) in enumerate(sorted(sizes))),
+            "sizes: [position among the kernel's operands, size] pairs, of a kernel not in place")
     return _opaque_infer(args, attrs)
 
 
