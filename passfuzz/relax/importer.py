@@ -1093,8 +1093,8 @@ def _partly_written_outputs(function, inputs: int, outputs: int) -> list[str]:
     executions (each store times the constant extents of the loops around it, an upper bound on the
     elements written) than the buffer has elements. TVM's tests write placeholder kernels that set
     one element (``out[0, 0] = T.float32(0)``); the rest would be different garbage in the original
-    and the optimized module. Where no bound is known (a symbolic shape or extent, a while loop, the
-    buffer passed to a call or matched by a block) the output is taken as written."""
+    and the optimized module. Where no bound is known (a symbolic shape or extent, a while loop, a
+    thread launch, the buffer passed to a call or matched by a block) the output is taken as written."""
     partly = []
     for buffer in function.params[inputs:inputs + outputs]:
         shape = getattr(buffer, "shape", None)
@@ -1123,6 +1123,8 @@ def _elements_stored(stmt, buffer) -> int | None:
         used = tvm.tirx.analysis.undefined_vars(stmt)
         return None if any(var.same_as(buffer) for var in used) else 0
     if kind == "SBlock" and len(stmt.match_buffers):
+        return None
+    if kind == "AttrStmt" and stmt.attr_key in ("thread_extent", "virtual_thread"):  # a launch: its extent repeats
         return None
     if kind not in ("For", "While", "SeqStmt", "IfThenElse", "SBlockRealize", "SBlock", "LetStmt", "Bind",
                     "AttrStmt", "AllocBuffer", "DeclBuffer", "AssertStmt"):
