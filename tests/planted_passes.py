@@ -73,6 +73,11 @@ def segfault_on_negative(mod, ctx):
 MINIMAL_OPS["segfault_on_negative"] = 1  # negative
 
 
+def segfault_with(options: dict):
+    """segfault_on_negative named with a dict argument, as ConvertLayout's desired layouts are."""
+    return segfault_on_negative
+
+
 @tvm.transform.module_pass(opt_level=0, name="RaiseAlways")
 def raise_always(mod, ctx):
     """Planted pass error: refuses any module (like a pass with a broken precondition check)."""

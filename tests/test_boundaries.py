@@ -217,3 +217,18 @@ def test_the_scalar_constants_said_to_print_inline_are_those_tvm_prints_inline()
             inline.append(dtype)
     assert tuple(inline) == tuple(d for d in DTYPES if d in INLINE_SCALAR_DTYPES)
     assert set(INLINE_SCALAR_DTYPES) <= set(DTYPES)
+
+
+def test_a_dtype_constant_beside_a_tensor_constant_prints_and_parses_back():
+    # R.builtin.alloc_tensor's dtype is a constant holding a dtype, printed inline as R.dtype(...):
+    # read as a tensor, it raised AttributeError (a false print-round-trip finding after CallTIRRewrite).
+    @I.ir_module
+    class Alloc:
+        @R.function
+        def main(x: R.Tensor((2,), "float32")):
+            R.func_attr({"relax.force_pure": True})
+            y = R.builtin.alloc_tensor(R.shape([2]), R.dtype("float32"), R.prim_value(0), R.str("global"))
+            z = R.add(x, R.const(np.array([1.0, 2.0], "float32")))
+            return (y, z)
+
+    assert print_round_trip(Alloc) == ""

@@ -177,6 +177,19 @@ def test_the_pass_lists_of_a_module_are_its_tests_then_its_files_each_with_its_p
     assert pass_lists(unnamed, None) == ([], [f"its test applies {why}"])
 
 
+def test_a_function_named_inside_a_list_argument_is_renamed_main_or_refused_as_a_sibling():
+    # test_transform_lift_transform_params.py's test_share_transform_across_specified_functions: each
+    # of func1, func2, func3 is a Program of its own named main, so the pass, given names its module
+    # no longer holds, raised (a false pass-error)
+    shared = "LiftTransformParams(shared_transform=['func1', 'func2'])"
+    func1 = Seed("/x/test_transform_lift_transform_params.py::test_a::Before::func1", None, passes=(shared,))
+    lists, refused = pass_lists(func1, None, ["func2", "func3"])
+    assert refused == ["its test's LiftTransformParams names func2, another function of its module"]
+    assert [[spec.text for spec in passes] for passes in lists] == [["LiftTransformParams"]]  # its file's, bare
+    alone = Seed("/x/test_transform_lift_transform_params.py::test_a::Before::func1", None,
+                 passes=("LiftTransformParams(shared_transform=['func1'])",))
+    assert [spec.text for spec in pass_lists(alone, None)[0][0]] == ["LiftTransformParams(shared_transform=['main'])"]
+
 def test_the_checks_take_the_files_in_turn_so_a_run_cut_short_reaches_every_file():
     program = Program((Param((2,), "float32", 0, 1, [0.0, 1.0]), Node("negative", (0,))), (1,))
     seeds = [Seed(f"/x/{file}.py::{module}", program, passes=("FoldConstant",))

@@ -590,6 +590,58 @@ def test_a_kernel_that_never_writes_its_output_is_rejected_since_its_result_is_u
         import_module(Placeholder)
 
 
+def test_a_kernel_that_writes_part_of_its_output_is_rejected_and_one_that_fills_it_is_not():
+    """TVM's tests also write placeholder kernels that set one element (test_multi_arg_return of
+    specialize_primfunc_based_on_callsite): the rest is uninitialized memory, which differed between
+    the original and the optimized module (a false wrong-result)."""
+
+    @I.ir_module(s_tir=True)
+    class OneElement:
+        @T.prim_func(private=True, s_tir=True)
+        def kernel(A: T.Buffer((2, 4), "float32"), B: T.Buffer((2, 4), "float32")):
+            B[0, 0] = T.float32(0)
+
+        @R.function
+        def main(x: R.Tensor((2, 4), "float32")):
+            with R.dataflow():
+                y = R.call_tir(OneElement.kernel, (x,), out_ty=R.Tensor((2, 4), "float32"))
+                R.output(y)
+            return y
+
+    @I.ir_module(s_tir=True)
+    class FirstRow:
+        @T.prim_func(private=True, s_tir=True)
+        def kernel(A: T.Buffer((2, 4), "float32"), B: T.Buffer((2, 4), "float32")):
+            for j in range(4):
+                B[0, j] = A[0, j]
+
+        @R.function
+        def main(x: R.Tensor((2, 4), "float32")):
+            with R.dataflow():
+                y = R.call_tir(FirstRow.kernel, (x,), out_ty=R.Tensor((2, 4), "float32"))
+                R.output(y)
+            return y
+
+    @I.ir_module(s_tir=True)
+    class Filled:
+        @T.prim_func(private=True, s_tir=True)
+        def kernel(A: T.Buffer((2, 4), "float32"), B: T.Buffer((2, 4), "float32")):
+            for i in range(2):
+                B[i, T.Ramp(0, 1, 4)] = A[i, T.Ramp(0, 1, 4)]  # one vector store per row
+
+        @R.function
+        def main(x: R.Tensor((2, 4), "float32")):
+            with R.dataflow():
+                y = R.call_tir(Filled.kernel, (x,), out_ty=R.Tensor((2, 4), "float32"))
+                R.output(y)
+            return y
+
+    for partial in (OneElement, FirstRow):
+        with pytest.raises(ImportRejected, match="writes part of its output B .*uninitialized"):
+            import_module(partial)
+    assert import_module(Filled).outputs
+
+
 @I.ir_module(s_tir=True)
 class InPlace:
     # test_transform's test_call_tir_inplace_some_new: output 0 overwrites operand x, output 1 is fresh

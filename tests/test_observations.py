@@ -226,3 +226,15 @@ def test_config_random_is_a_build_of_its_own_and_parses_back():
     assert parse_build(CONFIGURED.text) == CONFIGURED
     with pytest.raises(ValueError, match="config=random"):
         parse_build("config=fixed")
+
+
+def test_a_program_checked_as_it_is_counts_and_saves_its_observation_outside_hypothesis(tmp_path):
+    # check-tests checks TVM's modules outside a Hypothesis test, where hypothesis.event raises:
+    # a not-idempotent pass there stopped the whole run
+    config = FuzzConfig(passes=(), targets=["llvm"], corpus_dir=tmp_path, focus=())
+    fuzzer = Fuzzer(config)
+    verdict, _, _, saved = fuzzer.check_as_it_is(EXP_OF_NEGATIVE, resolve_list(PLANTED + "relabelled"))
+    assert verdict.finding is None and saved is None
+    assert fuzzer.stats.not_idempotent == 1
+    (path,) = fuzzer.stats.missed.values()
+    assert json.loads(Path(path).read_text())["kind"] == "not-idempotent"

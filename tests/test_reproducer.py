@@ -148,6 +148,14 @@ def test_crash_script_makes_only_the_crashing_call_in_a_forked_child(tmp_path):
     assert changed.returncode == CANNOT_RUN and changed.stdout.startswith("changed (not a crash)"), changed
 
 
+def test_a_crash_script_of_a_pass_with_a_dict_argument_prints_its_braces(tmp_path):
+    # ConvertLayout({'relax.nn.conv2d': [...]}): the braces inside the script's printed f-string
+    # failed as a format spec, so the script exited 125 instead of reproducing
+    script, _ = saved(NEGATE, f"{PLANTED}segfault_with({{'relax.nn.conv2d': ['NHWC', 'OHWI']}})", tmp_path, "crash")
+    (bug,) = run_scripts(script)
+    assert_reproduces(bug, "crash")
+    assert "segfault_with({'relax.nn.conv2d': ['NHWC', 'OHWI']}): died of SIGSEGV" in bug.stdout, bug.stdout
+
 def test_hang_script_reads_its_childs_timeout(tmp_path):
     script, _ = saved(NEGATE, f"{PLANTED}spin_forever", tmp_path, "hang", timeout=3)
     bug, fixed = run_scripts(script, fixed_twin(script, "spin_forever", "leave_unchanged"))

@@ -378,7 +378,7 @@ class Fuzzer:
                 self.stats.missed_rewrites += 1
             else:
                 self.stats.not_idempotent += 1
-            event(observation.kind)
+            _event(observation.kind)
             if observation.fingerprint in known:
                 continue
             known.add(observation.fingerprint)

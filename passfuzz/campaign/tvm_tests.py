@@ -104,8 +104,7 @@ def pass_lists(seed: Seed, given: Sequence[PassSpec] | None,
             except PassSpecError as exc:
                 refused.append(f"pass {text}: {str(exc)[:120]}")
                 continue
-            other = next((value for value in (*spec.args, *dict(spec.kwargs).values())
-                          if isinstance(value, str) and value in siblings), None)
+            other = next((name for name in _names_in(spec) if name in siblings), None)
             if other is not None:  # the module's other function, which this seed's Program does not hold
                 refused.append(f"its test's {spec.name} names {other}, another function of its module")
             else:
@@ -138,12 +137,25 @@ def _entry_as_main(spec: PassSpec, entry: str) -> PassSpec:
 
     from .seeds import pass_text
 
-    if entry == "main" or not any(isinstance(value, str) and value == entry
-                                  for value in (*spec.args, *dict(spec.kwargs).values())):
+    if entry == "main" or entry not in _names_in(spec):
         return spec
-    args = tuple("main" if isinstance(value, str) and value == entry else value for value in spec.args)
-    kwargs = {key: "main" if isinstance(value, str) and value == entry else value for key, value in spec.kwargs}
+
+    def renamed(value):
+        if isinstance(value, (list, tuple)):
+            return type(value)(renamed(item) for item in value)
+        return "main" if isinstance(value, str) and value == entry else value
+
+    args = tuple(renamed(value) for value in spec.args)
+    kwargs = {key: renamed(value) for key, value in spec.kwargs}
     return resolve(pass_text(spec.name, args, kwargs)[0])
+
+
+def _names_in(spec: PassSpec) -> list[str]:
+    """The strings among a pass's arguments, those inside a list included
+    (``LiftTransformParams(shared_transform=['func1', 'func2'])``): the functions it may name."""
+    values = [*spec.args, *dict(spec.kwargs).values()]
+    return [item for value in values for item in (value if isinstance(value, (list, tuple)) else [value])
+            if isinstance(item, str)]
 
 
 def plan_checks(found: SeedSet, given: Sequence[PassSpec] | None, dtypes: Sequence[str] | None = None) -> Plan:

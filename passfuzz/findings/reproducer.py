@@ -239,6 +239,12 @@ _CANNOT_RUN_HOOK = (f"sys.excepthook = lambda *error: (sys.__excepthook__(*error
 # prints a note instead of calling it: Python then exits 1. Set again after the imports.
 _CANNOT_RUN_HOOK_AGAIN = _CANNOT_RUN_HOOK.replace("# cannot run", "# again: import tvm wrapped it")
 # Pipeline scripts: how a child re-running the script ended.
+def _in_fstring(text: str) -> str:
+    """``text`` (a pass with a dict argument, ``ConvertLayout({'relax.nn.conv2d': [...]})``) inside a
+    printed f-string: its braces doubled, else the script fails on them (exit 125, not 1)."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 _FATE_PREFIX = {"pipeline-crash": "died of", "pipeline-hang": "no result", "pipeline-error": "exited with status"}
 # Kinds about the module itself, not its run on a target.
 _MODULE_KINDS = ("print-round-trip", "json-round-trip", "nondeterministic-pass", "missed-rewrite", "not-idempotent")
@@ -636,12 +642,12 @@ def _pass_failure(script: _Script, sides: _Sides, kind: str) -> None:
     name = sides.passes[-1].text
     if kind == "pass-error":
         script.add(*earlier, "try:", f"    {last}", "except Exception as error:")
-        script.verdict(f"{name} raised {{type(error).__name__}}:")
+        script.verdict(f"{_in_fstring(name)} raised {{type(error).__name__}}:")
         script.add(f'print("fixed: {name} no longer raises")')
     else:
         script.add(*earlier, last, "try:", "    relax.analysis.well_formed(mod)  # raises on the first violation",
                    "except Exception as error:")
-        script.verdict(f"the module is ill-formed after {name}:", first_line=False)
+        script.verdict(f"the module is ill-formed after {_in_fstring(name)}:", first_line=False)
         script.add(f'print("fixed: the module is well formed after {name}")')
 
 
@@ -676,10 +682,10 @@ def _crash(script: _Script, sides: _Sides, stage: str, timeout: float) -> None:
                "_, status = os.wait()",
                "ended = signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)",
                f"if ended {reproduces}:",
-               f'    print(f"BUG REPRODUCES ({kind}): {stage}: {fate}")',
+               f'    print(f"BUG REPRODUCES ({kind}): {_in_fstring(stage)}: {fate}")',
                "    sys.exit(1)",
                "if ended != 0:  # the child's own traceback says what failed instead",
-               f'    print(f"changed (not a {kind}): the call at {stage} ended with {{ended}}")',
+               f'    print(f"changed (not a {kind}): the call at {_in_fstring(stage)} ended with {{ended}}")',
                f"    sys.exit({CANNOT_RUN})",
                f'print("fixed: no {kind} at {stage}")')
 
@@ -770,14 +776,14 @@ def _pipeline(script: _Script, sides: _Sides, program: Program, timeout: float) 
                *[f"    {line}" for line in run], "    sys.exit(0)",
                f'fate = run_child([sys.executable, __file__, "child"], {int(max(1, timeout))})',
                f"if not fate.startswith({prefix!r}):",
-               f'    print(f"fixed: tvm.compile\'s module no longer fails at {stage} ({{fate or \'it exits 0\'}})")',
+               f'    print(f"fixed: tvm.compile\'s module no longer fails at {_in_fstring(stage)} ({{fate or \'it exits 0\'}})")',
                "    sys.exit(0)",
                f"with tvm.transform.PassContext(disabled_pass=[{blamed!r}]):  # the pipeline without {blamed}",
                *[f"    {line}" for line in run],
                f"expected = {_literal(evaluate(program))}  # numpy's outputs",
                *_assertions(_tolerances(program, (), REFERENCE_SLACK), _output_dtypes(program)),
-               f'print(f"BUG REPRODUCES ({kind}): tvm.compile\'s module fails at {stage}: {{fate}}; '
-               f'without {blamed} it runs and matches numpy")',
+               f'print(f"BUG REPRODUCES ({kind}): tvm.compile\'s module fails at {_in_fstring(stage)}: {{fate}}; '
+               f'without {_in_fstring(blamed)} it runs and matches numpy")',
                "sys.exit(1)")
 
 
@@ -815,7 +821,7 @@ def _print_round_trip(script: _Script, sides: _Sides) -> None:
     whose = f"the module after {sides.passes[-1].text}" if sides.passes else "the module"
     script.add(*sides.pass_lines(), "try:", "    tvm.ir.assert_structural_equal(mod, printed_back(mod))",
                "except Exception as error:")
-    script.verdict(f"{whose} does not print and parse back to itself:")
+    script.verdict(f"{_in_fstring(whose)} does not print and parse back to itself:")
     script.add(f'print("fixed: {whose} prints and parses back to itself")')
 
 
@@ -848,7 +854,7 @@ def _repeated_passes(script: _Script, sides: _Sides) -> None:
         lines += [f"{copy} = fresh_module()"] + [f"{copy} = {p.for_program(sides.program).python_expr()}({copy})"
                                                   for p in sides.passes]
     script.add(*lines, "try:", "    tvm.ir.assert_structural_equal(first, second)", "except ValueError as error:")
-    script.verdict(f"{sides.passes[-1].text} gives two fresh copies of the module different results:")
+    script.verdict(f"{_in_fstring(sides.passes[-1].text)} gives two fresh copies of the module different results:")
     script.add('print("fixed: the passes give two fresh copies of the module the same result")')
 
 

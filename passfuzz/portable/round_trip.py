@@ -20,7 +20,12 @@ INLINE_SCALAR_DTYPES = ("float32", "float16", "float64", "int32", "int64", "int8
 
 
 def printed_as_metadata(const) -> bool:
-    return len(const.value.shape) > 0 or str(const.value.dtype) not in INLINE_SCALAR_DTYPES
+    """A tensor constant that is not an inline scalar; a constant of another value (the
+    ``R.dtype("float32")`` that CallTIRRewrite passes to ``R.builtin.alloc_tensor``) prints inline."""
+    value = const.value
+    if not isinstance(value, tvm.runtime.Tensor):
+        return False
+    return len(value.shape) > 0 or str(value.dtype) not in INLINE_SCALAR_DTYPES
 
 
 def constants_in_print_order(mod):

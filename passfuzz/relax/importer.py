@@ -37,6 +37,7 @@ import ast
 import functools
 import heapq
 import itertools
+import math
 import random
 import re
 from dataclasses import dataclass, replace
@@ -911,6 +912,10 @@ class _Importer:
         if unwritten:
             body.fail(binding, f"a call_tir of a kernel that never writes its output {unwritten[0]} "
                                "(its value would be uninitialized memory)")
+        partly = _partly_written_outputs(function, len(inputs), len(outputs))
+        if partly:
+            body.fail(binding, f"a call_tir of a kernel that writes part of its output {partly[0]} "
+                               "(the rest would be uninitialized memory)")
         kept = [k for k in range(len(operands)) if k not in sizes]  # the operands that are values
         prims = [kept.index(k) for k in prims]
         extra = {"inplace": [int(j) for j in call.attrs.inplace_indices]} if inplace else \
@@ -1222,6 +1227,66 @@ def _unreferenced_outputs(function, inputs: int, outputs: int) -> list[str]:
     referenced = tvm.tirx.analysis.undefined_vars(function.body)
     return [str(param.name) for param in function.params[inputs:inputs + outputs]
             if not any(var.same_as(param) for var in referenced)]
+
+
+def _partly_written_outputs(function, inputs: int, outputs: int) -> list[str]:
+    """The output buffers of a destination-passing kernel that its stores cannot fill: fewer store
+    executions (each store times the constant extents of the loops around it, an upper bound on the
+    elements written) than the buffer has elements. TVM's tests write placeholder kernels that set
+    one element (``out[0, 0] = T.float32(0)``); the rest would be different garbage in the original
+    and the optimized module. Where no bound is known (a symbolic shape or extent, a while loop, a
+    thread launch, the buffer passed to a call or matched by a block) the output is taken as written."""
+    partly = []
+    for buffer in function.params[inputs:inputs + outputs]:
+        shape = getattr(buffer, "shape", None)
+        if shape is None or not all(isinstance(d, tvm.tirx.IntImm) for d in shape):
+            continue
+        bound = _elements_stored(function.body, buffer)
+        if bound is not None and bound < math.prod(int(d.value) for d in shape):
+            partly.append(str(buffer.name))
+    return partly
+
+
+_STMT_FIELDS = ("seq", "body", "block", "init", "then_case", "else_case")
+
+
+def _elements_stored(stmt, buffer) -> int | None:
+    """An upper bound on the elements of ``buffer`` that ``stmt`` stores to, or None for none known."""
+    kind = type(stmt).__name__
+    if kind == "BufferStore":
+        if not stmt.buffer.same_as(buffer):
+            return 0
+        lanes = [i.lanes for i in stmt.indices if isinstance(i, tvm.tirx.Ramp)]
+        if not lanes:
+            return 1
+        return int(lanes[0]) if isinstance(lanes[0], (int, tvm.tirx.IntImm)) else None
+    if kind == "Evaluate":  # a call may write the buffer through a pointer
+        used = tvm.tirx.analysis.undefined_vars(stmt)
+        return None if any(var.same_as(buffer) for var in used) else 0
+    if kind == "SBlock" and len(stmt.match_buffers):
+        return None
+    if kind == "AttrStmt" and stmt.attr_key in ("thread_extent", "virtual_thread"):  # a launch: its extent repeats
+        return None
+    if kind not in ("For", "While", "SeqStmt", "IfThenElse", "SBlockRealize", "SBlock", "LetStmt", "Bind",
+                    "AttrStmt", "AllocBuffer", "DeclBuffer", "AssertStmt"):
+        return None
+    total = 0
+    for name in _STMT_FIELDS:
+        children = getattr(stmt, name, None)
+        for child in (children if name == "seq" else [children]) if children is not None else []:
+            if not isinstance(child, tvm.tirx.Stmt):
+                continue
+            inner = _elements_stored(child, buffer)
+            if inner is None:
+                return None
+            total += inner
+    if kind == "While" and total:
+        return None
+    if kind == "For" and total:
+        if not isinstance(stmt.extent, tvm.tirx.IntImm):
+            return None
+        total *= int(stmt.extent.value)
+    return total
 
 
 _KERNEL_SCRIPTS: dict = {}  # (name, structural hash) -> [(PrimFunc, its TVMScript or None)]
