@@ -711,3 +711,43 @@ def test_an_in_place_kernel_in_a_function_body_is_rejected_in_one_line():
     with pytest.raises(ImportRejected, match=r"^cannot import main -> fused: binding y = R.call_tir_inplace\(...\): "
                                              "an in-place kernel inside a function body or branch$"):
         import_module(Fused)
+
+
+@I.ir_module(s_tir=True)
+class ShiftedByADrawnScalar:
+    @T.prim_func(private=True, s_tir=True)
+    def shifted(A: T.Buffer((10,), "float32"), m: T.int64, B: T.Buffer((10,), "float32")):
+        for i in range(10):
+            with T.sblock("compute"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi + m]  # m = 1 reads past A
+
+    @R.function
+    def main(x: R.Tensor((10,), "float32"), m: T.int64):
+        cls = ShiftedByADrawnScalar
+        y = R.call_tir(cls.shifted, (x, m), out_ty=R.Tensor((10,), "float32"))
+        return y
+
+
+@I.ir_module(s_tir=True)
+class LoopingToADrawnScalar:
+    @T.prim_func(private=True, s_tir=True)
+    def upto(A: T.Buffer((4,), "float32"), m: T.int64, B: T.Buffer((4,), "float32")):
+        for i in range(m):  # m = 0 leaves B as the allocation held it
+            with T.sblock("compute"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi]
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32"), m: T.int64):
+        cls = LoopingToADrawnScalar
+        y = R.call_tir(cls.upto, (x, m), out_ty=R.Tensor((4,), "float32"))
+        return y
+
+
+@pytest.mark.parametrize("module", [ShiftedByADrawnScalar, LoopingToADrawnScalar])
+def test_a_drawn_integer_scalar_a_kernel_offsets_an_index_or_bounds_a_loop_with_is_rejected(module):
+    # drawn in [0, 1], it may read past a buffer or leave an output unwritten: a result its
+    # inputs do not determine. A bare index of an axis longer than 1 stays bounded (the test above).
+    with pytest.raises(ImportRejected, match="drawn R.Prim int64 the kernel indexes, loops or branches with"):
+        import_module(module)

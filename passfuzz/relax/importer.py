@@ -51,6 +51,7 @@ from tvm_ffi import structural_equal
 
 from passfuzz.ir.catalogue import BY_NAME, OPS
 from passfuzz.ir.catalogue.base import DTYPES, RandomChooser, TupleInfo, fit, is_int, representable
+from passfuzz.ir.catalogue.kernels import INTEGER_OPERAND_RANGE
 from passfuzz.ir.catalogue.structure import analyse_region
 from passfuzz.ir.graph import ProgramSketch, analyse
 from passfuzz.ir.program import Node, Param, PrimParam, Program, ProgramError, dim_names, dim_value, numpy_dtype
@@ -896,6 +897,12 @@ class _Importer:
             if any(v.same_as(param) for v in _buffer_size_vars(function)):
                 body.fail(binding, "a call_tir passing a drawn R.Prim value where the kernel takes a size its "
                                    "buffers' shapes name (TVM's check of them would fail)")
+            extents = {str(p.name): [int(d.value) if isinstance(d, tvm.tirx.IntImm) else None for d in p.shape]
+                       for p in function.params if getattr(p, "shape", None) is not None}
+            if inputs[k][1].startswith(("int", "uint")) and \
+                    not _stored_only(text, str(param.name), extents, INTEGER_OPERAND_RANGE[1]):
+                body.fail(binding, f"a call_tir passing a drawn R.Prim {inputs[k][1]} the kernel indexes, loops or "
+                                   "branches with (nothing keeps it inside the buffers it reaches)")
         for k in sizes:
             inputs[k] = [[], "int64"]
         outputs, is_tuple = _opaque_types("call_tir", inputs, call, body, binding)
@@ -991,14 +998,18 @@ def _passes_value(call: ast.Call, arg) -> bool:
     return arg in call.args and (name == "Cast" or (name in ("if_then_else", "Select") and arg is not call.args[0]))
 
 
-def _stored_only(text: str, name: str) -> bool:
+def _stored_only(text: str, name: str, extents: dict | None = None, most: int = 0) -> bool:
     """Does the kernel (its TVMScript) read the scalar ``name`` only in values it stores
     (``out[vi] = m``, through arithmetic and ``T.Cast``), never in an index, a loop's or block's
-    bounds, a condition or a binding, where a value nothing checks could reach past a buffer?"""
+    bounds, a condition or a binding, where a value nothing checks could reach past a buffer?
+    With ``extents`` (buffer name -> its static dims), a bare index of a buffer's axis longer
+    than ``most`` (``A[r, vj]``, r drawn in [0, most]) is a bounded read too."""
     function = next(n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef))
     parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
     uses = [n for stmt in function.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == name]
     for use in uses:
+        if extents is not None and _bare_index_within(use, parents, extents, most):
+            continue
         node = use
         while not (isinstance(parents.get(node), ast.Assign) and parents[node].value is node):
             parent = parents.get(node)
@@ -1009,6 +1020,19 @@ def _stored_only(text: str, name: str) -> bool:
         if not all(isinstance(t, ast.Subscript) for t in parents[node].targets):
             return False
     return bool(uses)
+
+
+def _bare_index_within(use: ast.Name, parents: dict, extents: dict, most: int) -> bool:
+    """Is ``use`` a whole index of a buffer axis whose static extent exceeds ``most``?"""
+    parent = parents.get(use)
+    indices = parent.elts if isinstance(parent, ast.Tuple) else [use]
+    subscript = parents.get(parent) if isinstance(parent, ast.Tuple) else parent
+    if not isinstance(subscript, ast.Subscript) or not isinstance(subscript.value, ast.Name) or \
+            subscript.slice is not (parent if isinstance(parent, ast.Tuple) else use):
+        return False
+    dims = extents.get(subscript.value.id)
+    axis = next(k for k, index in enumerate(indices) if index is use)
+    return dims is not None and axis < len(dims) and isinstance(dims[axis], int) and dims[axis] > most
 
 
 def _buffer_size_vars(function) -> list:

@@ -56,6 +56,7 @@ from .base import (
 )
 
 NOMINAL = (-1.0, 1.0)  # an unbounded float's lo and hi (see ValueInfo.bounded)
+INTEGER_OPERAND_RANGE = (0, 1)  # where an integer operand lies (see above)
 
 
 def _result(shape, dtype: str) -> ValueInfo:
@@ -105,8 +106,9 @@ def _opaque_infer(args: list, attrs: dict):
     for k, (arg, (shape, dtype)) in enumerate(zip(args, inputs)):
         require(arg.shape == tuple(shape) and arg.dtype == dtype,
                 f"operand {k} is {arg.dtype}{list(arg.shape)}, the kernel takes {dtype}{list(shape)}")
-        require(not is_int(dtype) or (arg.lo >= 0 and arg.hi <= 1),
-                f"integer operand {k} in [{arg.lo:g}, {arg.hi:g}], not inside [0, 1]")
+        low, high = INTEGER_OPERAND_RANGE
+        require(not is_int(dtype) or (arg.lo >= low and arg.hi <= high),
+                f"integer operand {k} in [{arg.lo:g}, {arg.hi:g}], not inside [{low}, {high}]")
     require(len(outputs) >= 1 and all(dtype in DTYPES for _, dtype in outputs), "outputs of passfuzz's dtypes")
     results = tuple(_result(shape, dtype) for shape, dtype in outputs)
     return TupleInfo(results) if attrs["tuple"] else results[0]
