@@ -84,3 +84,18 @@ def _swapped_where_grad(orig_var, orig_call, output_grad, ctx):
 def swapped_where_gradient(mod, ctx):
     _register(_swapped_where_grad, "relax.where")
     return mod
+
+
+# A fault of the loss every isolated node is closed with (its sum), for summing over all axes:
+# every node shows it alone, so none may be named after it.
+def _doubled_sum_grad(orig_var, orig_call, output_grad, ctx):
+    from tvm.relax.op._op_gradient import _get_shape
+
+    two = relax.const(2.0, orig_var.ty.dtype)
+    return [relax.op.broadcast_to(relax.op.multiply(output_grad, two), _get_shape(orig_call.args[0]))]
+
+
+@tvm.transform.module_pass(opt_level=0, name="DoubledSumGradient")
+def doubled_sum_gradient(mod, ctx):
+    _register(_doubled_sum_grad, "relax.sum")
+    return mod

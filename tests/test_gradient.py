@@ -366,3 +366,12 @@ def test_loss_programs_compute_no_float_but_float32():
         assert all(info.dtype == "float32" for info in infos if getattr(info, "dtype", "int")[:5] == "float")
         matmuls += program.op_counts().get("matmul", 0)
     assert matmuls
+
+
+def test_a_fault_of_the_sum_every_isolated_node_ends_in_names_no_op():
+    # each node's loss alone ends in sum(node * weights): with sum's gradient wrong, every node
+    # shows the finding, and naming the first (exp) would split one fault by the ops before it.
+    verdict, _ = gradient.check(_exp_tanh_loss(), resolve_list(PLANTED + "doubled_sum_gradient,Gradient"),
+                                ["llvm"], 60)
+    assert verdict.finding is not None and verdict.finding.signature.endswith("| gradient differs")
+    assert gradient.wrapper(_exp_tanh_loss(), 1).nodes[-1].op == "sum"

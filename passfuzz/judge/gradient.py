@@ -19,8 +19,8 @@ Gradient("main") adds ``main_adjoint``, which returns (main's output, (d output 
   derived from the intermediates' static bounds.
 - a disagreement is a ``wrong-result`` blamed on the last pass (Gradient, or a pass after it),
   named after the op whose gradient is wrong (``localize``): each node is checked alone, its
-  operands made parameters holding the values they had; a crash or hang of ``main_adjoint`` is
-  named the same way. Anything the oracle cannot judge soundly (a reduced program that is no longer a loss program,
+  operands made parameters holding the values they had; a crash of ``main_adjoint`` is named the
+  same way. Anything the oracle cannot judge soundly (a reduced program that is no longer a loss program,
   arguments too close to their declared bounds for the step, a twin that does not compile) is
   *incomparable*, never a finding.
 """
@@ -163,7 +163,7 @@ def check(program: Program, passes: Sequence[PassSpec], targets: Sequence[str], 
     already run and matched numpy: the twin unoptimized must run and match the numpy loss,
     then the twin with the passes is judged by ``judge_gradient``. A wrong result is pinned to
     the shortest prefix that still holds Gradient and shows it; with ``localized``, a wrong
-    result, crash or hang is named after the op that shows it alone (``localize``)."""
+    result or crash is named after the op that shows it alone (``localize``)."""
     verdict, seen = _check(program, passes, targets, timeout, build)
     if localized and verdict.finding is not None and verdict.finding.kind in LOCALIZED_KINDS:
         verdict = replace(verdict, finding=localize(program, verdict.finding, targets, timeout, build))
@@ -215,37 +215,52 @@ def judge_gradient(program: Program, passes: Sequence[PassSpec], original: Outco
 
 # -- naming the op at fault ---------------------------------------------------------------------------
 
-# What a wrong gradient, crash or hang of main_adjoint says by itself is only that some gradient is
+# What a wrong gradient or a crash of main_adjoint says by itself is only that some gradient is
 # wrong, or where main_adjoint stopped; and every loss program ends in the same sum. Unnamed, every
 # such finding of one pass list was one fingerprint: a second fault could never be saved beside the
-# first, and counted as known.
-LOCALIZED_KINDS = ("wrong-result", "crash", "hang")
+# first, and counted as known. A hang stays unnamed: under a shrink's short time limit on a loaded
+# machine, the node that is merely slow would be named.
+LOCALIZED_KINDS = ("wrong-result", "crash")
 
 # Weights of an isolated node's result in its loss: distinct, so that a gradient wrong only under an
 # upstream gradient that is not uniform (a permuted or transposed dy) shows too.
 WEIGHTS = (0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0)
 
-# The ops this process blamed last, tried first: a shrinking finding names the same op step after
-# step, so most steps check one isolated node. Only a program with two ops wrong alone could be
-# named either way, and either name is true.
-_blamed: list[str] = []
-
-
-# What isolated programs showed, by their text: while a finding shrinks, the node at fault and the
-# values it reads often stay as they were while the rest of the program changes.
+# What isolated programs showed (the finding's signature, '' for none), by their text: while a
+# finding shrinks, the node at fault and the values it reads often stay as they were while the
+# rest of the program changes.
 _shown: OrderedDict[str, str] = OrderedDict()
 SHOWN_KEPT = 256
 
 
 def _shows(alone: Program, passes: Sequence[PassSpec], targets: Sequence[str], timeout: float, build: Build) -> str:
-    """The kind of finding ``alone`` shows under ``passes`` ('' for none), remembered."""
-    key = json.dumps([alone.to_json(), [spec.text for spec in passes], list(targets), build.text], sort_keys=True)
+    """The signature of the finding ``alone`` shows under ``passes`` ('' for none), remembered."""
+    key = json.dumps([alone.to_json(), [spec.text for spec in passes], list(targets), build.text, timeout],
+                     sort_keys=True)
     if key not in _shown:
         verdict, _ = check(alone, passes, targets, timeout, build, localized=False)
-        _shown[key] = verdict.finding.kind if verdict.finding is not None else ""
+        _shown[key] = verdict.finding.signature if verdict.finding is not None else ""
         while len(_shown) > SHOWN_KEPT:
             _shown.popitem(last=False)
     return _shown[key]
+
+
+def _weighted_loss(values: list, result: ValueInfo) -> Program:
+    """``values`` (the last one a float32 tensor of ``result``'s type) closed by the loss
+    ``sum(last * weights)``."""
+    weights = np.resize(np.array(WEIGHTS, "float32"), result.shape or (1,)).reshape(result.shape)
+    values = [*values, Node("const", (), {"shape": list(result.shape), "dtype": "float32", "value": weights.tolist()})]
+    values.append(Node("multiply", (len(values) - 2, len(values) - 1)))
+    if result.shape:
+        values.append(Node("sum", (len(values) - 1,), {"axis": None, "keepdims": False}))
+    return Program(tuple(values), (len(values) - 1,))
+
+
+def _held(info: ValueInfo, value) -> Param:
+    """A float32 parameter of ``info``'s type holding ``value``, its range the analysed one."""
+    value = np.asarray(value, "float32")
+    return Param(info.shape, "float32", min(info.lo, float(value.min())), max(info.hi, float(value.max())),
+                 value.tolist())
 
 
 def isolated(program: Program, index: int) -> Program | None:
@@ -269,38 +284,40 @@ def isolated(program: Program, index: int) -> Program | None:
         if isinstance(source, Node) and source.op == "const":
             fresh.append(source)
         elif isinstance(info, ValueInfo) and info.dtype == "float32" and not info.shape_value:
-            value = np.asarray(values[arg], "float32")
-            fresh.append(Param(info.shape, "float32", min(info.lo, float(value.min())),
-                               max(info.hi, float(value.max())), value.tolist()))
+            fresh.append(_held(info, values[arg]))
         else:
             return None
         where[arg] = len(fresh) - 1
     if not any(isinstance(v, Param) for v in fresh):
         return None
-    fresh.append(Node(node.op, tuple(where[a] for a in node.args), node.attrs))
-    weights = np.resize(np.array(WEIGHTS, "float32"), result.shape or (1,)).reshape(result.shape)
-    fresh.append(Node("const", (), {"shape": list(result.shape), "dtype": "float32", "value": weights.tolist()}))
-    fresh.append(Node("multiply", (len(fresh) - 2, len(fresh) - 1)))
-    if result.shape:
-        fresh.append(Node("sum", (len(fresh) - 1,), {"axis": None, "keepdims": False}))
-    return Program(tuple(fresh), (len(fresh) - 1,))
+    return _weighted_loss([*fresh, Node(node.op, tuple(where[a] for a in node.args), node.attrs)], result)
+
+
+def wrapper(program: Program, index: int) -> Program:
+    """The loss ``isolated`` closes node ``index`` with, alone: ``sum(p * weights)`` of a parameter
+    holding the node's value. Where it shows the finding too, the fault is in the wrapper's own ops
+    (multiply, sum), not the node's, and every node would show it."""
+    result = analyse(program, check_values=False)[index]
+    return _weighted_loss([_held(result, evaluate_all(program)[index])], result)
 
 
 def localize(program: Program, finding: Finding, targets: Sequence[str], timeout: float,
              build: Build = PLAIN_BUILD) -> Finding:
-    """``finding`` named after the first node of ``program`` whose isolated loss program
-    (``isolated``) shows a finding of the same kind under the same passes: `` at <op>`` ends its
-    detail, and its message says which node. Unchanged when no node shows it alone (ops that are
-    wrong only together, or nodes that cannot be isolated)."""
-    order = sorted((i for i, v in enumerate(program.values) if isinstance(v, Node) and v.op != "const"),
-                   key=lambda i: (program.values[i].op not in _blamed, i))
-    for index in order:
-        alone = isolated(program, index)
-        if alone is None or unjudgeable(alone) or _shows(alone, finding.passes, targets, timeout, build) != finding.kind:
+    """``finding`` named after the first node of ``program`` (in order) whose isolated loss program
+    (``isolated``) shows the same finding (its signature: the same kind, first bad pass and
+    detail) under the same passes while the wrapper alone does not: `` at <op>`` ends its detail,
+    and its message says which node. Unchanged when no node shows it alone (ops wrong only
+    together, nodes that cannot be isolated) or the wrapper shows it."""
+    for index, node in enumerate(program.values):
+        if not isinstance(node, Node) or node.op == "const":
             continue
-        op = program.values[index].op
-        _blamed[:] = [op, *(name for name in _blamed if name != op)][:4]
-        signature = f"{finding.signature} at {op}"  # the detail ends the signature of a fresh finding
+        alone = isolated(program, index)
+        if alone is None or unjudgeable(alone) or \
+                _shows(alone, finding.passes, targets, timeout, build) != finding.signature:
+            continue
+        if _shows(wrapper(program, index), finding.passes, targets, timeout, build) == finding.signature:
+            return finding
+        signature = f"{finding.signature} at {node.op}"  # the detail ends the signature of a fresh finding
         return replace(finding, fingerprint=signature_key(signature), signature=signature,
-                       message=f"{finding.message}; node {index} ({op}) shows it alone")
+                       message=f"{finding.message}; node {index} ({node.op}) shows it alone")
     return finding
