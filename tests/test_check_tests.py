@@ -190,6 +190,7 @@ def test_a_function_named_inside_a_list_argument_is_renamed_main_or_refused_as_a
                  passes=("LiftTransformParams(shared_transform=['func1'])",))
     assert [spec.text for spec in pass_lists(alone, None)[0][0]] == ["LiftTransformParams(shared_transform=['main'])"]
 
+
 def test_the_checks_take_the_files_in_turn_so_a_run_cut_short_reaches_every_file():
     program = Program((Param((2,), "float32", 0, 1, [0.0, 1.0]), Node("negative", (0,))), (1,))
     seeds = [Seed(f"/x/{file}.py::{module}", program, passes=("FoldConstant",))

@@ -156,6 +156,7 @@ def test_a_crash_script_of_a_pass_with_a_dict_argument_prints_its_braces(tmp_pat
     assert_reproduces(bug, "crash")
     assert "segfault_with({'relax.nn.conv2d': ['NHWC', 'OHWI']}): died of SIGSEGV" in bug.stdout, bug.stdout
 
+
 def test_hang_script_reads_its_childs_timeout(tmp_path):
     script, _ = saved(NEGATE, f"{PLANTED}spin_forever", tmp_path, "hang", timeout=3)
     bug, fixed = run_scripts(script, fixed_twin(script, "spin_forever", "leave_unchanged"))

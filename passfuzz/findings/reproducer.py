@@ -238,13 +238,15 @@ _CANNOT_RUN_HOOK = (f"sys.excepthook = lambda *error: (sys.__excepthook__(*error
 # Importing tvm wraps the hook in one that, for a DiagnosticError (TVMScript the parser rejects),
 # prints a note instead of calling it: Python then exits 1. Set again after the imports.
 _CANNOT_RUN_HOOK_AGAIN = _CANNOT_RUN_HOOK.replace("# cannot run", "# again: import tvm wrapped it")
-# Pipeline scripts: how a child re-running the script ended.
+
+
 def _in_fstring(text: str) -> str:
     """``text`` (a pass with a dict argument, ``ConvertLayout({'relax.nn.conv2d': [...]})``) inside a
     printed f-string: its braces doubled, else the script fails on them (exit 125, not 1)."""
     return text.replace("{", "{{").replace("}", "}}")
 
 
+# Pipeline scripts: how a child re-running the script ended.
 _FATE_PREFIX = {"pipeline-crash": "died of", "pipeline-hang": "no result", "pipeline-error": "exited with status"}
 # Kinds about the module itself, not its run on a target.
 _MODULE_KINDS = ("print-round-trip", "json-round-trip", "nondeterministic-pass", "missed-rewrite", "not-idempotent")
