@@ -670,7 +670,7 @@ def test_a_kernel_indexing_a_buffer_past_its_bounds_is_rejected_and_one_indexing
                 return y
         return RowSums
 
-    with pytest.raises(ImportRejected, match=r"a kernel storing outside a buffer .*; kernel kernel stores total "
+    with pytest.raises(ImportRejected, match=r"a kernel that stores outside a buffer .*; kernel kernel stores total "
                                              r"dimension 1 of range \[0, 64\] at v1 in \[0, 511\]"):
         import_module(with_temporary(64, 64))
     assert import_module(with_temporary(1, 512)).outputs

@@ -918,8 +918,8 @@ class _Importer:
                                "(the rest would be uninitialized memory)")
         outside = _out_of_bounds_store(function, text)
         if outside:
-            body.fail(binding, "a call_tir of a kernel storing outside a buffer (TVM's OOBChecker proves it), "
-                               f"which built writes past the allocation; kernel {name} stores {outside}")
+            body.fail(binding, f"a call_tir of a kernel that stores outside a buffer (TVM's OOBChecker); kernel "
+                               f"{name} stores {outside}, past the allocation once built")
         kept = [k for k in range(len(operands)) if k not in sizes]  # the operands that are values
         prims = [kept.index(k) for k in prims]
         extra = {"inplace": [int(j) for j in call.attrs.inplace_indices]} if inplace else \
