@@ -162,9 +162,9 @@ def plan_checks(found: SeedSet, given: Sequence[PassSpec] | None, dtypes: Sequen
                 gpu: bool = False) -> Plan:
     """Every imported seed of ``found`` with each of its pass lists (``pass_lists``); a seed none
     of them can check, computing in a dtype outside ``dtypes`` (the targets cannot), or holding a
-    kernel bound to GPU threads where no target is a ``gpu``, is refused with the first reason. The checks take the files in turn (each file's first, then each file's
-    second, ...), so a run cut short by --max-time has checked some of every file rather than
-    all of the first files."""
+    kernel bound to GPU threads where no target is a ``gpu``, is refused with the first reason.
+    The checks take the files in turn (each file's first, then each file's second, ...), so a run
+    cut short by --max-time has checked some of every file rather than all of the first files."""
     plan = Plan()
     drawable = found.within_dtypes(dtypes) if dtypes else found
     drawable = drawable if gpu else drawable.without_gpu_kernels()
