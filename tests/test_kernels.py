@@ -676,18 +676,18 @@ def test_a_kernel_indexing_a_buffer_past_its_bounds_is_rejected_and_one_indexing
     assert import_module(with_temporary(1, 512)).outputs
 
     @I.ir_module(s_tir=True)
-    class Padded:  # a load the checker flags, kept in bounds by its if_then_else (LegalizeOps' padding)
+    class Padded:  # a load the checker flags, its if_then_else keeping it in bounds (LegalizeOps' padding)
         @T.prim_func(private=True, s_tir=True)
-        def kernel(A: T.Buffer((4,), "float32"), B: T.Buffer((6,), "float32")):
-            for i in range(6):
+        def kernel(A: T.Buffer((5,), "float32"), B: T.Buffer((2, 3), "float32")):
+            for i, j in T.grid(2, 3):
                 with T.sblock("pad"):
-                    vi = T.axis.remap("S", [i])
-                    B[vi] = T.if_then_else(vi < 4, A[vi], T.float32(0))
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    B[vi, vj] = T.if_then_else(vi == 1 and vj == 2, T.float32(0), A[vi * 3 + vj])
 
         @R.function
-        def main(x: R.Tensor((4,), "float32")):
+        def main(x: R.Tensor((5,), "float32")):
             with R.dataflow():
-                y = R.call_tir(Padded.kernel, (x,), out_ty=R.Tensor((6,), "float32"))
+                y = R.call_tir(Padded.kernel, (x,), out_ty=R.Tensor((2, 3), "float32"))
                 R.output(y)
             return y
 
