@@ -155,6 +155,70 @@ def test_a_module_a_pass_contract_refuses_is_reported_so_and_not_checked(tmp_pat
     assert not list((tmp_path / "corpus").rglob("*.json"))
 
 
+GPU_BOUND = textwrap.dedent('''
+    import tvm
+    from tvm import relax
+    from tvm.script import ir as I, relax as R, tirx as T
+
+
+    def test_reshape_pattern_detect():
+        # test_transform_rewrite_dataflow_reshape.py's kind: a kernel scheduled for a GPU, compared only
+        @I.ir_module(s_tir=True)
+        class Module:
+            @T.prim_func(private=True, s_tir=True)
+            def copy(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+                for i0 in T.thread_binding(2, thread="blockIdx.x"):
+                    for i1 in T.thread_binding(4, thread="threadIdx.x"):
+                        with T.sblock("copy"):
+                            vi = T.axis.spatial(8, i0 * 4 + i1)
+                            B[vi] = A[vi]
+
+            @R.function
+            def main(x: R.Tensor((8,), "float32")):
+                with R.dataflow():
+                    y = R.call_tir(Module.copy, (x,), out_ty=R.Tensor((8,), "float32"))
+                    R.output(y)
+                return y
+
+        relax.transform.RewriteDataflowReshape()(Module)
+
+
+    def test_on_cpu():
+        @I.ir_module(s_tir=True)
+        class Module:
+            @T.prim_func(private=True, s_tir=True)
+            def copy(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+                for i in range(8):
+                    with T.sblock("copy"):
+                        vi = T.axis.remap("S", [i])
+                        B[vi] = A[vi]
+
+            @R.function
+            def main(x: R.Tensor((8,), "float32")):
+                with R.dataflow():
+                    y = R.call_tir(Module.copy, (x,), out_ty=R.Tensor((8,), "float32"))
+                    R.output(y)
+                return y
+
+        relax.transform.RewriteDataflowReshape()(Module)
+''')
+
+
+def test_a_module_with_a_kernel_bound_to_gpu_threads_is_not_checked_on_cpu_targets_and_says_why(tmp_path):
+    # built for llvm, such a kernel fails in LLVM's codegen ("InternalError: not implemented"), which
+    # the table reported as "the unoptimized module does not run"
+    test_file = tmp_path / "test_transform_rewrite_dataflow_reshape.py"
+    test_file.write_text(GPU_BOUND)
+    found = find_seeds([test_file])
+    plan = plan_checks(found, None)
+    assert [check.module.split("::", 1)[1] for check in plan.checks] == ["test_on_cpu::Module"]
+    [report] = file_reports(found, plan, plan.checks, [None] * len(plan.checks), "")
+    assert report.not_checked["holds a kernel bound to GPU threads, which the CPU targets cannot build"] == 1
+    assert plan.refused[f"{test_file}::test_reshape_pattern_detect::Module"].endswith("; copy on blockIdx.x")
+    on_gpu = plan_checks(found, None, gpu=True)
+    assert len({check.module for check in on_gpu.checks}) == 2
+
+
 def test_the_pass_lists_of_a_module_are_its_tests_then_its_files_each_with_its_prerequisites():
     seed = Seed("/x/test_transform_fuse_ops.py::TestA::Before", None, passes=("FoldConstant",))
     lists, refused = pass_lists(seed, None)

@@ -642,6 +642,58 @@ def test_a_kernel_that_writes_part_of_its_output_is_rejected_and_one_that_fills_
     assert import_module(Filled).outputs
 
 
+def test_a_kernel_indexing_a_buffer_past_its_bounds_is_rejected_and_one_indexing_inside_is_not():
+    # test_transform_fuse_ops.py's test_layer_norm_silu: a (64, 64) temporary indexed up to 511,
+    # which built writes past its allocation (SIGSEGV); (1, 512) is what it meant
+    def with_temporary(rows: int, columns: int):
+        @I.ir_module(s_tir=True)
+        class RowSums:
+            @T.prim_func(private=True, s_tir=True)
+            def kernel(A: T.Buffer((1, 512, 8), "float32"), B: T.Buffer((1, 512, 8), "float32")):
+                total = T.sblock_alloc_buffer((rows, columns))
+                for i0, i1, k in T.grid(1, 512, 8):
+                    with T.sblock("sum"):
+                        v0, v1, vk = T.axis.remap("SSR", [i0, i1, k])
+                        with T.init():
+                            total[v0, v1] = T.float32(0)
+                        total[v0, v1] = total[v0, v1] + A[v0, v1, vk]
+                for i0, i1, j in T.grid(1, 512, 8):
+                    with T.sblock("out"):
+                        v0, v1, vj = T.axis.remap("SSS", [i0, i1, j])
+                        B[v0, v1, vj] = A[v0, v1, vj] - total[v0, v1]
+
+            @R.function
+            def main(x: R.Tensor((1, 512, 8), "float32")):
+                with R.dataflow():
+                    y = R.call_tir(RowSums.kernel, (x,), out_ty=R.Tensor((1, 512, 8), "float32"))
+                    R.output(y)
+                return y
+        return RowSums
+
+    with pytest.raises(ImportRejected, match=r"a kernel that stores outside a buffer .*; kernel kernel stores total "
+                                             r"dimension 1 of range \[0, 64\] at v1 in \[0, 511\]"):
+        import_module(with_temporary(64, 64))
+    assert import_module(with_temporary(1, 512)).outputs
+
+    @I.ir_module(s_tir=True)
+    class Padded:  # a load the checker flags, its if_then_else keeping it in bounds (LegalizeOps' padding)
+        @T.prim_func(private=True, s_tir=True)
+        def kernel(A: T.Buffer((5,), "float32"), B: T.Buffer((2, 3), "float32")):
+            for i, j in T.grid(2, 3):
+                with T.sblock("pad"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    B[vi, vj] = T.if_then_else(vi == 1 and vj == 2, T.float32(0), A[vi * 3 + vj])
+
+        @R.function
+        def main(x: R.Tensor((5,), "float32")):
+            with R.dataflow():
+                y = R.call_tir(Padded.kernel, (x,), out_ty=R.Tensor((2, 3), "float32"))
+                R.output(y)
+            return y
+
+    assert import_module(Padded).outputs
+
+
 @I.ir_module(s_tir=True)
 class InPlace:
     # test_transform's test_call_tir_inplace_some_new: output 0 overwrites operand x, output 1 is fresh

@@ -197,7 +197,8 @@ def plan(args: RunOptions, note: Callable[[str], None] = lambda line: None) -> F
         note(f"drawing {','.join(dtypes)} only: a target cannot compute the others")
     known = checked_corpus_and_baseline(args.corpus, args.known_bugs, note)
     seeds = seed_programs(args.seeds, passes, dtypes, kept.left_out, note, args.workers,
-                          args.corpus / SEED_CACHE) if args.seeds else ()
+                          args.corpus / SEED_CACHE, gpu=any(kind_of(t) in GPU_KINDS for t in targets)) \
+        if args.seeds else ()
     # Last, once every option holds: the probe's cache is the first thing written into the corpus.
     probing = Probing(budget=args.probe_time, cache=args.corpus / PROBES, match_cast=kept.match_cast,
                       dtypes=tuple(dtypes or ()), ops=allowed_ops(ops, kept.left_out))
@@ -382,11 +383,11 @@ def fire_rate_floor(text: str) -> float:
 
 
 def seed_programs(text: str, passes, dtypes, left_out, note: Callable[[str], None], workers: int = 1,
-                  cache: Path | None = None) -> tuple:
+                  cache: Path | None = None, gpu: bool = False) -> tuple:
     """--seeds: the Programs found and imported (``workers`` files at a time, through ``cache``),
     after one line saying how many; PlanError when no path exists or no seed can be imported.
     Seeds outside ``dtypes`` or holding an op of ``left_out`` are rejected, as drawn programs avoid
-    them."""
+    them, and so are those holding a kernel bound to GPU threads unless a target is a ``gpu``."""
     from .seeds import SeedError, find_seeds, seed_files, seed_paths
     from passfuzz.judge.gradient import involved
 
@@ -407,6 +408,8 @@ def seed_programs(text: str, passes, dtypes, left_out, note: Callable[[str], Non
         found = found.within_dtypes(dtypes)
     if left_out:
         found = found.without_ops(left_out)
+    if not gpu:
+        found = found.without_gpu_kernels()
     note(f"seeds: {found.summary()}")
     if not found.programs:
         raise PlanError(f"--seeds: no seed could be imported ({found.summary()})")

@@ -53,6 +53,8 @@ FILE_TIMEOUT = 120.0  # seconds to execute one file and import its modules
 # The name a file binds next to a module (at module level, or in the class holding it) to give the
 # arguments of its ``main``: a list in parameter order, or a function without parameters returning one.
 ARGUMENTS_NAME = "arguments"
+# a kernel's TVMScript binding a loop or launch to a GPU thread (T.thread_binding, T.launch_thread)
+_GPU_THREAD = re.compile(r"[\"']((?:blockIdx|threadIdx)\.[xyz])[\"']")
 _NESTING = 2  # classes inside classes are searched this deep
 
 
@@ -107,6 +109,24 @@ class SeedSet:
         seeds = [seed if seed.program is None or not outside(seed.program) else
                  Seed(seed.name, None, f"computes in {','.join(outside(seed.program))}, not drawn for these "
                                        "targets and passes")
+                 for seed in self.seeds]
+        return SeedSet(seeds, self.files, self.warnings, self.cached)
+
+    def without_gpu_kernels(self) -> SeedSet:
+        """The same, with every seed holding a kernel bound to GPU threads rejected: the CPU
+        targets cannot build one (LLVM's codegen has no thread index: "InternalError: not
+        implemented"), and TVM's tests write such kernels to be compared, not run
+        (test_transform_rewrite_dataflow_reshape.py)."""
+        def bound(program: Program) -> str:
+            for _, attrs in program.every_node():
+                found = _GPU_THREAD.search(attrs.get("kernel") or "")
+                if found:
+                    return f"{attrs.get('name', 'a kernel')} on {found.group(1)}"
+            return ""
+
+        seeds = [seed if seed.program is None or not bound(seed.program) else
+                 Seed(seed.name, None, "holds a kernel bound to GPU threads, which the CPU targets cannot build; "
+                                       + bound(seed.program))
                  for seed in self.seeds]
         return SeedSet(seeds, self.files, self.warnings, self.cached)
 

@@ -158,14 +158,16 @@ def _names_in(spec: PassSpec) -> list[str]:
             if isinstance(item, str)]
 
 
-def plan_checks(found: SeedSet, given: Sequence[PassSpec] | None, dtypes: Sequence[str] | None = None) -> Plan:
+def plan_checks(found: SeedSet, given: Sequence[PassSpec] | None, dtypes: Sequence[str] | None = None,
+                gpu: bool = False) -> Plan:
     """Every imported seed of ``found`` with each of its pass lists (``pass_lists``); a seed none
-    of them can check, or computing in a dtype outside ``dtypes`` (the targets cannot), is refused
-    with the first reason. The checks take the files in turn (each file's first, then each file's
-    second, ...), so a run cut short by --max-time has checked some of every file rather than
-    all of the first files."""
+    of them can check, computing in a dtype outside ``dtypes`` (the targets cannot), or holding a
+    kernel bound to GPU threads where no target is a ``gpu``, is refused with the first reason.
+    The checks take the files in turn (each file's first, then each file's second, ...), so a run
+    cut short by --max-time has checked some of every file rather than all of the first files."""
     plan = Plan()
     drawable = found.within_dtypes(dtypes) if dtypes else found
+    drawable = drawable if gpu else drawable.without_gpu_kernels()
     functions: dict[str, set[str]] = {}  # a module's name -> its functions that are seeds of their own
     for seed in found.seeds:
         module, _, function = seed.name.rpartition("::")

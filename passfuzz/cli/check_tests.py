@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from passfuzz.ir.catalogue import DTYPES
     from passfuzz.passes.catalogue import with_prerequisites
     from passfuzz.passes.names import PassSpecError, resolve_list
-    from passfuzz.run.targets import drawable_dtypes
+    from passfuzz.run.targets import GPU_KINDS, drawable_dtypes, kind_of
 
     started = time.monotonic()
     console = Console(verbosity=QUIET if args.quiet else NORMAL)
@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
         console.note("interrupted while loading the files: nothing was checked")
         return INTERRUPTED
     console.note(f"loaded in {time.monotonic() - started:.1f} s: {found.summary()}")
-    plan = plan_checks(found, given, drawable_dtypes(config.targets, DTYPES))
+    plan = plan_checks(found, given, drawable_dtypes(config.targets, DTYPES),
+                       gpu=any(kind_of(target) in GPU_KINDS for target in config.targets))
     modules = len({check.module for check in plan.checks})
     left = None if args.max_time is None else max(0.0, args.max_time - (time.monotonic() - started))
     console.note(f"checking {counted(modules, 'module')} ({counted(len(plan.checks), 'pass list')}) on "

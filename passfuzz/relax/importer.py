@@ -923,6 +923,10 @@ class _Importer:
         if partly:
             body.fail(binding, f"a call_tir of a kernel that writes part of its output {partly[0]} "
                                "(the rest would be uninitialized memory)")
+        outside = _out_of_bounds_store(function, text)
+        if outside:
+            body.fail(binding, f"a call_tir of a kernel that stores outside a buffer (TVM's OOBChecker); kernel "
+                               f"{name} stores {outside}, past the allocation once built")
         kept = [k for k in range(len(operands)) if k not in sizes]  # the operands that are values
         prims = [kept.index(k) for k in prims]
         extra = {"inplace": [int(j) for j in call.attrs.inplace_indices]} if inplace else \
@@ -1269,6 +1273,36 @@ def _partly_written_outputs(function, inputs: int, outputs: int) -> list[str]:
         if bound is not None and bound < math.prod(int(d.value) for d in shape):
             partly.append(str(buffer.name))
     return partly
+
+
+_OUT_OF_BOUNDS = re.compile(r"on buffer (\S+) dimension (\d+)\. index (.+?) with bounds (\[.+?\]) is outside "
+                            r"the range (\[.+?\])\.")
+
+
+def _out_of_bounds_store(function, text: str) -> str:
+    """The first store of ``function`` that TVM's OOBChecker proves outside its buffer ('' for
+    none). TVM's tests hold kernels written for a structural comparison only, e.g. a (64, 64)
+    buffer indexed up to 511 (test_transform_fuse_ops.py test_layer_norm_silu): built, such a
+    kernel writes past its allocation and the module dies of SIGSEGV. Stores only: a load the
+    checker flags may sit in a ``T.if_then_else`` branch that its condition keeps in bounds (TVM's
+    legalization of layout_transform with padding), which the checker does not see; a store is
+    guarded by an ``if`` statement, which it does."""
+    from tvm.s_tir.analysis import OOBChecker
+    from tvm.s_tir.schedule import ScheduleError
+
+    try:
+        OOBChecker()(tvm.IRModule({"main": function}))
+    except ScheduleError as exc:
+        flagged = _OUT_OF_BOUNDS.findall(str(exc))
+    else:
+        return ""
+    stores = {(node.targets[0].value.id, k, ast.unparse(index))
+              for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Assign)
+              and isinstance(node.targets[0], ast.Subscript) and isinstance(node.targets[0].value, ast.Name)
+              for k, index in enumerate(node.targets[0].slice.elts if isinstance(node.targets[0].slice, ast.Tuple)
+                                        else [node.targets[0].slice])}
+    return next((f"{buffer} dimension {dim} of range {shape} at {index} in {bounds}"
+                 for buffer, dim, index, bounds, shape in flagged if (buffer, int(dim), index) in stores), "")
 
 
 _STMT_FIELDS = ("seq", "body", "block", "init", "then_case", "else_case")
