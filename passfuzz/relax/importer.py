@@ -888,6 +888,8 @@ class _Importer:
         inputs = [_static_type(getattr(e, "ty", None)) for e in operands]
         prims = [k for k, e in enumerate(operands) if isinstance(getattr(e, "ty", None), tvm.ir.PrimType)
                  and str(e.ty.dtype) in DTYPES and (str(e.ty.dtype) != "int64" or e in body.scope)]
+        extents = {str(p.name): [int(d.value) if isinstance(d, tvm.tirx.IntImm) else None for d in p.shape]
+                   for p in function.params if getattr(p, "shape", None) is not None}  # static dims, by buffer
         for k in prims:  # a scalar the kernel takes (an R.Prim parameter: graph.check_prims)
             inputs[k] = [[], str(operands[k].ty.dtype)]
             param = function.params[k] if k < len(function.params) else None
@@ -897,9 +899,7 @@ class _Importer:
             if any(v.same_as(param) for v in _buffer_size_vars(function)):
                 body.fail(binding, "a call_tir passing a drawn R.Prim value where the kernel takes a size its "
                                    "buffers' shapes name (TVM's check of them would fail)")
-            extents = {str(p.name): [int(d.value) if isinstance(d, tvm.tirx.IntImm) else None for d in p.shape]
-                       for p in function.params if getattr(p, "shape", None) is not None}
-            if inputs[k][1].startswith(("int", "uint")) and \
+            if is_int(inputs[k][1]) and \
                     not _stored_only(text, str(param.name), extents, INTEGER_OPERAND_RANGE[1]):
                 body.fail(binding, f"a call_tir passing a drawn R.Prim {inputs[k][1]} the kernel indexes, loops or "
                                    "branches with (nothing keeps it inside the buffers it reaches)")
