@@ -12,6 +12,22 @@ settings.register_profile("repeatable", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
+
+def _draw_no_constants_from_loaded_modules():
+    """Hypothesis also draws literals it reads from every local module imported (its "local
+    constants"), so a draw changes when a test file beside it changes, and differs between an
+    editable and an installed passfuzz. The repeatable profile draws from Hypothesis' own pool only."""
+    from hypothesis.internal.conjecture import providers
+
+    empty = providers.Constants(integers=providers.SortedSet(), floats=providers.SortedSet(key=providers.float_to_int),
+                                bytes=providers.SortedSet(), strings=providers.SortedSet())
+    providers._get_local_constants = lambda: empty
+    providers.CONSTANTS_CACHE.cache.clear()
+
+
+if settings.default.derandomize:
+    _draw_no_constants_from_loaded_modules()
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

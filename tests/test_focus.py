@@ -104,11 +104,11 @@ def _divides_of_sums(feeds, n=200) -> float:
 
 
 def test_a_nested_feed_is_made_often():
-    # Hypothesis also draws constants it collects from the modules loaded, so the shares move with
-    # the process (0.26 against 0.03 under pytest-xdist, 0.40 against 0.14 without it, 0.36 against
-    # 0.19 in a full run with every catalogue module loaded).
+    # 0.16 against 0.085 (the conftest keeps literals of loaded modules out of the draws; with
+    # them the shares moved with the test files collected, 0.40 to 0.195). About half the feeds
+    # fail: floor_divide refuses a float sum that is not exact, and nothing here asks for integers.
     with_feeds, without = _divides_of_sums([("add", "floor_divide", 0)]), _divides_of_sums([])
-    assert with_feeds >= 0.2 and with_feeds >= 1.5 * without, (with_feeds, without)
+    assert with_feeds >= 0.12 and with_feeds >= 1.5 * without, (with_feeds, without)
 
 
 def _hint_effects(**hints) -> tuple[float, float, float]:

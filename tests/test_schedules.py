@@ -44,6 +44,16 @@ def test_steps_change_the_kernels_and_rejected_ones_are_skipped():
     assert schedules.apply_schedule(mod, []).script() == mod.script()
 
 
+def test_a_step_that_nests_parallel_loops_is_skipped(monkeypatch):
+    # LLVM's CPU codegen refuses nested parallel loops by design; the primitive accepts them
+    mod = relax.get_pipeline("default")(build_module(PROGRAM))
+    outer = schedules.apply_schedule(mod, [("parallel", (0, 0, 0, 0))])
+    both = [("parallel", (0, 0, 0, 0)), ("parallel", (0, 0, 1, 0))]
+    assert outer.script() != mod.script() and schedules.apply_schedule(mod, both).script() == outer.script()
+    monkeypatch.setattr(schedules, "nests_parallel_loops", lambda sch: False)
+    assert schedules.apply_schedule(mod, both).script() != outer.script()  # what the check stops
+
+
 @settings(max_examples=15, deadline=None)
 @given(schedule_steps())
 def test_random_valid_schedules_compute_what_the_unscheduled_build_computes(steps):

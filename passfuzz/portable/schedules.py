@@ -141,6 +141,20 @@ def schedulable(func) -> bool:
         return False
 
 
+def nests_parallel_loops(sch) -> bool:
+    """Does a block of ``sch`` sit under two parallel loops? LLVM's CPU codegen refuses that by
+    design ("Nested parallel loop is not supported by threadpool", codegen_cpu.cc:1208-1209) while
+    the primitives accept it, so such a schedule is outside what the CPU build supports."""
+    blocks = list(root_blocks(sch))
+    while blocks:
+        block = blocks.pop()
+        kinds = [sch.get(loop).kind for loop in sch.get_loops(block)]
+        if kinds.count(tvm.tirx.ForKind.PARALLEL) > 1:
+            return True
+        blocks.extend(sch.get_child_blocks(block))
+    return False
+
+
 def apply_step(sch, step, primitives=None):
     """The schedule after ``step`` (a copy of ``sch``), or None when the schedule rejects it.
     ``primitives``: the table to take the primitive from (PRIMITIVES if None)."""
@@ -151,7 +165,8 @@ def apply_step(sch, step, primitives=None):
         blocks = root_blocks(trial)
         if not blocks:
             return None
-        return (primitives or PRIMITIVES)[name](trial, blocks[choices[1] % len(blocks)], choices[2], choices[3])
+        trial = (primitives or PRIMITIVES)[name](trial, blocks[choices[1] % len(blocks)], choices[2], choices[3])
+        return None if nests_parallel_loops(trial) else trial
     except Exception:  # noqa: BLE001 - a rejected primitive is a skipped step, not a finding
         return None
 
