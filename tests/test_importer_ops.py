@@ -338,3 +338,57 @@ def test_nll_loss_and_take_backward_import_and_agree():
             np.array([1, 3, 1], "int32")]  # a repeated index sums its slices
     program = agrees(Backward, args)
     assert [n.op for n in program.nodes] == ["nll_loss_backward"] * 2 + ["take_backward"]
+
+
+# -- tuple-valued ops bound and returned whole -----------------------------------------------------
+
+@I.ir_module
+class WholeTuples:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), "float32"), gamma: R.Tensor((3,), "float32"), beta: R.Tensor((3,), "float32"),
+             mean: R.Tensor((3,), "float32"), var: R.Tensor((3,), "float32"), k: R.Tensor((3, 5), "int32")):
+        bn = R.nn.batch_norm(x, gamma, beta, mean, var, axis=1, training=False)
+        dropped = R.nn.dropout(x, rate=0.5)
+        top = R.topk(k, k=2, axis=1, largest=True)
+        first = bn[0]
+        return (bn, dropped, top, first)
+
+
+def test_a_tuple_valued_op_returned_whole_imports_as_its_whole_tuple_and_agrees():
+    rng = np.random.default_rng(0)
+    x, gamma, beta, mean = (rng.uniform(-4, 4, s).astype("float32") for s in [(2, 3, 4), 3, 3, 3])
+    var = rng.uniform(1, 4, 3).astype("float32")
+    k = rng.permutation(15).reshape(3, 5).astype("int32")  # distinct: topk's indices are then one answer
+    program = agrees(WholeTuples, [x, gamma, beta, mean, var, k])
+    assert [n.op for n in program.nodes if n.op != "tuple"] == \
+        ["batch_norm_tuple", "dropout_tuple", "topk_tuple", "tuple_get_item"]
+    assert "index" not in program.nodes[0].attrs
+
+
+def test_a_whole_tuple_holds_every_field_and_refuses_operands_any_field_refuses():
+    x, c = F((2, 3, 4)), F((3,), -1, 1)
+    whole = infer("batch_norm_tuple", x, c, c, c, F((3,), 1, 2), axis=1, epsilon=1e-5)
+    assert isinstance(whole, TupleInfo) and [i.shape for i in whole.items] == [(2, 3, 4), (3,), (3,)]
+    assert [a.shape for a in ref("topk_tuple", np.array([[3, 1, 2]], "int32"), k=2, axis=1, largest=True,
+                                 dtype="int32")] == [(1, 2), (1, 2)]
+    # training mode: the moving mean (field 1) is fine at any epsilon, the normalized field 0 is not
+    attrs = {"axis": 1, "epsilon": 1e-5, "momentum": 0.1, "center": True, "scale": True}
+    assert infer("batch_norm_training", x, c, c, c, F((3,), 1, 2), index=1, **attrs).shape == (3,)
+    with pytest.raises(OpError, match="amplifies rounding"):
+        infer("batch_norm_training_tuple", x, c, c, c, F((3,), 1, 2), **attrs)
+
+
+@I.ir_module
+class BatchFlatten:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4, 5), "float32")) -> R.Tensor((2, 60), "float32"):
+        gv: R.Tensor((2, 60), "float32") = R.nn.batch_flatten(x)
+        return gv
+
+
+def test_batch_flatten_imports_and_agrees_and_needs_rank_two():
+    x = np.random.default_rng(1).uniform(-4, 4, (2, 3, 4, 5)).astype("float32")
+    assert agrees(BatchFlatten, [x]).nodes[-1].op == "batch_flatten"
+    assert infer("batch_flatten", F((3, 1, 2))).shape == (3, 2)
+    with pytest.raises(OpError, match="rank >= 2"):
+        infer("batch_flatten", F((6,)))

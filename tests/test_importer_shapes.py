@@ -139,6 +139,19 @@ def test_only_every_item_of_a_tuple_parameter_in_order_is_that_parameter():
     assert _whole_parameter([items[1], items[0], items[2]]) is None  # reordered
 
 
+@I.ir_module
+class TupleOfUnknownRank:
+    @R.function
+    def main(t: R.Tuple(R.Tensor, R.Tensor)) -> R.Tensor:
+        return R.add(t[0], t[1])
+
+
+def test_a_tuple_parameter_of_tensors_of_unknown_rank_is_a_rejection_not_a_crash():
+    # an item of a tuple parameter has no variable of its own to look for a match_cast of
+    with pytest.raises(ImportRejected, match="parameter t: a tensor of unknown rank"):
+        import_module(TupleOfUnknownRank)
+
+
 # -- R.Shape values ---------------------------------------------------------------------------------
 
 

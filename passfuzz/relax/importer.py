@@ -1512,7 +1512,10 @@ def _tensor_param(ty, role, pack, given, where, func, var) -> Param:
     if ty.shape is None or not isinstance(ty.shape, relax.ShapeExpr):
         if role != "input":
             raise ImportRejected(f"{where}: a weight of unknown rank")
-        shape = _cast_shape(func, var) if given is None else tuple(np.shape(given))
+        if given is not None:
+            shape = tuple(np.shape(given))
+        else:  # an item of a tuple parameter (no var) is never match_cast on its own
+            shape = _cast_shape(func, var) if var is not None else None
         if shape is None and var is None:
             raise ImportRejected(f"{where}: a tensor of unknown rank the body never match_casts to a static shape")
         # None: a shape of UNKNOWN_RANK_SHAPES, the first the body takes (import_with_notes)

@@ -326,6 +326,52 @@ def smooth(op: OpDef, undifferentiable: Callable[[dict], str] | None = None,
     return replace(op, smooth=True, undifferentiable=undifferentiable, kinks=kinks, held_constant=held_constant)
 
 
+class _WholeSketch:
+    """The sketch a whole-tuple op's propose hands its part's propose: the node the part adds
+    becomes the whole call (``index`` dropped); everything else is the real sketch."""
+
+    def __init__(self, sketch: Sketch, part: str, whole: OpDef):
+        self._sketch, self._part, self._whole = sketch, part, whole
+
+    def __getattr__(self, name):
+        return getattr(self._sketch, name)
+
+    def add(self, op: str, args: Sequence[int], attrs: dict | None = None) -> int:
+        if op != self._part:
+            return self._sketch.add(op, args, attrs)
+        attrs = {k: v for k, v in (attrs or {}).items() if k != "index"}
+        # the part's propose made its one field valid; another field may refuse these operands
+        self._whole.infer([self._sketch.infos[a] for a in args], attrs)
+        return self._sketch.add(self._whole.name, args, attrs)
+
+
+def whole_tuple(part: OpDef, fields: int, notes: str = "") -> OpDef:
+    """The tuple every field of which ``part`` takes one of (``part`` emits a call followed by
+    TupleGetItem(attrs["index"]), as batch_norm does): the call alone, ``fields`` fields long, as
+    TVM's tests bind and return it (``gv = R.nn.batch_norm(...); return gv``). Its facts, emit and
+    reference are the part's, field by field. Not drawn: the part already is, and a tuple read
+    item by item is the same program; it teaches the importer the whole call."""
+
+    def at(attrs: dict, index: int) -> dict:
+        return {**attrs, "index": index}
+
+    def infer(args, attrs):
+        require("index" not in attrs, f"{part.name}_tuple takes no index")
+        return TupleInfo(tuple(part.infer(args, at(attrs, i)) for i in range(fields)))
+
+    def reference(args, attrs):
+        return tuple(part.reference(args, at(attrs, i)) for i in range(fields))
+
+    def propose(sketch: Sketch, choose: Chooser) -> None:
+        part.propose(_WholeSketch(sketch, part.name, whole), choose)
+
+    whole = replace(part, name=f"{part.name}_tuple", infer=infer, reference=reference, propose=propose,
+                    emit=lambda R, args, attrs: part.emit(R, args, at(attrs, 0)).tuple_value,
+                    notes=notes or f"{part.name}'s whole tuple of {fields} fields, each as {part.name} gives it.",
+                    drawn=False, smooth=False, undifferentiable=None, kinks=None, held_constant=None)
+    return whole
+
+
 def varying_where_held(op: OpDef, attrs: dict, args: Sequence[int], varying: set[int]) -> str:
     """Why a node of ``op`` on ``args`` breaks ``OpDef.held_constant``, given the indices of the
     values computed from a parameter ('' when it does not)."""

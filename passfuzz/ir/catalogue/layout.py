@@ -466,6 +466,22 @@ FLATTEN = OpDef("flatten", _flatten_infer, lambda R, args, at: R.op.flatten(args
                 lambda i: True, notes="A 0-d tensor flattens to shape (1,).")
 
 
+def _batch_flatten_infer(args, attrs):
+    require(len(args) == 1 and not attrs, "batch_flatten takes one operand and no attributes")
+    (x,) = args
+    require(x.rank >= 2, "batch_flatten needs rank >= 2 (nn.cc, InferTypeBatchFlatten)")
+    return _same(x, (x.shape[0], int(np.prod(x.shape[1:], dtype=np.int64))))
+
+
+_batch_flattenable = lambda i: i.rank >= 2  # noqa: E731
+
+BATCH_FLATTEN = smooth(OpDef(  # linear
+    "batch_flatten", _batch_flatten_infer, lambda R, args, at: R.op.nn.batch_flatten(args[0]),
+    lambda args, at: np.reshape(args[0], (args[0].shape[0], -1)),
+    lambda sketch, choose: sketch.add("batch_flatten", [pick(sketch, choose, _batch_flattenable)]),
+    _batch_flattenable, notes="R.nn.batch_flatten: (N, ...) to (N, product of the rest); rank 2 or more."))
+
+
 def _flip_infer(args, attrs):
     require(len(args) == 1 and set(attrs) == {"axis"}, "flip takes one operand and an axis")
     (x,) = args
@@ -732,4 +748,4 @@ LAYOUT_TRANSFORM = OpDef(
           "elements one to one (no padding)")
 
 OPS = [RESHAPE, PERMUTE_DIMS, EXPAND_DIMS, SQUEEZE, CONCAT, SPLIT, SPLIT_TUPLE, STRIDED_SLICE, BROADCAST_TO, FLATTEN, FLIP,
-       REPEAT, TILE, STACK, COLLAPSE_SUM_TO, COLLAPSE_SUM_LIKE, LAYOUT_TRANSFORM]
+       REPEAT, TILE, STACK, COLLAPSE_SUM_TO, COLLAPSE_SUM_LIKE, LAYOUT_TRANSFORM, BATCH_FLATTEN]

@@ -41,6 +41,7 @@ from .base import (
     require,
     smooth,
     valid,
+    whole_tuple,
 )
 from .linalg import OUT_DTYPES, out_dtype_of, product_range
 
@@ -1617,4 +1618,6 @@ OPS: list[OpDef] = [PAD, MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, RMS_NORM, 
                     DROPOUT, MAX_POOL1D, MAX_POOL3D, AVG_POOL1D, AVG_POOL3D, CONV3D, PRELU, CONV2D_TRANSPOSE,
                     # what TVM's own tests hold besides
                     CROSS_ENTROPY_WITH_LOGITS, NLL_LOSS, NLL_LOSS_BACKWARD, CONV1D_TRANSPOSE, CONV3D_TRANSPOSE,
-                    RESIZE2D]
+                    RESIZE2D,
+                    # whole tuples, as TVM's tests bind and return them
+                    whole_tuple(BATCH_NORM, 3), whole_tuple(BATCH_NORM_TRAINING, 3), whole_tuple(DROPOUT, 2)]

@@ -29,6 +29,7 @@ from .base import (
     require,
     smooth,
     valid,
+    whole_tuple,
 )
 from .reduction import product_bounds
 
@@ -223,4 +224,4 @@ TOPK = OpDef(
           "indices. Values come largest first (largest=True) or smallest first; ties keep the lower "
           "index first. Indices int32 by default.")
 
-OPS = [CUMSUM, CUMPROD, SORT, ARGSORT, TOPK]
+OPS = [CUMSUM, CUMPROD, SORT, ARGSORT, TOPK, whole_tuple(TOPK, 2)]
