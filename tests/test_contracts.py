@@ -417,3 +417,64 @@ def test_decomposing_a_training_batch_norm_for_training_matches_numpy():
     verdict, optimized = check(program, specs("DecomposeOpsForTraining"), ["llvm"], timeout=120)
     assert verdict.finding is None and optimized.outside_contract == "", verdict
     assert "DecomposeOpsForTraining" in optimized.fired
+
+
+# A pool on channels packed by a layout_transform first (NCHW4c), as the catalogue draws one now and then
+_PACK_CHANNELS = [["var", 0], ["//", ["var", 1], 4], ["var", 2], ["var", 3], ["%", ["var", 1], 4]]
+
+
+def _pool_after_conv2d(packed: bool) -> Program:
+    x = (np.arange(64, dtype="float32").reshape(1, 4, 4, 4) / 64).tolist()
+    pool_input = (Node("layout_transform", (2,), {"index_map": _PACK_CHANNELS, "pad_value": None}),) if packed else ()
+    return Program((
+        Param((1, 4, 4, 4), "float32", 0, 1, x),
+        Param((4, 4, 1, 1), "float32", -1, 1, np.eye(4, dtype="float32").reshape(4, 4, 1, 1).tolist()),
+        Node("conv2d", (0, 1), {"strides": [1, 1], "padding": [0, 0, 0, 0], "dilation": [1, 1], "groups": 1,
+                                "data_layout": "NCHW", "kernel_layout": "OIHW", "out_layout": "NCHW",
+                                "out_dtype": None}),
+        *pool_input,
+        Node("max_pool2d", (2 + len(pool_input),), {"pool_size": [2, 2], "strides": [1, 1], "padding": [0, 0, 0, 0],
+                                                    "dilation": [1, 1], "layout": "NCHW4c" if packed else "NCHW"}),
+    ), (3 + len(pool_input),))
+
+
+def test_convert_layout_on_a_pool_over_packed_channels_is_misuse_and_on_plain_channels_is_not():
+    # Every pool's layout inference refuses a packed layout ('Unsupported initial layout',
+    # pooling.cc:270), whatever ConvertLayout is asked to convert.
+    passes = specs("ConvertLayout({'relax.nn.conv2d': ['NHWC', 'OHWI']})")
+    verdict, _ = check(_pool_after_conv2d(packed=True), passes, ["llvm"], timeout=120)
+    assert verdict.finding is not None and verdict.finding.kind == "pass-error", verdict
+    assert verdict.finding.outside_contract.startswith("ConvertLayout(") and "pooling.cc:270" in \
+        verdict.finding.outside_contract and "max_pool2d with layout NCHW4c" in verdict.finding.outside_contract
+    verdict, optimized = check(_pool_after_conv2d(packed=False), passes, ["llvm"], timeout=120)
+    assert verdict.finding is None and optimized.outside_contract == "", verdict
+    assert any(name.startswith("ConvertLayout") for name in optimized.fired), optimized.fired
+
+
+@I.ir_module
+class PackedConv2d:  # a conv2d as ConvertLayout({"relax.nn.conv2d": ["NCHW4c", "OIHW4o"]}) writes it
+    @R.function
+    def main(x: R.Tensor((2, 1, 8, 8, 4), "float32"), w: R.Tensor((1, 4, 3, 3, 4), "float32")):
+        with R.dataflow():
+            gv = R.nn.conv2d(x, w, data_layout="NCHW4c", kernel_layout="OIHW4o", out_layout="NCHW4c")
+            R.output(gv)
+        return gv
+
+
+@I.ir_module
+class PackedConv2dOutsideDataflow:
+    @R.function
+    def main(x: R.Tensor((2, 1, 8, 8, 4), "float32"), w: R.Tensor((1, 4, 3, 3, 4), "float32")):
+        gv = R.nn.conv2d(x, w, data_layout="NCHW4c", kernel_layout="OIHW4o", out_layout="NCHW4c")
+        return gv
+
+
+def test_convert_layout_refuses_a_packed_conv2d_in_a_dataflow_block_only_as_its_contract_says():
+    [spec] = specs("ConvertLayout({'relax.nn.conv2d': ['NCHW', 'OIHW']})")
+    with pytest.raises(Exception, match="GetStoreRule"):  # conv2d's rule reads NCHW4c against a 4-D layout
+        spec.instantiate()(PackedConv2d)
+    violation = module_violation(spec, PackedConv2d)
+    assert "conv2d with data_layout NCHW4c" in violation, violation
+    # ConvertLayout rewrites dataflow blocks alone: a packed conv2d outside one is left as it is
+    assert module_violation(spec, PackedConv2dOutsideDataflow) == ""
+    spec.instantiate()(PackedConv2dOutsideDataflow)

@@ -322,8 +322,11 @@ _ENTRIES = [
              skip='needs external runtime modules as arguments'),
     PassInfo('ConvertLayout',
              phases=('high-level',),
-             notes="needs its layouts: ConvertLayout({'relax.nn.conv2d': ['NHWC', 'OHWI']}); rewrites the drawn conv2d ops",
-             source='py:relax/backend/adreno/pipeline.py:54 (before LegalizeOps:57); py:relax/backend/adreno/clml.py:617; cc:src/relax/transform/convert_layout.cc:362 (CreateDataflowBlockPass)'),
+             preconditions=('unpacked_layouts',),
+             notes="needs its layouts: ConvertLayout({'relax.nn.conv2d': ['NHWC', 'OHWI']}); rewrites the drawn conv2d ops; "
+                   "a pool drawn on packed channels (NCHW4c) is outside its contract",
+             source="cc:src/relax/op/nn/pooling.cc:270 ('Unsupported initial layout' for a packed pool); cc:src/relax/op/nn/pooling.cc:135,438,586,672,776 (the same check in every pool's layout inference); cc:src/relax/op/nn/convolution.cc:350-352,374-377,383-384,392-398 (conv2d's rule reads the op's layouts against InitialLayout(4), whatever the desired layouts); cc:src/relax/transform/convert_layout.cc:74-79 (the incoming layouts are the default ABCD...; 'Packed layout ... is not supported now'); "
+                    'py:relax/backend/adreno/pipeline.py:54 (before LegalizeOps:57); py:relax/backend/adreno/clml.py:617; cc:src/relax/transform/convert_layout.cc:362 (CreateDataflowBlockPass)'),
     PassInfo('FuseOpsByPattern',
              phases=('high-level',),
              skip='needs dataflow patterns as arguments: name a backend to take the patterns TVM registers for it, '

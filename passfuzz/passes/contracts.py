@@ -198,6 +198,31 @@ def _batch_norm_in_mode(training: bool) -> Callable[[tvm.IRModule], str]:
     return check
 
 
+# The attributes in which an op names its tensors' layouts (conv*, pools, resize2d): an upper-case
+# letter is an axis, a digit and a lower-case letter its packed inner part (NCHW4c).
+_LAYOUT_ATTRIBUTES = ("layout", "data_layout", "kernel_layout", "out_layout")
+
+
+def _unpacked_layouts_in_dataflow(mod: tvm.IRModule) -> str:
+    """ConvertLayout reads each op it visits (every binding of a dataflow block) in the op's own
+    unpacked layout: a packed one is 'Unsupported initial layout' for a pool (pooling.cc:270) and
+    read as a 4-D layout by conv2d's rule (convolution.cc:350-398, InitialLayout(4))."""
+    for gv, func in _relax_functions(mod):
+        for seq in _nodes(func, relax.SeqExpr):
+            for block in seq.blocks:
+                if not isinstance(block, relax.DataflowBlock):
+                    continue
+                for binding in block.bindings:
+                    call = binding.value
+                    if not (isinstance(call, relax.Call) and isinstance(call.op, tvm.ir.Op) and call.attrs is not None):
+                        continue
+                    for field in _LAYOUT_ATTRIBUTES:
+                        layout = str(getattr(call.attrs, field, None) or "")
+                        if any(not c.isupper() for c in layout):
+                            return f"{gv.name_hint} has a {call.op.name} with {field} {layout} in a dataflow block"
+    return ""
+
+
 def _lifted_together(spec: PassSpec):
     """Which functions LiftTransformParams lifts into one shared transform, as a test on (name,
     function); None when it is called without ``shared_transform`` and lifts each one apart. A list
@@ -278,6 +303,8 @@ PRECONDITIONS: dict[str, tuple[str, Callable[[tvm.IRModule, PassSpec], str]]] = 
                                   _on_module(_batch_norm_in_mode(False))),
     "binds_its_parameters": ("binds parameters the function has (a name it lacks is an error)",
                              _binds_its_parameters),
+    "unpacked_layouts": ("infers layouts from each op's unpacked layout (a packed one: 'Unsupported initial layout')",
+                         _on_module(_unpacked_layouts_in_dataflow)),
     "binds_its_symbolic_vars": ("binds symbolic variables the module defines (a name none defines is an error)",
                                 _binds_its_symbolic_vars),
 }
