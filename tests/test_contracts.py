@@ -377,12 +377,14 @@ def _ops(program) -> set:
 def test_each_batch_norm_decomposition_is_fuzzed_on_batch_norms_of_its_own_mode(tmp_path):
     for text, mine, other in [("DecomposeOpsForTraining", "batch_norm_training", "batch_norm"),
                               ("DecomposeOpsForInference", "batch_norm", "batch_norm_training")]:
-        config, drawn, said = _run_programs(text, tmp_path, 60)
+        config, drawn, said = _run_programs(text, tmp_path, 100)
         assert config.left_out == (other,) and f"drawing no {other}:" in said
         [spec] = specs(text)
         assert all(module_violation(spec, mod) == "" for _, mod in drawn)
         assert not any(other in _ops(program) for program, _ in drawn)
-        assert sum(mine in _ops(program) for program, _ in drawn) >= len(drawn) // 3  # the focus draws it
+        # the focus draws it: 48 and 84 of these 100 programs; 22 to 46 of 60 over Hypothesis seeds
+        # 0 to 5, so a fifth keeps the check independent of the seed
+        assert sum(mine in _ops(program) for program, _ in drawn) >= len(drawn) // 5
 
 
 def _binds_match_cast(mod) -> bool:
