@@ -67,14 +67,17 @@ def test_a_planted_wrong_primitive_is_found_and_reduced_to_that_one_step(tmp_pat
     from tests import planted_schedule
     monkeypatch.setitem(schedules.PRIMITIVES, "unroll", planted_schedule.unroll_dropping_the_last_iteration)
     # Hypothesis' shrink drops the steps (the reducer does not touch them) and stops at a fixpoint:
-    # its default 10 s ran out beside the other xdist worker with a step still to drop
+    # its default 10 s ran out beside the other xdist worker with a step still to drop. Seed 2's
+    # eight examples unroll a reduction loop (seeds 3 and 7 none).
     fuzzer = Fuzzer(FuzzConfig(passes=[], targets=["llvm"], corpus_dir=tmp_path, build=SCHEDULE,
-                               max_examples=8, seed=3, ops=["matmul", "sum", "add"], max_nodes=3,
+                               max_examples=8, seed=2, ops=["matmul", "sum", "add"], max_nodes=3,
                                shrink_seconds=120))
     fuzzer.run()
     records = [json.loads(path.read_text()) for path in tmp_path.glob("*.json")]
-    assert records, "the planted unroll was not found"
-    record = records[0]
+    # (this run also meets a vectorized bfloat16 kernel TVM fails to compile: a finding of its own)
+    unrolls = [record for record in records if "[unroll]" in record["signature"]]
+    assert len(unrolls) == 1, [record["signature"] for record in records] or "the planted unroll was not found"
+    record = unrolls[0]
     assert "[unroll]" in record["signature"] and record["build"] == "schedule=random"
     assert [step[0] for step in record["schedule"]] == ["unroll"]
     # Replay rebuilds the record's build with its steps: the planted unroll still shows (an

@@ -444,15 +444,21 @@ class _Body:
         self.bound = {b.var: b.value for b in self.bindings if isinstance(b, relax.VarBinding)}
         self.uses: dict = {}
         _uses(seq, self.uses)
+        self.item_uses: dict = {}  # the references that read one item (``t[0]``)
+        for item in _references(seq, relax.TupleGetItem):
+            if isinstance(item.tuple_value, relax.Var):
+                self.item_uses[item.tuple_value] = self.item_uses.get(item.tuple_value, 0) + 1
         self.result = seq.body
         self.claimed: set = set()  # vars whose bindings a matched op absorbed
 
     def absorbable(self, var) -> bool:
         """Can a match descend into ``var``'s binding? When it is read once; or when it is an op's
-        tuple (split's parts, a batch_norm's fields): each item read is then a node of its own
-        with the op repeated, as the catalogue writes one (``split`` is split and one item)."""
+        tuple (split's parts, a batch_norm's fields) read only item by item: each item read is then
+        a node of its own with the op repeated, as the catalogue writes one (``split`` is split and
+        one item)."""
         value = self.bound.get(var)
-        once = self.uses.get(var, 0) == 1 or (isinstance(value, relax.Call) and isinstance(value.ty, relax.TupleType))
+        once = self.uses.get(var, 0) == 1 or (isinstance(value, relax.Call) and isinstance(value.ty, relax.TupleType)
+                                              and self.item_uses.get(var, 0) == self.uses.get(var, 0))
         return value is not None and once and not var.same_as(self.result) \
             and isinstance(value, (relax.Call, relax.TupleGetItem, relax.Tuple)) \
             and not (isinstance(value, relax.Call) and not isinstance(value.op, tvm.ir.Op))
@@ -581,8 +587,14 @@ class _Body:
         key = _root_key(value)
         candidates = patterns().get(key, [])
         inner = value.tuple_value if isinstance(value, relax.TupleGetItem) else None
+        items_first = []
         if isinstance(inner, relax.Var) and self.absorbable(inner):
-            candidates = patterns().get("item:" + _root_key(self.bound[inner]), []) + candidates
+            items = patterns().get("item:" + _root_key(self.bound[inner]), [])
+            candidates = items + candidates
+            # a call whose whole tuple is no drawn op (whole_tuple: batch_norm's) is read as the
+            # drawn op of one field, which generation, mutation and contracts know, not as pieces
+            if not any(p.op.drawable for p in patterns().get(_root_key(self.bound[inner]), [])):
+                items_first = items
         if not candidates:
             what = f"op {key}" if isinstance(value, relax.Call) else f"a {type(value).__name__}"
             self.fail(b, f"{what} is not in passfuzz's catalogue")
@@ -592,6 +604,7 @@ class _Body:
             first = [p for p in candidates if _composite(p) and inner is None and any(
                 isinstance(a, relax.Var) and isinstance(getattr(a, "ty", None), relax.ShapeType) and
                 self.absorbable(a) for a in getattr(value, "args", ()))]
+            first += [p for p in items_first if p not in first]
             candidates = first + [p for p in candidates if not _composite(p)] + \
                 [p for p in candidates if _composite(p) and p not in first]
         else:
