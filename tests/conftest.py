@@ -19,6 +19,8 @@ def _draw_no_constants_from_loaded_modules():
     editable and an installed passfuzz. The repeatable profile draws from Hypothesis' own pool only."""
     from hypothesis.internal.conjecture import providers
 
+    if not hasattr(providers, "_get_local_constants"):  # releases before local constants draw none
+        return
     empty = providers.Constants(integers=providers.SortedSet(), floats=providers.SortedSet(key=providers.float_to_int),
                                 bytes=providers.SortedSet(), strings=providers.SortedSet())
     providers._get_local_constants = lambda: empty
