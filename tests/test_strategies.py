@@ -60,7 +60,7 @@ def test_the_whole_catalogue_draws_most_ops_and_constants():
         seen.update(program.op_counts())
 
     collect()
-    drawable = {op.name for op in OPS if op.propose is not None}
+    drawable = {op.name for op in OPS if op.drawable}
     # ~130 ops over 600 programs: ops that need a float32 or a positive operand come up less often
     # (each op on its own is checked to be drawable above)
     assert len(drawable & set(seen)) >= 0.8 * len(drawable), sorted(drawable - set(seen))

@@ -407,6 +407,9 @@ _FOLDED_BATCH_NORM = ("matched only with the conv2d's weight and the batch_norm'
 _TRANSPOSE_FEED = ("matched only feeding matmul's second operand (py:relax/transform/fuse_transpose_matmul.py:60-61), "
                    "never alone; matmul (whose proposal draws that permute_dims) and linear fire on their own, so "
                    "the probe stops there")
+_PERMUTED_MATMUL = ("matched only between two matmuls, matmul(permute_dims(matmul(b, a)), c) or its mirror "
+                    "(cc:src/relax/transform/adjust_matmul_order.cc:92-93), never alone; matmul and linear fire on "
+                    "their own, so the probe stops there")
 _CONCAT_OF_PERMUTES = ("matched only on a concat of two or more permute_dims of one permutation "
                        "(cc:src/relax/transform/reorder_permute_dims_after_concat.cc:70-77, 114-127): the probe's "
                        "pairs hold one permute_dims beside a concat")
@@ -417,6 +420,7 @@ _COPIES = ("any op LegalizeOps lowers to a plain copy in a degenerate form (ceil
            "(cc:src/relax/transform/rewrite_dataflow_reshape.cc:80-120, HasReshapePattern); focus stays on the "
            "reshape-like ops, which it is for")
 PROBE_NOTES: dict[str, tuple[tuple[str, str], ...]] = {
+    'AdjustMatmulOrder': (('-permute_dims', _PERMUTED_MATMUL),),
     'CombineParallelMatmul': (('-matmul', _PARALLEL_MATMULS),
                               *((f'-{op}', _EPILOGUE) for op in ('add', 'relu', 'gelu', 'gelu_tanh', 'silu'))),
     'ExpandMatmulOfSum': tuple((f'-{op}', _MATMUL_OF_SUM) for op in ('matmul', 'add', 'permute_dims')),
